@@ -1,0 +1,3 @@
+module regdesk
+
+go 1.26
