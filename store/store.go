@@ -1,0 +1,120 @@
+// Package store is regdesk's only door to PostgreSQL: the pool, every SQL string, the row types,
+// and the migration runner.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// ErrNotFound reports that a query that must find one row found none.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict reports that a write lost a race: a unique constraint, or a row that changed since
+// the caller read it.
+var ErrConflict = errors.New("conflict")
+
+// querier is what both *pgxpool.Pool and pgx.Tx offer; queries run on either.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	CopyFrom(ctx context.Context, table pgx.Identifier, columns []string, src pgx.CopyFromSource) (int64, error)
+}
+
+// Queries holds the named queries. Get one from a Store (no transaction) or inside InTx.
+type Queries struct{ db querier }
+
+// Store owns the pool. Its embedded Queries run outside any transaction.
+type Store struct {
+	*Queries
+	pool *pgxpool.Pool
+}
+
+// Options tune a Store.
+type Options struct {
+	// StatementTimeout bounds every statement of the pool's connections. The dashboard sets it so a
+	// slow query fails with a message instead of holding a person's page; bulk tools leave it 0.
+	StatementTimeout time.Duration
+	// MaxConns overrides the pool size when positive.
+	MaxConns int32
+}
+
+// Open connects to the database at url and checks that it answers.
+func Open(ctx context.Context, url string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("store: parse database URL: %w", err)
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = fmt.Sprint(opts.StatementTimeout.Milliseconds())
+	}
+	if opts.MaxConns > 0 {
+		cfg.MaxConns = opts.MaxConns
+	}
+	// Times are written and compared in UTC; Helsinki is a display concern.
+	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("store: open pool: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: ping: %w", err)
+	}
+	return &Store{Queries: &Queries{db: pool}, pool: pool}, nil
+}
+
+// Close releases every connection.
+func (s *Store) Close() { s.pool.Close() }
+
+// Pool exposes the pool to the few packages that take one directly (the scs session store).
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping reports whether the database answers; /healthz uses it.
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// InTx runs fn in one transaction and commits if fn returns nil. A rollback runs even when ctx is
+// cancelled, so an abandoned request never leaves a transaction open.
+func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	if err := fn(&Queries{db: tx}); err != nil {
+		return err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", classify("commit", err))
+	}
+	return nil
+}
+
+// classify maps driver errors onto this package's sentinels, keeping the operation's name.
+func classify(op string, err error) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	if pg, ok := errors.AsType[*pgconn.PgError](err); ok {
+		switch pg.Code {
+		case "23505": // unique_violation
+			return fmt.Errorf("%s: %w (%s)", op, ErrConflict, pg.ConstraintName)
+		case "40001", "40P01": // serialization_failure, deadlock_detected
+			return fmt.Errorf("%s: %w (%s)", op, ErrConflict, pg.Code)
+		case "57014": // query_canceled: the statement timeout fired
+			return fmt.Errorf("%s: %w: %w", op, ErrTimeout, err)
+		}
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// ErrTimeout reports that a query ran past the statement timeout; the caller should ask for a
+// narrower view rather than retry.
+var ErrTimeout = errors.New("query took too long")
