@@ -1,0 +1,10 @@
+package views
+
+// Element ids of the swappable regions. Handlers use them for HX-Retarget, tests as selectors.
+const (
+	IDMain        = "main"
+	IDFlash       = "flash"
+	IDQueueCounts = "queue-counts"
+	IDQueueTable  = "queue-table"
+	IDQueueFilter = "queue-filter"
+)

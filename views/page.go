@@ -1,0 +1,31 @@
+// Package views holds regdesk's templ components and the view models they render. Components
+// take display-ready values: no database, no clock, no scheduling rules.
+package views
+
+// Page is what the layout needs on every screen.
+type Page struct {
+	Title string
+	// Flash is a one-time message from the previous request (e.g. "Saved.").
+	Flash string
+	// User is the signed-in person; nil on the login and error pages of anonymous visitors.
+	User *User
+	// Nav lists the top-level screens this person may open.
+	Nav []NavItem
+}
+
+// User is the signed-in person as the page header shows them.
+type User struct {
+	Name string
+	Role string
+}
+
+// NavItem is one link of the top bar.
+type NavItem struct {
+	Label  string
+	URL    string
+	Active bool
+}
+
+// htmxConfig makes htmx 2 swap error answers (so the error flash shows) and keeps it from
+// injecting inline indicator styles, which the Content-Security-Policy forbids.
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"historyCacheSize":0,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`

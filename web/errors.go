@@ -1,0 +1,61 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// Error is a failure with an HTTP status and a message that is safe to show a person.
+type Error struct {
+	Status  int
+	Message string // for the person; never holds internals
+	Err     error  // for the log; never shown
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %v", e.Status, e.Message, e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// badRequest reports a person's mistake in words they can act on.
+func badRequest(msg string) error { return &Error{Status: http.StatusBadRequest, Message: msg} }
+
+var (
+	errNotFound = &Error{Status: http.StatusNotFound, Message: "That page does not exist, or it is not yours to see."}
+	errMethod   = &Error{Status: http.StatusMethodNotAllowed, Message: "That address does not take this kind of request."}
+)
+
+// renderError is the only place an error becomes a response. It picks the status and the words,
+// logs what the person cannot see, and answers with a page or, for an htmx swap, a flash.
+func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
+		return // the client went away; there is no one to answer
+	}
+	status, msg := http.StatusInternalServerError, "Something went wrong on our side. It has been logged."
+	if e, ok := errors.AsType[*Error](err); ok {
+		status, msg = e.Status, e.Message
+	} else if errors.Is(err, store.ErrNotFound) {
+		status, msg = errNotFound.Status, errNotFound.Message
+	} else if errors.Is(err, store.ErrConflict) {
+		status, msg = http.StatusConflict, "Someone changed this while you were looking at it. Reload the page and try again."
+	} else if errors.Is(err, store.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+		status, msg = http.StatusServiceUnavailable, "That took too long. Narrow the filter or try again in a moment."
+	}
+	id := requestIDFrom(r.Context())
+	if status >= 500 {
+		s.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", id, "status", status)
+	} else {
+		s.log.DebugContext(r.Context(), "request refused", "err", err, "path", r.URL.Path, "request_id", id, "status", status)
+	}
+	if wantsFragment(r) {
+		// A swap failed: put the message where the person looks, not into the swap's target.
+		w.Header().Set("HX-Retarget", "#"+views.IDFlash)
+		w.Header().Set("HX-Reswap", "innerHTML")
+		_ = s.render(w, r, status, nil, views.ErrorFlash(status, msg, id))
+		return
+	}
+	_ = s.render(w, r, status, views.ErrorPage(s.page(r, "Error"), status, msg, id), nil)
+}

@@ -1,0 +1,51 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+
+	"github.com/a-h/templ"
+)
+
+// wantsFragment reports whether htmx asked for part of a page. Boosted navigation and history
+// restores swap the whole body, so they get the full page.
+func wantsFragment(r *http.Request) bool {
+	h := r.Header
+	return h.Get("HX-Request") == "true" &&
+		h.Get("HX-Boosted") != "true" &&
+		h.Get("HX-History-Restore-Request") != "true"
+}
+
+// render writes page for a navigation and part for an htmx swap (part nil: always the page). It
+// renders into a buffer first, so a failing component still yields a clean error answer.
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page, part templ.Component) error {
+	w.Header().Add("Vary", "HX-Request")
+	c := page
+	if part != nil && (page == nil || wantsFragment(r)) {
+		c = part
+	}
+	var buf bytes.Buffer
+	if err := c.Render(r.Context(), &buf); err != nil {
+		return fmt.Errorf("render: %w", err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	// Pages carry students' personal data: no shared or browser cache may keep them.
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if _, err := buf.WriteTo(w); err != nil {
+		s.log.DebugContext(r.Context(), "write response", "err", err)
+	}
+	return nil
+}
+
+// redirect ends a successful POST: htmx follows HX-Redirect, a plain form follows 303.
+func redirect(w http.ResponseWriter, r *http.Request, url string) {
+	if r.Header.Get("HX-Request") == "true" {
+		w.Header().Set("HX-Redirect", url)
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	http.Redirect(w, r, url, http.StatusSeeOther)
+}
