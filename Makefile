@@ -1,0 +1,81 @@
+# regdesk's commands. `make` alone lists them. CI runs .ci/run, which runs `make verify test`.
+.DEFAULT_GOAL := help
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+
+TEMPL_VERSION := $(shell go list -m -f '{{.Version}}' github.com/a-h/templ)
+TEMPL := go run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION)
+BIN := bin/regdesk
+
+help: ## Show this list
+	@awk -F ':.*## ' '/^[a-zA-Z0-9_\/-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## Build bin/regdesk
+	go build -o $(BIN) ./cmd/regdesk
+
+run: build ## The dashboard with demo data and a fake Suotar (private PostgreSQL unless DATABASE_URL is set)
+	$(BIN) demo
+
+test: build ## Every test against a real PostgreSQL (private unless TEST_DATABASE_URL is set) and headless Chromium
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	echo "make test: PostgreSQL at $$url"; \
+	TEST_DATABASE_URL="$$url" go test -count=1 -timeout 30m ./...
+
+test/short: ## The tests that need neither PostgreSQL nor Chromium
+	go test -short -count=1 ./...
+
+test/race: build ## make test with the race detector
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	TEST_DATABASE_URL="$$url" go test -race -count=1 -timeout 40m ./...
+
+test/browser: build ## Only the headless-Chromium tests
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	TEST_DATABASE_URL="$$url" go test -count=1 -run Browser ./web/...
+
+bench: build ## Benchmarks: schedule math, queue queries and seeding on a large ledger
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	TEST_DATABASE_URL="$$url" go test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+
+generate: ## Regenerate views/*_templ.go
+	$(TEMPL) generate -path views
+
+verify: ## gofmt, vet, templ generate+fmt with no diff, go mod tidy with no diff, htmx checksum
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+	go vet ./...
+	$(TEMPL) generate -path views
+	$(TEMPL) fmt -fail views
+	@git diff --exit-code -- views || { echo "views/*_templ.go is not what templ generates: run make generate and commit"; exit 1; }
+	go mod tidy -diff
+	cd static/vendor && sha256sum -c SHA256SUMS
+
+db/up: build ## Start the private PostgreSQL under .pgdata and print its URL
+	$(BIN) devdb up
+
+db/down: build ## Stop the private PostgreSQL
+	$(BIN) devdb down
+
+db/reset: build ## Stop the private PostgreSQL and delete its data (demo data is re-seeded by make run)
+	$(BIN) devdb down
+	rm -rf .pgdata
+
+db/psql: build ## psql into the private demo database
+	psql "$$($(BIN) devdb up)"
+
+seed/1m: build ## Seed one million rows into a fresh database and time it
+	@admin=$$($(BIN) devdb up -db postgres); \
+	db=$$($(BIN) devdb up -db regdesk_1m); \
+	psql -q "$$admin" -c 'DROP DATABASE IF EXISTS regdesk_1m WITH (FORCE)' -c 'CREATE DATABASE regdesk_1m'; \
+	$(BIN) migrate -database-url "$$db"; \
+	time $(BIN) seed -database-url "$$db" -rows 1000000
+
+vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)
+	tmp=$$(mktemp -d); cd $$tmp && npm pack htmx.org@2.0.11 >/dev/null && tar xzf htmx.org-2.0.11.tgz; \
+	cp $$tmp/package/dist/htmx.min.js $(CURDIR)/static/vendor/htmx.min.js; \
+	cp $$tmp/package/LICENSE $(CURDIR)/static/vendor/htmx.LICENSE; \
+	cd $(CURDIR)/static/vendor && sha256sum htmx.min.js > SHA256SUMS; rm -rf $$tmp
+
+.PHONY: help build run test test/short test/race test/browser bench generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
