@@ -271,18 +271,28 @@ func (s *Server) Calls() []Call {
 	return slices.Clone(s.calls)
 }
 
-func (s *Server) record(c *Call, started time.Time) {
-	c.Latency = Duration(time.Since(started))
+// begin records a call as it arrives, so a call that hangs shows in the log while it hangs; the
+// returned function records how it ended.
+func (s *Server) begin(c *Call) func() {
+	started := time.Now()
 	s.mu.Lock()
 	s.callSeq++
 	c.Seq = s.callSeq
-	s.calls = append(s.calls, *c)
+	s.calls = append(s.calls, Call{Seq: c.Seq, At: c.At, Endpoint: c.Endpoint, Path: c.Path, CorrelationID: c.CorrelationID, Outcome: "in progress"})
 	if len(s.calls) > maxCalls {
 		s.calls = slices.Delete(s.calls, 0, len(s.calls)-maxCalls)
 	}
 	s.mu.Unlock()
-	s.log.Info("suotar call", "endpoint", c.Endpoint, "path", c.Path, "correlationId", c.CorrelationID,
-		"items", len(c.Items), "status", c.Status, "outcome", c.Outcome, "latency", time.Duration(c.Latency))
+	return func() {
+		c.Latency = Duration(time.Since(started))
+		s.mu.Lock()
+		if i := slices.IndexFunc(s.calls, func(x Call) bool { return x.Seq == c.Seq }); i >= 0 {
+			s.calls[i] = *c
+		}
+		s.mu.Unlock()
+		s.log.Info("suotar call", "endpoint", c.Endpoint, "path", c.Path, "correlationId", c.CorrelationID,
+			"items", len(c.Items), "status", c.Status, "outcome", c.Outcome, "latency", time.Duration(c.Latency))
+	}
 }
 
 // endpoint describes one batch endpoint: its path, limit and the fields its items must carry.
@@ -348,11 +358,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	started := time.Now()
-	call := Call{At: DateTime{s.clock.Now()}, Path: r.URL.Path, CorrelationID: r.Header.Get("X-Correlation-Id"),
-		Status: http.StatusUnauthorized, Outcome: "unknown path"}
+	call := Call{At: DateTime{s.clock.Now()}, Path: r.URL.Path, CorrelationID: r.Header.Get("X-Correlation-Id")}
+	end := s.begin(&call)
+	call.Status, call.Outcome = http.StatusUnauthorized, "unknown path"
 	writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "Unauthorized access"})
-	s.record(&call, started)
+	end()
 }
 
 // authorized checks the bearer token the way Suotar's checkMoocfiToken does: the "Bearer "
@@ -405,10 +415,9 @@ const (
 )
 
 func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, ep *endpoint) {
-	started := time.Now()
 	call := Call{At: DateTime{s.clock.Now()}, Endpoint: ep.path, Path: r.URL.Path,
 		CorrelationID: r.Header.Get("X-Correlation-Id"), ContentType: r.Header.Get("Content-Type")}
-	defer s.record(&call, started)
+	defer s.begin(&call)()
 	answer := func(status int, body any, outcome string) {
 		call.Status, call.Outcome = status, outcome
 		writeJSON(w, status, body)
