@@ -463,7 +463,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request, ep *endpoint
 	before := func(f *Fault) bool { return !f.AfterWrites }
 	after := func(f *Fault) bool { return f.AfterWrites }
 
-	if d := s.latency[ep.path]; d > 0 && !s.sleep(r, d) {
+	if d := s.latency[ep.path]; d > 0 && !s.sleep(w, r, d) {
 		call.Outcome = "client gave up during latency"
 		return
 	}
@@ -541,13 +541,15 @@ func (s *Server) stall(w http.ResponseWriter, r *http.Request, call *Call, fault
 		}
 		switch f.Effect {
 		case FaultLatency:
-			if !s.sleep(r, time.Duration(f.Delay)) {
+			if !s.sleep(w, r, time.Duration(f.Delay)) {
 				call.Outcome = "client gave up during latency"
 				return true
 			}
 		case FaultHang:
 			call.Outcome = "fault: hang"
-			s.sleep(r, maxHang)
+			if s.sleep(w, r, maxHang) {
+				reset(w) // never an empty 200, even after the longest hang
+			}
 			return true
 		case FaultConnectionReset:
 			call.Outcome = "fault: connectionReset"
@@ -558,8 +560,9 @@ func (s *Server) stall(w http.ResponseWriter, r *http.Request, call *Call, fault
 	return false
 }
 
-// sleep waits d of real time; false when the client went away or the fake closed first.
-func (s *Server) sleep(r *http.Request, d time.Duration) bool {
+// sleep waits d of real time; false when the client went away first, or when the fake closed,
+// in which case the connection is reset, as a server going away would.
+func (s *Server) sleep(w http.ResponseWriter, r *http.Request, d time.Duration) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
@@ -567,6 +570,7 @@ func (s *Server) sleep(r *http.Request, d time.Duration) bool {
 		return true
 	case <-r.Context().Done():
 	case <-s.done:
+		reset(w)
 	}
 	return false
 }
