@@ -210,8 +210,9 @@ func TestResolveEnrolmentsEveryCode(t *testing.T) {
 func TestVerifyAttainmentsEveryCode(t *testing.T) {
 	t.Parallel()
 
-	b := setup(t, suotar.Config{})
-	ids := []string{"hy-kur-final", "hy-kur-partial", "hy-kur-pending", "hy-kur-lost", "hy-kur-reversed"}
+	// Older Suotar versions answered an unreachable Sisu per item on verify.
+	b := setup(t, suotar.Config{}, suotarfake.WithFaults(suotarfake.Fault{Effect: suotarfake.FaultItemCode, Code: "sisuTemporarilyUnavailable", Match: "hy-kur-legacy"}))
+	ids := []string{"hy-kur-final", "hy-kur-partial", "hy-kur-pending", "hy-kur-lost", "hy-kur-reversed", "hy-kur-legacy"}
 	got, err := b.client.VerifyAttainments(t.Context(), ids)
 	if err != nil {
 		t.Fatalf("VerifyAttainments: %v", err)
@@ -225,6 +226,7 @@ func TestVerifyAttainmentsEveryCode(t *testing.T) {
 		{suotar.CodeSubmissionPending, nil},
 		{suotar.CodeNotRegistered, nil},
 		{suotar.CodeMisregistered, nil},
+		{suotar.CodeSisuTemporarilyUnavailable, nil},
 	}
 	for i, w := range want {
 		a := got.Items[i]

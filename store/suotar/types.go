@@ -259,6 +259,7 @@ func parseZoneless(s string) (time.Time, error) {
 // lenientID reads a JSON string, or a JSON number as its canonical digits ("4" for 4 or 4.0).
 type lenientID string
 
+// UnmarshalJSON reads a string, a number or null.
 func (l *lenientID) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"regdesk/store/suotar/suotarfake"
 )
@@ -278,4 +280,49 @@ func TestCallsAreLoggedWithTheirCorrelationID(t *testing.T) {
 		c.Status != http.StatusOK || len(c.Items) != 1 || len(c.Codes) != 1 || c.Codes[0] != "personFound" {
 		t.Errorf("recorded call = %+v", c)
 	}
+}
+
+func TestNewRefusesBadOptions(t *testing.T) {
+	t.Parallel()
+
+	dangling := suotarfake.NewWorld().AddEnrolment(suotarfake.Enrolment{PersonID: "nobody", CourseUnitRealisationID: "nothing"})
+	tests := []struct {
+		name  string
+		token string
+		opt   suotarfake.Option
+	}{
+		{name: "NoToken", token: "", opt: suotarfake.WithPrefix("/api/")},
+		{name: "NilWorld", token: token, opt: suotarfake.WithWorld(nil)},
+		{name: "InconsistentWorld", token: token, opt: suotarfake.WithWorld(dangling)},
+		{name: "NilClock", token: token, opt: suotarfake.WithClock(nil)},
+		{name: "PrefixWithoutSlash", token: token, opt: suotarfake.WithPrefix("api")},
+		{name: "PrefixUnderControl", token: token, opt: suotarfake.WithPrefix("/control/api/")},
+		{name: "UnknownEndpointLimit", token: token, opt: suotarfake.WithBatchLimit("persons/resolve", 5)},
+		{name: "UnknownEndpointLatency", token: token, opt: suotarfake.WithLatency("attainments/delete", time.Second)},
+		{name: "BadFault", token: token, opt: suotarfake.WithFaults(suotarfake.Fault{Effect: suotarfake.FaultRequestLevel, Status: 200, Code: "x"})},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			if _, err := suotarfake.New(tc.token, tc.opt); err == nil {
+				t.Error("New succeeded, want an error")
+			}
+		})
+	}
+}
+
+func TestUnconfiguredFakeServesAnEmptyWorld(t *testing.T) {
+	t.Parallel()
+
+	fake, err := suotarfake.New(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(fake)
+	t.Cleanup(ts.Close)
+	b := &bundle{fake: fake, url: ts.URL}
+	wantCode(t, b.one(t, suotarfake.PathResolvePersons, map[string]any{"studentNumber": aino}), "personNotFound")
+	wantCode(t, b.one(t, suotarfake.PathValidateCourseCodes, map[string]any{"courseCode": basics}), "courseNotAllowed")
+	wantCode(t, b.one(t, suotarfake.PathImportAttainments, ainoImport()), "courseNotAllowed")
 }

@@ -77,6 +77,9 @@ type Option func(*Server) error
 // WithWorld serves a copy of w instead of an empty world.
 func WithWorld(w *World) Option {
 	return func(s *Server) error {
+		if w == nil {
+			return errors.New("nil world")
+		}
 		if err := w.Validate(); err != nil {
 			return err
 		}
@@ -98,7 +101,13 @@ func WithPrefix(prefix string) Option {
 
 // WithClock uses c for fake time instead of a real-time clock started now.
 func WithClock(c *Clock) Option {
-	return func(s *Server) error { s.clock = c; return nil }
+	return func(s *Server) error {
+		if c == nil {
+			return errors.New("nil clock")
+		}
+		s.clock = c
+		return nil
+	}
 }
 
 // WithImporterLag sets how long an attainment takes to show in Suotar's importer copy.
@@ -239,6 +248,9 @@ func (s *Server) World() *World {
 
 // SetWorld replaces the world.
 func (s *Server) SetWorld(w *World) error {
+	if w == nil {
+		return errors.New("SetWorld: nil world")
+	}
 	if err := w.Validate(); err != nil {
 		return fmt.Errorf("SetWorld: %w", err)
 	}
