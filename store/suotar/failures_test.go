@@ -278,8 +278,15 @@ func TestClientRefusesWhatSuotarWould(t *testing.T) {
 		}},
 		{name: "EmptyAttainmentID", kind: suotar.KindInvalidInput, call: func() error { _, err := b.client.VerifyAttainments(t.Context(), []string{""}); return err }},
 	}
+	t.Cleanup(func() {
+		if calls := b.fake.Calls(); len(calls) != 0 {
+			t.Errorf("fake saw %d calls, want none", len(calls))
+		}
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
 			err := tc.call()
 			if e, ok := errors.AsType[*suotar.Error](err); !ok || e.Kind != tc.kind || e.CorrelationID != "" || e.Retryable() {
 				t.Errorf("err = %v, want an unsent %s", err, tc.kind)
@@ -289,9 +296,6 @@ func TestClientRefusesWhatSuotarWould(t *testing.T) {
 	empty, err := b.client.VerifyAttainments(t.Context(), nil)
 	if err != nil || len(empty.Items) != 0 {
 		t.Errorf("empty batch = %+v, %v", empty, err)
-	}
-	if calls := b.fake.Calls(); len(calls) != 0 {
-		t.Errorf("fake saw %d calls, want none", len(calls))
 	}
 }
 
