@@ -5,6 +5,7 @@
 //	regdesk seed        write deterministic demo data
 //	regdesk demo        make run's one-box setup: private database, demo data, fake Suotar, dashboard
 //	regdesk devdb       start or stop the project's private PostgreSQL
+//	regdesk fakesuotar  a faithful fake of the Suotar registry API, for development and tests
 package main
 
 import (
@@ -53,6 +54,7 @@ commands:
   seed      write deterministic demo data to DATABASE_URL
   demo      private PostgreSQL + demo data + fake Suotar + dashboard (what make run does)
   devdb     up|down|url: the project's private PostgreSQL under .pgdata
+  fakesuotar  a fake Suotar registry for development and tests
 
 Run "regdesk <command> -h" for a command's flags.`
 
@@ -69,6 +71,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return migrateCommand(ctx, args, getenv, stdout, stderr)
 	case "devdb":
 		return devdbCommand(ctx, args, getenv, stdout, stderr)
+	case "fakesuotar":
+		return fakeSuotarCommand(ctx, args, getenv, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil

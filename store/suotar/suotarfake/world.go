@@ -13,7 +13,7 @@ import (
 // World is everything the fake Suotar knows: Sisu's people, course units, enrolments and
 // attainments, Suotar's own course allow-list, and the submissions Suotar has made. It is plain
 // data, written to and read from JSON, so a world file can be built by any package (with the Add…
-// methods) and handed to `regdesk fake-suotar --world FILE`.
+// methods) and handed to `regdesk fakesuotar --world FILE`.
 //
 // Dates are "YYYY-MM-DD" strings, as Sisu writes them; instants are RFC 3339; durations are Go
 // duration strings ("29h").
