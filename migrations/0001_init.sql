@@ -272,7 +272,8 @@ CREATE INDEX idx_credit_registrations_verification ON credit_registrations (subm
 -- ledger, so computing reasons over it stays cheap at a million rows.
 CREATE INDEX idx_credit_registrations_attention ON credit_registrations (state)
   WHERE deleted_at IS NULL AND superseded_by_id IS NULL
-    AND (terminal_at IS NULL OR needs_admin_attention OR error_code = 'retry_window_expired');
+    AND (state NOT IN ('registered', 'duplicate', 'not_improved', 'failed_permanent', 'cancelled')
+      OR needs_admin_attention OR error_code = 'retry_window_expired');
 CREATE INDEX idx_credit_registrations_student_number ON credit_registrations (student_number) WHERE student_number IS NOT NULL;
 CREATE INDEX idx_credit_registrations_submitted_attainment ON credit_registrations (submitted_attainment_id) WHERE submitted_attainment_id IS NOT NULL;
 

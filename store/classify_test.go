@@ -1,0 +1,307 @@
+package store_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	mrand "math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/storetest"
+)
+
+// The test in this file is the proof the README promises: for thousands of generated rows at
+// several instants, the SQL filters and counts pick exactly the rows schedule.Classify puts in
+// each phase and reason. Its raw SQL reaches the store through export_test.go.
+
+// newUUID returns a random version 4 UUID.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// thresholds are the durations the rules compare ages with; generated times cluster around them.
+var thresholds = []time.Duration{
+	0, schedule.VerifyWindowStart, schedule.VerifyDenseWindowEnd, schedule.VerifyWindowEnd,
+	schedule.VerifyMaxAge, schedule.UncertainAdminAfter, schedule.PartialRegistrationAdminAfter,
+	schedule.SubmitMaxRetryAge, schedule.SubmittingRecoveryGrace, schedule.ResolvingRecoveryGrace,
+	2 * time.Hour, 15 * time.Minute, 24 * time.Hour, 72 * time.Hour,
+}
+
+// nearThreshold returns an instant before base by about one of the thresholds, often exactly
+// on it or a microsecond or a second either side.
+func nearThreshold(r *mrand.Rand, base time.Time) time.Time {
+	d := thresholds[r.IntN(len(thresholds))]
+	jitters := []time.Duration{0, time.Microsecond, -time.Microsecond, time.Second, -time.Second,
+		time.Duration(r.Int64N(int64(time.Hour))) - 30*time.Minute}
+	return base.Add(-d + jitters[r.IntN(len(jitters))]).Truncate(time.Microsecond)
+}
+
+type genRow struct {
+	id                                    string
+	state                                 schedule.State
+	errorCode                             *string
+	flag                                  bool
+	superseded                            bool
+	stateEnteredAt, stateChangedAt        time.Time
+	nextAttemptAt                         time.Time
+	firstFailedAt, submittedAt, partialAt *time.Time
+	resubmitNotBefore                     *time.Time
+	retries, polls, reimports             int32
+	dismissed                             []string
+}
+
+func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
+	states := schedule.States()
+	codes := schedule.ErrorCodes()
+	maybe := func() *time.Time {
+		if r.IntN(6) == 0 {
+			return nil
+		}
+		t := nearThreshold(r, base)
+		return &t
+	}
+	out := make([]genRow, n)
+	for i := range out {
+		g := genRow{
+			id:             newUUID(),
+			state:          states[r.IntN(len(states))],
+			flag:           r.IntN(3) == 0,
+			superseded:     r.IntN(25) == 0,
+			stateEnteredAt: nearThreshold(r, base),
+			stateChangedAt: nearThreshold(r, base),
+			nextAttemptAt:  nearThreshold(r, base.Add(12*time.Hour)),
+			firstFailedAt:  maybe(),
+			submittedAt:    maybe(),
+			partialAt:      maybe(),
+			retries:        int32(r.IntN(8)),
+			polls:          int32(r.IntN(30)),
+			reimports:      int32(r.IntN(5)),
+		}
+		if r.IntN(20) == 0 {
+			g.nextAttemptAt = schedule.Never
+		}
+		if r.IntN(2) == 0 {
+			c := string(codes[r.IntN(len(codes))])
+			g.errorCode = &c
+		}
+		if r.IntN(4) == 0 {
+			t := nearThreshold(r, base.Add(24*time.Hour))
+			g.resubmitNotBefore = &t
+		}
+		if r.IntN(8) == 0 {
+			all := schedule.Reasons()
+			for _, x := range all {
+				if r.IntN(3) == 0 {
+					g.dismissed = append(g.dismissed, string(x))
+				}
+			}
+			if len(g.dismissed) == 0 {
+				g.dismissed = []string{string(all[r.IntN(len(all))])}
+			}
+		}
+		out[i] = g
+	}
+	return out
+}
+
+// insertGenerated writes rows with their required parents: one student, course, module and
+// account, and a completion per row.
+func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []genRow) {
+	t.Helper()
+	student, course, instance, module, account := newUUID(), newUUID(), newUUID(), newUUID(), newUUID()
+	err := s.InTx(ctx, func(q *store.Queries) error {
+		for _, stmt := range []struct {
+			sql  string
+			args []any
+		}{
+			{`INSERT INTO students (id, first_name, last_name, email, student_number) VALUES ($1, 'Aino', 'Äijälä', 'aino@example.invalid', '014979622')`, []any{student}},
+			{`INSERT INTO courses (id, name, slug) VALUES ($1, 'Ohjelmoinnin perusteet', 'ohpe')`, []any{course}},
+			{`INSERT INTO course_instances (id, course_id, name) VALUES ($1, $2, 'default')`, []any{instance, course}},
+			{`INSERT INTO course_modules (id, course_id, name, uh_course_code, ects_credits) VALUES ($1, $2, 'Default', 'TKT10002', 5)`, []any{module, course}},
+			{`INSERT INTO accounts (id, name, email, role) VALUES ($1, 'Sanna Support', 'sanna@example.invalid', 'support')`, []any{account}},
+		} {
+			if err := q.ExecForTest(ctx, stmt.sql, stmt.args...); err != nil {
+				return err
+			}
+		}
+		completions := make([][]any, len(rows))
+		for i := range rows {
+			completions[i] = []any{newUUID(), student, course, module, instance, time.Now(), true}
+		}
+		if _, err := q.CopyForTest(ctx, pgx.Identifier{"course_module_completions"},
+			[]string{"id", "user_id", "course_id", "course_module_id", "course_instance_id", "completion_date", "passed"},
+			pgx.CopyFromRows(completions)); err != nil {
+			return err
+		}
+		// A superseded row points at another generated row; any other id will do for the rules.
+		regs := make([][]any, len(rows))
+		for i, g := range rows {
+			var supersededBy *string
+			var supersededAt *time.Time
+			if g.superseded {
+				other := rows[(i+1)%len(rows)].id
+				supersededBy, supersededAt = &other, &g.stateChangedAt
+			}
+			var registeredAt *time.Time
+			if g.state == schedule.StateRegistered {
+				registeredAt = &g.stateChangedAt
+			}
+			regs[i] = []any{g.id, completions[i][0], student, course, module, instance, string(g.state), g.errorCode,
+				g.flag, supersededBy, supersededAt, g.stateEnteredAt, g.stateChangedAt, g.nextAttemptAt,
+				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt}
+		}
+		if _, err := q.CopyForTest(ctx, pgx.Identifier{"credit_registrations"},
+			[]string{"id", "course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
+				"state", "error_code", "needs_admin_attention", "superseded_by_id", "superseded_at", "state_entered_at",
+				"state_changed_at", "next_attempt_at", "first_failed_at", "submitted_at", "partially_registered_at",
+				"resubmit_not_before", "submit_retry_count", "verify_attempt_count", "not_registered_reimport_count", "registered_at"},
+			pgx.CopyFromRows(regs)); err != nil {
+			return err
+		}
+		for _, g := range rows {
+			if len(g.dismissed) == 0 {
+				continue
+			}
+			if err := q.ExecForTest(ctx, `INSERT INTO credit_registration_attention_dismissals
+  (id, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
+VALUES ($1, $2, $3::text[]::credit_registration_attention_reason[], $4, 'seen')`, newUUID(), g.id, g.dismissed, account); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("insert generated rows: %v", err)
+	}
+}
+
+func idsWhere(ctx context.Context, t *testing.T, s *store.Store, now time.Time, from, cond string) []string {
+	t.Helper()
+	ids, err := s.IDsWhereForTest(ctx, now, from, cond)
+	if err != nil {
+		t.Fatalf("ids where %s: %v", cond, err)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+func diffIDs(got, want []string) (missing, extra []string) {
+	for _, id := range want {
+		if _, ok := slices.BinarySearch(got, id); !ok {
+			missing = append(missing, id)
+		}
+	}
+	for _, id := range got {
+		if _, ok := slices.BinarySearch(want, id); !ok {
+			extra = append(extra, id)
+		}
+	}
+	return missing, extra
+}
+
+func TestClassifySQLAgreesWithSchedule(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	base := time.Date(2026, 11, 30, 9, 14, 27, 123456000, time.UTC)
+	r := mrand.New(mrand.NewPCG(2026, 11))
+	insertGenerated(ctx, t, st, genRows(r, 4000, base))
+	facts, err := st.FactsForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	nows := []time.Time{
+		base,
+		base.Add(time.Microsecond),
+		base.Add(-time.Second),
+		base.Add(90 * time.Minute),
+		base.Add(26 * time.Hour),
+		base.Add(15 * 24 * time.Hour),
+	}
+	for _, now := range nows {
+		t.Run(now.Format(time.RFC3339Nano), func(t *testing.T) {
+			wantPhase := map[schedule.Phase][]string{}
+			wantReason := map[schedule.Reason][]string{}
+			var wantNeedsAdmin, wantDismissed, withReasons []string
+			for id, row := range facts {
+				c := schedule.Classify(row, now)
+				wantPhase[c.Phase] = append(wantPhase[c.Phase], id)
+				if len(c.Reasons) > 0 {
+					withReasons = append(withReasons, id)
+				}
+				if !c.Dismissed {
+					for _, reason := range c.Reasons {
+						wantReason[reason] = append(wantReason[reason], id)
+					}
+				}
+				if c.NeedsAdmin {
+					wantNeedsAdmin = append(wantNeedsAdmin, id)
+				}
+				if c.Dismissed {
+					wantDismissed = append(wantDismissed, id)
+				}
+			}
+			check := func(name string, got, want []string) {
+				t.Helper()
+				sort.Strings(want)
+				if missing, extra := diffIDs(got, want); len(missing)+len(extra) > 0 {
+					t.Errorf("%s: SQL misses %d rows schedule picks (e.g. %v) and picks %d it does not (e.g. %v)",
+						name, len(missing), first(missing), len(extra), first(extra))
+				}
+			}
+			for _, p := range schedule.Phases() {
+				check("phase "+string(p), idsWhere(ctx, t, st, now, `credit_registrations cr`, store.PhasePredicate(p)), wantPhase[p])
+			}
+			// Every row with a reason must be an attention candidate, or the index would hide it.
+			check("candidates ⊇ rows with reasons",
+				idsWhere(ctx, t, st, now, store.AttentionFrom, `cardinality(rs.reasons) > 0 AND `+store.SQLAttentionCandidate),
+				withReasons)
+			for _, reason := range schedule.Reasons() {
+				check("reason "+string(reason), idsWhere(ctx, t, st, now, store.AttentionFrom,
+					store.SQLAttentionCandidate+` AND '`+string(reason)+`' = ANY(rs.reasons) AND NOT `+store.SQLDismissed), wantReason[reason])
+			}
+			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
+			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)
+
+			counts, err := st.RegistrationCountsGet(ctx, now, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range schedule.Phases() {
+				if got, want := counts.Phases[p], int64(len(wantPhase[p])); got != want {
+					t.Errorf("RegistrationCountsGet().Phases[%s] = %d, want %d", p, got, want)
+				}
+			}
+			for _, reason := range schedule.Reasons() {
+				if got, want := counts.Reasons[reason], int64(len(wantReason[reason])); got != want {
+					t.Errorf("RegistrationCountsGet().Reasons[%s] = %d, want %d", reason, got, want)
+				}
+			}
+			if got, want := counts.NeedsAdmin, int64(len(wantNeedsAdmin)); got != want {
+				t.Errorf("RegistrationCountsGet().NeedsAdmin = %d, want %d", got, want)
+			}
+			if got, want := counts.Dismissed, int64(len(wantDismissed)); got != want {
+				t.Errorf("RegistrationCountsGet().Dismissed = %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+func first(ids []string) []string {
+	if len(ids) > 3 {
+		return ids[:3]
+	}
+	return ids
+}

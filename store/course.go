@@ -1,0 +1,26 @@
+package store
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Course is a course as filters and pages name it.
+type Course struct {
+	ID   string `db:"id"`
+	Name string `db:"name"`
+	Slug string `db:"slug"`
+}
+
+// CourseList returns the live courses by name, only those in scope when scope is not nil.
+func (q *Queries) CourseList(ctx context.Context, scope []string) ([]Course, error) {
+	rows, _ := q.db.Query(ctx, `SELECT c.id::text AS id, c.name, c.slug FROM courses c
+WHERE c.deleted_at IS NULL AND ($1::uuid[] IS NULL OR c.id = ANY($1::uuid[]))
+ORDER BY c.name, c.id`, scope)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[Course])
+	if err != nil {
+		return nil, classify("CourseList", err)
+	}
+	return list, nil
+}

@@ -1,0 +1,418 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// RegistrationFacts are the columns classification reads. Both row types embed them, so every
+// screen classifies a row the same way.
+type RegistrationFacts struct {
+	State                      schedule.State     `db:"state"`
+	ErrorCode                  schedule.ErrorCode `db:"error_code"`
+	NeedsAdminAttention        bool               `db:"needs_admin_attention"`
+	SupersededByID             *string            `db:"superseded_by_id"`
+	StateEnteredAt             time.Time          `db:"state_entered_at"`
+	StateChangedAt             time.Time          `db:"state_changed_at"`
+	NextAttemptAt              time.Time          `db:"next_attempt_at"`
+	FirstFailedAt              *time.Time         `db:"first_failed_at"`
+	SubmittedAt                *time.Time         `db:"submitted_at"`
+	PartiallyRegisteredAt      *time.Time         `db:"partially_registered_at"`
+	ResubmitNotBefore          *time.Time         `db:"resubmit_not_before"`
+	SubmitRetryCount           int32              `db:"submit_retry_count"`
+	VerifyAttemptCount         int32              `db:"verify_attempt_count"`
+	NotRegisteredReimportCount int32              `db:"not_registered_reimport_count"`
+	DismissedReasons           []string           `db:"dismissed_reasons"`
+}
+
+// factsColumns selects RegistrationFacts from cr and the live dismissal d.
+const factsColumns = `cr.state::text AS state, coalesce(cr.error_code::text, '') AS error_code,
+  cr.needs_admin_attention, cr.superseded_by_id::text AS superseded_by_id,
+  cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.first_failed_at, cr.submitted_at,
+  cr.partially_registered_at, cr.resubmit_not_before, cr.submit_retry_count, cr.verify_attempt_count,
+  cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons`
+
+// Facts returns the row as schedule reads it.
+func (f RegistrationFacts) Facts() schedule.Row {
+	var dismissed []schedule.Reason
+	for _, r := range f.DismissedReasons {
+		dismissed = append(dismissed, schedule.Reason(r))
+	}
+	return schedule.Row{
+		State:                      f.State,
+		ErrorCode:                  f.ErrorCode,
+		NeedsAdminAttention:        f.NeedsAdminAttention,
+		Superseded:                 f.SupersededByID != nil,
+		StateEnteredAt:             f.StateEnteredAt,
+		StateChangedAt:             f.StateChangedAt,
+		NextAttemptAt:              f.NextAttemptAt,
+		FirstFailedAt:              f.FirstFailedAt,
+		SubmittedAt:                f.SubmittedAt,
+		PartiallyRegisteredAt:      f.PartiallyRegisteredAt,
+		ResubmitNotBefore:          f.ResubmitNotBefore,
+		SubmitRetryCount:           f.SubmitRetryCount,
+		VerifyAttemptCount:         f.VerifyAttemptCount,
+		NotRegisteredReimportCount: f.NotRegisteredReimportCount,
+		DismissedReasons:           dismissed,
+	}
+}
+
+// RegistrationListRow is one line of the queue: lean, so a page of fifty stays cheap.
+type RegistrationListRow struct {
+	ID        string    `db:"id"`
+	UpdatedAt time.Time `db:"updated_at"`
+	RegistrationFacts
+	AttemptNumber    int32   `db:"attempt_number"`
+	StudentID        string  `db:"student_id"`
+	StudentName      string  `db:"student_name"`
+	StudentEmail     string  `db:"student_email"`
+	StudentNumber    *string `db:"student_number"`
+	CourseID         string  `db:"course_id"`
+	CourseName       string  `db:"course_name"`
+	ModuleName       string  `db:"module_name"`
+	UhCourseCode     *string `db:"uh_course_code"`
+	ErrorMessage     *string `db:"error_message"`
+	SubmittedAttempt *string `db:"submitted_attainment_id"`
+}
+
+const listColumns = `cr.id::text AS id, cr.updated_at, ` + factsColumns + `,
+  cr.attempt_number, s.id::text AS student_id, s.first_name || ' ' || s.last_name AS student_name,
+  s.email AS student_email, coalesce(cr.student_number, s.student_number) AS student_number,
+  c.id::text AS course_id, c.name AS course_name, m.name AS module_name,
+  coalesce(cr.uh_course_code, m.uh_course_code) AS uh_course_code, cr.error_message,
+  cr.submitted_attainment_id`
+
+const listFrom = `credit_registrations cr
+  JOIN students s ON s.id = cr.user_id
+  JOIN courses c ON c.id = cr.course_id
+  JOIN course_modules m ON m.id = cr.course_module_id
+  LEFT JOIN credit_registration_attention_dismissals d
+    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`
+
+// RegistrationFilter narrows the queue. Empty fields do not filter; several values of one field
+// are alternatives.
+type RegistrationFilter struct {
+	// NeedsAdmin keeps only rows a person must look at (an escalating reason, not dismissed).
+	NeedsAdmin bool
+	Phases     []schedule.Phase
+	// Reasons keeps rows carrying one of these reasons that are not dismissed.
+	Reasons    []schedule.Reason
+	States     []schedule.State
+	ErrorCodes []schedule.ErrorCode
+	// CourseIDs keeps rows of these courses.
+	CourseIDs []string
+	// Search matches a registration id, a student number, a Sisu attainment id, or part of a
+	// student's name or e-mail (case and accents ignored).
+	Search string
+	// ScopeCourseIDs, when not nil, limits everything to these courses: a teacher's reach.
+	ScopeCourseIDs []string
+}
+
+// RegistrationCursor marks where a queue page ended; the next page starts after it.
+type RegistrationCursor struct {
+	UpdatedAt time.Time
+	ID        string
+}
+
+var uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// IsUUID reports whether s is a UUID in its canonical text form.
+func IsUUID(s string) bool { return uuidPattern.MatchString(s) }
+
+// whereBuilder collects conditions and their arguments; $1 is always now.
+type whereBuilder struct {
+	conds []string
+	args  []any
+}
+
+func newWhere(now time.Time) *whereBuilder {
+	return &whereBuilder{conds: []string{liveSQL}, args: []any{now}}
+}
+
+func (w *whereBuilder) arg(v any) string {
+	w.args = append(w.args, v)
+	return fmt.Sprintf("$%d", len(w.args))
+}
+
+func (w *whereBuilder) add(cond string) { w.conds = append(w.conds, cond) }
+
+func (w *whereBuilder) sql() string { return strings.Join(w.conds, "\n  AND ") }
+
+func toStrings[T ~string](vals []T) []string {
+	out := make([]string, len(vals))
+	for i, v := range vals {
+		out[i] = string(v)
+	}
+	return out
+}
+
+// apply adds f's conditions. Rows computing reasons need attentionFrom's "rs" in scope.
+func (w *whereBuilder) apply(f RegistrationFilter) {
+	if f.ScopeCourseIDs != nil {
+		w.add(`cr.course_id = ANY(` + w.arg(f.ScopeCourseIDs) + `::uuid[])`)
+	}
+	if len(f.CourseIDs) > 0 {
+		w.add(`cr.course_id = ANY(` + w.arg(f.CourseIDs) + `::uuid[])`)
+	}
+	if len(f.States) > 0 {
+		w.add(`cr.state::text = ANY(` + w.arg(toStrings(f.States)) + `::text[])`)
+	}
+	if len(f.ErrorCodes) > 0 {
+		w.add(`cr.error_code::text = ANY(` + w.arg(toStrings(f.ErrorCodes)) + `::text[])`)
+	}
+	if len(f.Phases) > 0 {
+		var ors []string
+		for _, p := range f.Phases {
+			ors = append(ors, `(`+phasePredicate(p)+`)`)
+		}
+		w.add(`(` + strings.Join(ors, ` OR `) + `)`)
+	} else {
+		// Superseded attempts are history; the queue shows them only when asked by phase.
+		w.add(`cr.superseded_by_id IS NULL`)
+	}
+	if f.NeedsAdmin || len(f.Reasons) > 0 {
+		w.add(sqlAttentionCandidate)
+	}
+	if f.NeedsAdmin {
+		w.add(sqlNeedsAdmin)
+	}
+	if len(f.Reasons) > 0 {
+		w.add(`rs.reasons && ` + w.arg(toStrings(f.Reasons)) + `::text[] AND NOT ` + sqlDismissed)
+	}
+	if q := strings.TrimSpace(f.Search); q != "" {
+		var ors []string
+		if IsUUID(q) {
+			ors = append(ors, `cr.id = `+w.arg(q)+`::uuid`, `cr.user_id = `+w.arg(q)+`::uuid`)
+		}
+		p := w.arg(q)
+		ors = append(ors,
+			`cr.student_number = `+p,
+			`cr.submitted_attainment_id = `+p,
+			`cr.sisu_attainment_id = `+p,
+			`cr.user_id IN (SELECT st.id FROM students st WHERE st.search_text LIKE '%' || `+
+				`replace(replace(replace(regdesk_fold(`+p+`), '\', '\\'), '%', '\%'), '_', '\_') || '%')`)
+		w.add(`(` + strings.Join(ors, ` OR `) + `)`)
+	}
+}
+
+// RegistrationList returns up to limit rows matching f, newest activity first, starting after
+// the cursor (nil: the first page), and the cursor of the next page (nil: this was the last).
+func (q *Queries) RegistrationList(ctx context.Context, now time.Time, f RegistrationFilter, after *RegistrationCursor, limit int) ([]RegistrationListRow, *RegistrationCursor, error) {
+	w := newWhere(now)
+	w.apply(f)
+	if after != nil {
+		w.add(`(cr.updated_at, cr.id) < (` + w.arg(after.UpdatedAt) + `, ` + w.arg(after.ID) + `::uuid)`)
+	}
+	sql := `SELECT ` + listColumns + `
+FROM ` + listFrom + `
+  CROSS JOIN LATERAL (SELECT ` + sqlReasons + ` AS reasons) rs
+WHERE ` + w.sql() + `
+ORDER BY cr.updated_at DESC, cr.id DESC
+LIMIT ` + w.arg(limit+1)
+	rows, _ := q.db.Query(ctx, sql, w.args...)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
+	if err != nil {
+		return nil, nil, classify("RegistrationList", err)
+	}
+	if len(list) <= limit {
+		return list, nil, nil
+	}
+	list = list[:limit]
+	last := list[limit-1]
+	return list, &RegistrationCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}, nil
+}
+
+// RegistrationCounts are the queue's headline numbers.
+type RegistrationCounts struct {
+	// Phases counts live rows per phase (superseded attempts included as their own phase).
+	Phases map[schedule.Phase]int64
+	// Reasons counts rows carrying each reason that are not dismissed.
+	Reasons map[schedule.Reason]int64
+	// NeedsAdmin counts rows a person must look at.
+	NeedsAdmin int64
+	// Dismissed counts rows whose every reason a person has dismissed.
+	Dismissed int64
+}
+
+// RegistrationCountsGet counts the ledger per phase and per reason at now, limited to courses
+// when scope is not nil. Each part is served by an index: states by the state index, the
+// verification windows by the submitted_at index, reasons by the attention index.
+func (q *Queries) RegistrationCountsGet(ctx context.Context, now time.Time, scope []string) (RegistrationCounts, error) {
+	out := RegistrationCounts{Phases: map[schedule.Phase]int64{}, Reasons: map[schedule.Reason]int64{}}
+	scopeCond, args := `true`, []any{now}
+	if scope != nil {
+		scopeCond, args = `cr.course_id = ANY($2::uuid[])`, append(args, scope)
+	}
+
+	rows, _ := q.db.Query(ctx, `SELECT cr.state::text, count(*) FROM credit_registrations cr
+WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND NOT (`+sqlInVerification+`) AND `+scopeCond+`
+  AND $1::timestamptz IS NOT NULL
+GROUP BY cr.state`, args...)
+	type stateCount struct {
+		State string
+		N     int64
+	}
+	byState, err := pgx.CollectRows(rows, pgx.RowToStructByPos[stateCount])
+	if err != nil {
+		return out, classify("RegistrationCountsGet states", err)
+	}
+	for _, sc := range byState {
+		var zero time.Time
+		p := schedule.Classify(schedule.Row{State: schedule.State(sc.State)}, zero).Phase
+		out.Phases[p] += sc.N
+	}
+
+	verif := []schedule.Phase{schedule.PhaseWaiting, schedule.PhaseDenseWindow, schedule.PhaseLateWindow, schedule.PhaseBackingOff, schedule.PhasePastGiveUpAge}
+	var filters []string
+	for _, p := range verif {
+		filters = append(filters, `count(*) FILTER (WHERE `+phasePredicate(p)+`)`)
+	}
+	vals := make([]int64, len(verif))
+	dest := make([]any, len(verif))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	err = q.db.QueryRow(ctx, `SELECT `+strings.Join(filters, ", ")+` FROM credit_registrations cr
+WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInVerification+` AND `+scopeCond, args...).Scan(dest...)
+	if err != nil {
+		return out, classify("RegistrationCountsGet verification", err)
+	}
+	for i, p := range verif {
+		out.Phases[p] = vals[i]
+	}
+
+	var superseded int64
+	err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registrations cr
+WHERE `+liveSQL+` AND cr.superseded_by_id IS NOT NULL AND `+scopeCond+` AND $1::timestamptz IS NOT NULL`, args...).Scan(&superseded)
+	if err != nil {
+		return out, classify("RegistrationCountsGet superseded", err)
+	}
+	out.Phases[schedule.PhaseSuperseded] = superseded
+
+	reasons := schedule.Reasons()
+	cols := []string{`count(*) FILTER (WHERE ` + sqlNeedsAdmin + `)`, `count(*) FILTER (WHERE ` + sqlDismissed + `)`}
+	for _, r := range reasons {
+		cols = append(cols, `count(*) FILTER (WHERE '`+string(r)+`' = ANY(rs.reasons) AND NOT `+sqlDismissed+`)`)
+	}
+	counts := make([]int64, len(cols))
+	dest = make([]any, len(cols))
+	for i := range counts {
+		dest[i] = &counts[i]
+	}
+	err = q.db.QueryRow(ctx, `SELECT `+strings.Join(cols, ",\n  ")+`
+FROM `+attentionFrom+`
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond, args...).Scan(dest...)
+	if err != nil {
+		return out, classify("RegistrationCountsGet reasons", err)
+	}
+	out.NeedsAdmin, out.Dismissed = counts[0], counts[1]
+	for i, r := range reasons {
+		out.Reasons[r] = counts[i+2]
+	}
+	return out, nil
+}
+
+// Registration is one credit_registrations row with everything its page shows.
+type Registration struct {
+	RegistrationListRow
+	CreatedAt                        time.Time         `db:"created_at"`
+	Version                          int64             `db:"version"`
+	CourseModuleCompletionID         string            `db:"course_module_completion_id"`
+	CourseModuleID                   string            `db:"course_module_id"`
+	SupersededAt                     *time.Time        `db:"superseded_at"`
+	PendingSupersededByID            *string           `db:"pending_superseded_by_id"`
+	PhaseStartedAt                   time.Time         `db:"phase_started_at"`
+	LastAttemptAt                    *time.Time        `db:"last_attempt_at"`
+	TerminalAt                       *time.Time        `db:"terminal_at"`
+	RegisteredAt                     *time.Time        `db:"registered_at"`
+	EnrolmentCheckedAt               *time.Time        `db:"enrolment_checked_at"`
+	NoUsableEnrolmentSince           *time.Time        `db:"no_usable_enrolment_since"`
+	FrozenStudentNumber              *string           `db:"frozen_student_number"`
+	LinkedStudentNumber              *string           `db:"linked_student_number"`
+	SisuPersonID                     *string           `db:"sisu_person_id"`
+	FrozenCourseCode                 *string           `db:"frozen_course_code"`
+	SelectedEnrolmentID              *string           `db:"selected_enrolment_id"`
+	SelectedEnrolmentKind            *string           `db:"selected_enrolment_kind"`
+	SelectedEnrolmentRealisationID   *string           `db:"selected_enrolment_realisation_id"`
+	SelectedEnrolmentRealisationName map[string]string `db:"selected_enrolment_realisation_name"`
+	AttainmentLanguage               *string           `db:"attainment_language"`
+	GradeScaleID                     *string           `db:"grade_scale_id"`
+	GradeID                          *string           `db:"grade_id"`
+	Credits                          *float32          `db:"credits"`
+	AttainedAt                       *time.Time        `db:"attained_at"`
+	SubmittedAttainmentType          *string           `db:"submitted_attainment_type"`
+	SisuAttainmentID                 *string           `db:"sisu_attainment_id"`
+	SisuAttainmentType               *string           `db:"sisu_attainment_type"`
+	EnrolmentCheckGroup              *string           `db:"enrolment_check_group"`
+	EnrolmentCheckStep               *int32            `db:"enrolment_check_step"`
+	EnrolmentCheckDueAt              *time.Time        `db:"enrolment_check_due_at"`
+	EnrolmentChecksStoppedAt         *time.Time        `db:"enrolment_checks_stopped_at"`
+	ModuleCredits                    *float32          `db:"module_credits"`
+	DismissedAt                      *time.Time        `db:"dismissed_at"`
+	DismissedBy                      *string           `db:"dismissed_by"`
+	DismissalNote                    *string           `db:"dismissal_note"`
+}
+
+const registrationColumns = listColumns + `,
+  cr.created_at, cr.version, cr.course_module_completion_id::text AS course_module_completion_id,
+  cr.course_module_id::text AS course_module_id, cr.superseded_at,
+  cr.pending_superseded_by_id::text AS pending_superseded_by_id, cr.phase_started_at, cr.last_attempt_at,
+  cr.terminal_at, cr.registered_at, cr.enrolment_checked_at, cr.no_usable_enrolment_since,
+  cr.student_number AS frozen_student_number, s.student_number AS linked_student_number,
+  cr.sisu_person_id, cr.uh_course_code AS frozen_course_code, cr.selected_enrolment_id,
+  cr.selected_enrolment_kind::text AS selected_enrolment_kind, cr.selected_enrolment_realisation_id,
+  cr.selected_enrolment_realisation_name, cr.attainment_language, cr.grade_scale_id, cr.grade_id,
+  cr.credits, cr.attained_at, cr.submitted_attainment_type, cr.sisu_attainment_id, cr.sisu_attainment_type,
+  cr.enrolment_check_group::text AS enrolment_check_group, cr.enrolment_check_step, cr.enrolment_check_due_at,
+  cr.enrolment_checks_stopped_at, m.ects_credits AS module_credits,
+  d.created_at AS dismissed_at, da.name AS dismissed_by, d.reason AS dismissal_note`
+
+// RegistrationGet returns the registration with the given id, or ErrNotFound. When scope is not
+// nil, a row outside those courses is not found either: a teacher asking for another course's
+// row learns nothing.
+func (q *Queries) RegistrationGet(ctx context.Context, id string, scope []string) (Registration, error) {
+	if !IsUUID(id) {
+		return Registration{}, fmt.Errorf("RegistrationGet %q: %w", id, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+registrationColumns+`
+FROM `+listFrom+`
+  LEFT JOIN accounts da ON da.id = d.dismissed_by_user_id
+WHERE cr.id = $1 AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, id, scope)
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Registration])
+	if err != nil {
+		return Registration{}, classify(fmt.Sprintf("RegistrationGet %s", id), err)
+	}
+	return r, nil
+}
+
+// RegistrationAttempt is one attempt at registering a completion, for the attempts list.
+type RegistrationAttempt struct {
+	ID             string             `db:"id"`
+	AttemptNumber  int32              `db:"attempt_number"`
+	State          schedule.State     `db:"state"`
+	CreatedAt      time.Time          `db:"created_at"`
+	StateChangedAt time.Time          `db:"state_changed_at"`
+	SupersededByID *string            `db:"superseded_by_id"`
+	ErrorCode      schedule.ErrorCode `db:"error_code"`
+}
+
+// RegistrationAttemptList returns every attempt at the completion, oldest first.
+func (q *Queries) RegistrationAttemptList(ctx context.Context, completionID string) ([]RegistrationAttempt, error) {
+	rows, _ := q.db.Query(ctx, `SELECT cr.id::text AS id, cr.attempt_number, cr.state::text AS state, cr.created_at,
+  cr.state_changed_at, cr.superseded_by_id::text AS superseded_by_id, coalesce(cr.error_code::text, '') AS error_code
+FROM credit_registrations cr
+WHERE cr.course_module_completion_id = $1 AND `+liveSQL+`
+ORDER BY cr.attempt_number, cr.created_at`, completionID)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationAttempt])
+	if err != nil {
+		return nil, classify("RegistrationAttemptList", err)
+	}
+	return list, nil
+}
