@@ -8,3 +8,6 @@ const (
 	IDQueueTable  = "queue-table"
 	IDQueueFilter = "queue-filter"
 )
+
+// IDQueueResults is the queue's list region, swapped when a filter changes.
+const IDQueueResults = "queue-results"

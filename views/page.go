@@ -29,3 +29,10 @@ type NavItem struct {
 // htmxConfig makes htmx 2 swap error answers (so the error flash shows) and keeps it from
 // injecting inline indicator styles, which the Content-Security-Policy forbids.
 const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"historyCacheSize":0,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
+
+func boolAttr(b bool) string {
+	if b {
+		return "true"
+	}
+	return "false"
+}

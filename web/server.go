@@ -67,6 +67,10 @@ func (s *Server) Routes() http.Handler {
 	r.Handle("/static/*", static.Handler())
 	r.Handle("/favicon.ico", static.Favicon())
 	r.Get("/healthz", s.healthz)
+
+	r.Get("/", s.handle(s.queueShow))
+	r.Get("/queue/counts", s.handle(s.queueCountsShow))
+	r.Get("/registrations/{id}", s.handle(s.registrationShow))
 	return r
 }
 

@@ -1,0 +1,111 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+	_ "time/tzdata" // Helsinki must resolve even where the system has no zoneinfo.
+)
+
+// Helsinki is where regdesk's people are; every time is shown in it.
+var Helsinki = func() *time.Location {
+	loc, err := time.LoadLocation("Europe/Helsinki")
+	if err != nil {
+		panic("views: Europe/Helsinki: " + err.Error())
+	}
+	return loc
+}()
+
+// When is a moment as a person reads it: relative to now, and absolute in Helsinki.
+type When struct {
+	Set bool
+	// Rel is "in 2 h 5 min", "3 days ago", "now".
+	Rel string
+	// Abs is "Mon 29 Nov 14:32" (with the year when it is not this year's).
+	Abs string
+	// ISO is the instant in RFC 3339, for <time datetime>.
+	ISO string
+	// Past is true when the moment has passed.
+	Past bool
+}
+
+// NewWhen describes t as seen at now. A nil t gives the zero When (Set false).
+func NewWhen(t *time.Time, now time.Time) When {
+	if t == nil {
+		return When{}
+	}
+	return When{
+		Set:  true,
+		Rel:  Relative(*t, now),
+		Abs:  Absolute(*t, now),
+		ISO:  t.UTC().Format(time.RFC3339),
+		Past: !t.After(now),
+	}
+}
+
+// Absolute formats t in Helsinki, adding the year only when it differs from now's.
+func Absolute(t, now time.Time) string {
+	lt := t.In(Helsinki)
+	if lt.Year() != now.In(Helsinki).Year() {
+		return lt.Format("Mon 2 Jan 2006 15:04")
+	}
+	return lt.Format("Mon 2 Jan 15:04")
+}
+
+// Clock formats t as the Helsinki time of day, "14:32".
+func Clock(t time.Time) string { return t.In(Helsinki).Format("15:04") }
+
+// Relative says how far t is from now in the two largest units: "in 2 h 5 min", "3 d 4 h ago".
+func Relative(t, now time.Time) string {
+	d := t.Sub(now)
+	if d > -30*time.Second && d < 30*time.Second {
+		return "now"
+	}
+	s := Span(d.Abs())
+	if d > 0 {
+		return "in " + s
+	}
+	return s + " ago"
+}
+
+// Span renders a duration in its two largest units: "2 h 5 min", "14 d", "45 s".
+func Span(d time.Duration) string {
+	d = d.Round(time.Second)
+	days := int64(d / (24 * time.Hour))
+	hours := int64(d % (24 * time.Hour) / time.Hour)
+	mins := int64(d % time.Hour / time.Minute)
+	secs := int64(d % time.Minute / time.Second)
+	switch {
+	case days > 0 && hours > 0:
+		return fmt.Sprintf("%d d %d h", days, hours)
+	case days > 0:
+		return fmt.Sprintf("%d d", days)
+	case hours > 0 && mins > 0:
+		return fmt.Sprintf("%d h %d min", hours, mins)
+	case hours > 0:
+		return fmt.Sprintf("%d h", hours)
+	case mins > 0:
+		return fmt.Sprintf("%d min", mins)
+	}
+	return strconv.FormatInt(secs, 10) + " s"
+}
+
+// Count formats n with thin-space thousands groups: 1 234 567.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := n < 0
+	if neg {
+		s = s[1:]
+	}
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, "\u202f"...)
+		}
+		out = append(out, s[i])
+	}
+	if neg {
+		return "-" + string(out)
+	}
+	return string(out)
+}

@@ -1,0 +1,45 @@
+package views
+
+import (
+	"testing"
+	"time"
+)
+
+func TestRelativeAndAbsoluteTimes(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) // 12:00 in Helsinki (EET, UTC+2)
+	tests := []struct {
+		name   string
+		t      time.Time
+		rel    string
+		abs    string
+		isPast bool
+	}{
+		{"JustNow", now.Add(10 * time.Second), "now", "Mon 30 Nov 12:00", false},
+		{"SoonWithMinutes", now.Add(2*time.Hour + 5*time.Minute), "in 2 h 5 min", "Mon 30 Nov 14:05", false},
+		{"DaysAgo", now.Add(-(3*24 + 4) * time.Hour), "3 d 4 h ago", "Fri 27 Nov 08:00", true},
+		{"SummerTime", time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC), "152 d 1 h ago", "Wed 1 Jul 12:00", true},
+		{"OtherYear", time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), "in 32 d 14 h", "Sat 2 Jan 2027 02:00", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			w := NewWhen(&tc.t, now)
+			if w.Rel != tc.rel || w.Abs != tc.abs || w.Past != tc.isPast || !w.Set {
+				t.Errorf("NewWhen(%v) = %+v, want rel %q abs %q past %v", tc.t, w, tc.rel, tc.abs, tc.isPast)
+			}
+		})
+	}
+	if w := NewWhen(nil, now); w.Set {
+		t.Errorf("NewWhen(nil) = %+v, want unset", w)
+	}
+}
+
+func TestCountGroupsThousands(t *testing.T) {
+	t.Parallel()
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1\u202f000", 1234567: "1\u202f234\u202f567", -4200: "-4\u202f200"} {
+		if got := Count(n); got != want {
+			t.Errorf("Count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

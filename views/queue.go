@@ -1,0 +1,98 @@
+package views
+
+// QueueVM is the triage queue page.
+type QueueVM struct {
+	Page    Page
+	Counts  CountsVM
+	Filter  QueueFilterVM
+	Results QueueResultsVM
+}
+
+// CountsVM is the headline numbers: needs admin first, then per reason, then per phase.
+type CountsVM struct {
+	NeedsAdmin    CountItem
+	Dismissed     CountItem
+	Reasons       []CountItem
+	Phases        []CountItem
+	RefreshURL    string
+	AsOf          string
+	ScopeNote     string
+	PollingPaused bool
+}
+
+// CountItem is one number that links to the list it counts.
+type CountItem struct {
+	Key         string
+	Label       string
+	Explanation string
+	N           string
+	Zero        bool
+	URL         string
+	Tone        string // "", "late", "bad", "ok"
+}
+
+// Option is one choice of a select.
+type Option struct {
+	Value    string
+	Label    string
+	Selected bool
+}
+
+// QueueFilterVM is the filter form; its values are the URL's.
+type QueueFilterVM struct {
+	Action     string
+	NeedsAdmin bool
+	Phases     []Option
+	Reasons    []Option
+	States     []Option
+	Courses    []Option
+	ErrorCodes []Option
+	Search     string
+	ClearURL   string
+}
+
+// QueueResultsVM is the swappable list: the table and its pager.
+type QueueResultsVM struct {
+	Rows      []QueueRowVM
+	NextURL   string
+	FirstURL  string
+	IsFirst   bool
+	Empty     string
+	Summary   string
+	PageLimit int
+}
+
+// QueueRowVM is one registration in the queue.
+type QueueRowVM struct {
+	ID               string
+	URL              string
+	State            string
+	StateLabel       string
+	Phase            string
+	PhaseLabel       string
+	PhaseExplanation string
+	StudentName      string
+	StudentNumber    string
+	StudentEmail     string
+	Course           string
+	Module           string
+	CourseCode       string
+	Attempt          string
+	ErrorCode        string
+	NextCheck        When
+	Escalates        When
+	LastActivity     When
+	NeedsAdmin       bool
+	Reasons          []ReasonVM
+}
+
+// ReasonVM is one attention reason on a row.
+type ReasonVM struct {
+	Key         string
+	Label       string
+	Explanation string
+	// Late marks "running late", which asks for no action yet.
+	Late bool
+	// Dismissed marks a reason a person has dismissed.
+	Dismissed bool
+}

@@ -1,0 +1,241 @@
+package web_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// One headless Chromium serves the whole package; each test opens its own browser context, so
+// cookies and storage never leak between tests.
+var (
+	browserOnce sync.Once
+	browserCtx  context.Context
+	browserErr  string
+)
+
+func chromiumPath() string {
+	if p := os.Getenv("CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+func startBrowser() {
+	path := chromiumPath()
+	if path == "" {
+		browserErr = "no chromium found (apt-get install chromium, or set CHROMIUM)"
+		return
+	}
+	dir, err := os.MkdirTemp("", "regdesk-chromium-")
+	if err != nil {
+		browserErr = err.Error()
+		return
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(dir),
+		chromedp.WindowSize(1400, 1000),
+	)
+	allocCtx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, _ := chromedp.NewContext(allocCtx)
+	// The first Do starts the browser; it gets no timeout, which would stop the browser itself.
+	if err := chromedp.Do(ctx); err != nil {
+		browserErr = "start chromium: " + err.Error()
+		return
+	}
+	browserCtx = ctx
+}
+
+// browserTest is a tab of its own and the console messages it collects.
+type browserTest struct {
+	ctx      context.Context
+	mu       sync.Mutex
+	messages []string
+	allowed  []string
+}
+
+// newTab opens an isolated tab with a 40 s budget. Without Chromium the test is skipped, except
+// in CI, where it fails: a browser suite that skips must not pass silently. Under -short it skips.
+func newTab(t *testing.T) *browserTest {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: skipped under -short")
+	}
+	browserOnce.Do(startBrowser)
+	if browserCtx == nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("browser test: %s", browserErr)
+		}
+		t.Skipf("browser test: %s", browserErr)
+	}
+	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	ctx, cancel := context.WithTimeout(tabCtx, 40*time.Second)
+	bt := &browserTest{ctx: ctx}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open tab: %v", err)
+	}
+	go func() {
+		for m, err := range chromedp.Console(ctx) {
+			if err != nil {
+				return
+			}
+			bt.mu.Lock()
+			if m.IsException() || strings.Contains(m.Text, "Content Security Policy") || m.Type == chromedp.ConsoleError {
+				bt.messages = append(bt.messages, string(m.Type)+": "+m.Text)
+			}
+			bt.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		if t.Failed() {
+			if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
+				p := filepath.Join(os.TempDir(), strings.ReplaceAll(t.Name(), "/", "_")+".png")
+				if os.WriteFile(p, png, 0o644) == nil {
+					t.Logf("screenshot of the failed page: %s", p)
+				}
+			}
+		}
+		cancel()
+		cancelTab()
+		bt.mu.Lock()
+		defer bt.mu.Unlock()
+		for _, m := range bt.messages {
+			if !bt.isAllowed(m) {
+				t.Errorf("browser console: %s", m)
+			}
+		}
+	})
+	return bt
+}
+
+// allow lets console messages containing s pass, for tests that provoke an error on purpose.
+func (bt *browserTest) allow(s string) {
+	bt.mu.Lock()
+	defer bt.mu.Unlock()
+	bt.allowed = append(bt.allowed, s)
+}
+
+func (bt *browserTest) isAllowed(m string) bool {
+	for _, a := range bt.allowed {
+		if strings.Contains(m, a) {
+			return true
+		}
+	}
+	return false
+}
+
+func (bt *browserTest) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(bt.ctx, steps...); err != nil {
+		t.Fatalf("browser: %v", err)
+	}
+}
+
+func (bt *browserTest) text(t *testing.T, sel string) string {
+	t.Helper()
+	s, err := chromedp.Run(bt.ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		t.Fatalf("browser: text of %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+func (bt *browserTest) location(t *testing.T) string {
+	t.Helper()
+	loc, err := chromedp.Run(bt.ctx, chromedp.Location())
+	if err != nil {
+		t.Fatalf("browser: location: %v", err)
+	}
+	return loc
+}
+
+func (bt *browserTest) eval(t *testing.T, js string) string {
+	t.Helper()
+	v, err := chromedp.Run(bt.ctx, chromedp.Evaluate[string](js))
+	if err != nil {
+		t.Fatalf("browser: eval %s: %v", js, err)
+	}
+	return v
+}
+
+func TestBrowserQueueFiltersAndOpensARow(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bt := newTab(t)
+
+	bt.do(t,
+		chromedp.Navigate(b.server.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queue-counts"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.uncertainOverdue+`"]`)),
+	)
+	if got := bt.text(t, `[data-testid="count-needs_admin"]`); got != "2" {
+		t.Errorf("needs-admin count = %q, want 2", got)
+	}
+
+	// Mark the page, so a full reload (which would drop the mark) is told apart from a swap.
+	bt.eval(t, `document.body.dataset.marker = "kept"; "ok"`)
+	bt.do(t,
+		chromedp.Click(chromedp.CSS(`[data-testid="show-all"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.settled+`"]`)),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="filter-phase"]`), "dense_window"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="filter-phase"]').dispatchEvent(new Event('change', {bubbles: true}))`),
+		chromedp.WaitNotPresent(chromedp.CSS(`tr[data-id="`+b.settled+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.dense+`"][data-phase="dense_window"]`)),
+	)
+	if got := bt.eval(t, `document.body.dataset.marker || "reloaded"`); got != "kept" {
+		t.Errorf("the filter change reloaded the page; want an htmx swap")
+	}
+	if loc := bt.location(t); !strings.Contains(loc, "phase=dense_window") || !strings.Contains(loc, "show=all") {
+		t.Errorf("location after the filter change = %s, want the filter in the URL", loc)
+	}
+
+	bt.do(t,
+		chromedp.Click(chromedp.CSS(`tr[data-id="`+b.dense+`"] [data-testid="registration-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-id="`+b.dense+`"]`)),
+	)
+	if loc := bt.location(t); !strings.HasSuffix(loc, "/registrations/"+b.dense) {
+		t.Errorf("location = %s, want the registration page", loc)
+	}
+	if got := bt.text(t, `[data-testid="phase"]`); got == "" {
+		t.Errorf("the registration page shows no phase")
+	}
+
+	// Back returns to the filtered list.
+	bt.do(t,
+		chromedp.Evaluate[chromedp.Void](`history.back()`),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.dense+`"]`)),
+	)
+}
+
+func TestBrowserWorksWithoutJavaScriptForms(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bt := newTab(t)
+
+	// The plain form submit (what a browser without htmx does) lands on a full page with the filter.
+	bt.do(t,
+		chromedp.Navigate(b.server.URL+"/?show=all&state=registered"),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.settled+`"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`tr[data-id="`+b.dense+`"]`)),
+	)
+}

@@ -1,0 +1,374 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// queuePageSize is how many rows one queue page shows.
+const queuePageSize = 50
+
+// queueParams is the queue's state, as the URL carries it.
+type queueParams struct {
+	needsAdmin bool
+	phases     []schedule.Phase
+	reasons    []schedule.Reason
+	states     []schedule.State
+	courses    []string
+	errorCodes []schedule.ErrorCode
+	search     string
+	after      *store.RegistrationCursor
+}
+
+// filterKeys are the query parameters that narrow the list.
+var filterKeys = []string{"phase", "reason", "state", "course", "error", "q"}
+
+// parseQueueParams reads the queue's URL. Without "show", the bare queue shows what needs admin
+// and any filtered view shows every registration, so a link such as ?state=registered means what
+// it says. A value the queue does not know is a 400 naming it.
+func parseQueueParams(q url.Values) (queueParams, error) {
+	var p queueParams
+	switch show := q.Get("show"); show {
+	case "needs_admin":
+		p.needsAdmin = true
+	case "all":
+	case "":
+		p.needsAdmin = !slices.ContainsFunc(filterKeys, func(k string) bool { return q.Get(k) != "" })
+	default:
+		return p, badRequest(fmt.Sprintf("Unknown view %q: use show=needs_admin or show=all.", show))
+	}
+	var err error
+	if p.phases, err = parseAll(q["phase"], schedule.ParsePhase); err != nil {
+		return p, badRequest(err.Error())
+	}
+	if p.reasons, err = parseAll(q["reason"], schedule.ParseReason); err != nil {
+		return p, badRequest(err.Error())
+	}
+	if p.states, err = parseAll(q["state"], schedule.ParseState); err != nil {
+		return p, badRequest(err.Error())
+	}
+	if p.errorCodes, err = parseAll(q["error"], schedule.ParseErrorCode); err != nil {
+		return p, badRequest(err.Error())
+	}
+	for _, c := range q["course"] {
+		if c == "" {
+			continue
+		}
+		if !store.IsUUID(c) {
+			return p, badRequest(fmt.Sprintf("Unknown course %q: pick one from the list.", c))
+		}
+		p.courses = append(p.courses, c)
+	}
+	p.search = strings.TrimSpace(q.Get("q"))
+	if len(p.search) > 200 {
+		return p, badRequest("The search is too long: use at most 200 characters.")
+	}
+	if a := q.Get("after"); a != "" {
+		c, err := parseCursor(a)
+		if err != nil {
+			return p, badRequest("That page link is damaged: start again from the first page.")
+		}
+		p.after = c
+	}
+	return p, nil
+}
+
+func parseAll[T any](vals []string, parse func(string) (T, error)) ([]T, error) {
+	var out []T
+	for _, v := range vals {
+		if v == "" {
+			continue
+		}
+		t, err := parse(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// query parses the request's query string strictly: r.URL.Query() silently drops what it cannot
+// read (a semicolon, a bad escape), and a filter quietly ignored shows a person the wrong list.
+func query(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("That address has a damaged query string; start again from the queue.")
+	}
+	return q, nil
+}
+
+// parseCursor reads "unixmicro.uuid".
+func parseCursor(s string) (*store.RegistrationCursor, error) {
+	ts, id, ok := strings.Cut(s, ".")
+	if !ok || !store.IsUUID(id) {
+		return nil, fmt.Errorf("cursor %q", s)
+	}
+	us, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("cursor %q: %w", s, err)
+	}
+	return &store.RegistrationCursor{UpdatedAt: time.UnixMicro(us).UTC(), ID: id}, nil
+}
+
+func formatCursor(c store.RegistrationCursor) string {
+	return strconv.FormatInt(c.UpdatedAt.UnixMicro(), 10) + "." + c.ID
+}
+
+// values renders p back into a query string, without the cursor.
+func (p queueParams) values() url.Values {
+	v := url.Values{}
+	if p.needsAdmin {
+		v.Set("show", "needs_admin")
+	} else {
+		v.Set("show", "all")
+	}
+	for _, x := range p.phases {
+		v.Add("phase", string(x))
+	}
+	for _, x := range p.reasons {
+		v.Add("reason", string(x))
+	}
+	for _, x := range p.states {
+		v.Add("state", string(x))
+	}
+	for _, x := range p.courses {
+		v.Add("course", x)
+	}
+	for _, x := range p.errorCodes {
+		v.Add("error", string(x))
+	}
+	if p.search != "" {
+		v.Set("q", p.search)
+	}
+	return v
+}
+
+func (p queueParams) filter(scope []string) store.RegistrationFilter {
+	return store.RegistrationFilter{
+		NeedsAdmin:     p.needsAdmin,
+		Phases:         p.phases,
+		Reasons:        p.reasons,
+		States:         p.states,
+		ErrorCodes:     p.errorCodes,
+		CourseIDs:      p.courses,
+		Search:         p.search,
+		ScopeCourseIDs: scope,
+	}
+}
+
+// queueShow is the triage queue: GET /.
+func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	p, err := parseQueueParams(q)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	scope := s.courseScope(r)
+	results, err := s.queueResults(r, p, now, scope)
+	if err != nil {
+		return err
+	}
+	if wantsFragment(r) {
+		// A filter change or a pager click: only the list is swapped, so skip the counts.
+		return s.render(w, r, http.StatusOK, nil, views.QueueResults(results))
+	}
+	counts, err := s.queueCounts(r, now, scope)
+	if err != nil {
+		return err
+	}
+	courses, err := s.store.CourseList(r.Context(), scope)
+	if err != nil {
+		return err
+	}
+	vm := views.QueueVM{
+		Page:    s.page(r, "Registrations"),
+		Counts:  counts,
+		Filter:  queueFilterVM(p, courses),
+		Results: results,
+	}
+	return s.render(w, r, http.StatusOK, views.QueuePage(vm), views.QueueResults(results))
+}
+
+// queueCountsShow is the counts panel alone, for its refresh: GET /queue/counts.
+func (s *Server) queueCountsShow(w http.ResponseWriter, r *http.Request) error {
+	counts, err := s.queueCounts(r, s.clock(), s.courseScope(r))
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, nil, views.QueueCounts(counts))
+}
+
+func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, scope []string) (views.QueueResultsVM, error) {
+	rows, next, err := s.store.RegistrationList(r.Context(), now, p.filter(scope), p.after, queuePageSize)
+	if err != nil {
+		return views.QueueResultsVM{}, err
+	}
+	base := p.values()
+	vm := views.QueueResultsVM{
+		IsFirst:   p.after == nil,
+		FirstURL:  "/?" + base.Encode(),
+		PageLimit: queuePageSize,
+	}
+	if next != nil {
+		nv := p.values()
+		nv.Set("after", formatCursor(*next))
+		vm.NextURL = "/?" + nv.Encode()
+	}
+	for _, row := range rows {
+		vm.Rows = append(vm.Rows, queueRowVM(row, now))
+	}
+	what := "registrations"
+	if p.needsAdmin {
+		what = "registrations that need admin"
+	}
+	switch {
+	case len(rows) == 0 && p.needsAdmin && len(base) == 1:
+		vm.Empty = "Nothing needs admin right now."
+	case len(rows) == 0:
+		vm.Empty = "No registration matches these filters."
+	default:
+		vm.Summary = fmt.Sprintf("Showing %d %s, most recent activity first.", len(rows), what)
+		if next != nil {
+			vm.Summary = fmt.Sprintf("Showing %d %s, most recent activity first; more on the next page.", len(rows), what)
+		}
+	}
+	return vm, nil
+}
+
+func queueRowVM(row store.RegistrationListRow, now time.Time) views.QueueRowVM {
+	st := schedule.Classify(row.Facts(), now)
+	vm := views.QueueRowVM{
+		ID:               row.ID,
+		URL:              "/registrations/" + row.ID,
+		State:            string(row.State),
+		StateLabel:       row.State.Label(),
+		Phase:            string(st.Phase),
+		PhaseLabel:       st.Phase.Label(),
+		PhaseExplanation: st.Phase.Explanation(),
+		StudentName:      row.StudentName,
+		StudentNumber:    deref(row.StudentNumber),
+		StudentEmail:     row.StudentEmail,
+		Course:           row.CourseName,
+		Module:           row.ModuleName,
+		CourseCode:       deref(row.UhCourseCode),
+		ErrorCode:        string(row.ErrorCode),
+		NextCheck:        views.NewWhen(st.NextCheckAt, now),
+		Escalates:        views.NewWhen(st.EscalatesAt, now),
+		LastActivity:     views.NewWhen(&row.UpdatedAt, now),
+		NeedsAdmin:       st.NeedsAdmin,
+		Reasons:          reasonVMs(st, row.Facts().DismissedReasons),
+	}
+	if row.AttemptNumber > 1 {
+		vm.Attempt = fmt.Sprintf("attempt %d", row.AttemptNumber)
+	}
+	return vm
+}
+
+func reasonVMs(st schedule.Status, dismissed []schedule.Reason) []views.ReasonVM {
+	out := make([]views.ReasonVM, 0, len(st.Reasons))
+	for _, r := range st.Reasons {
+		out = append(out, views.ReasonVM{
+			Key:         string(r),
+			Label:       r.Label(),
+			Explanation: r.Explanation(),
+			Late:        !r.Escalates(),
+			Dismissed:   slices.Contains(dismissed, r),
+		})
+	}
+	return out
+}
+
+func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (views.CountsVM, error) {
+	c, err := s.store.RegistrationCountsGet(r.Context(), now, scope)
+	if err != nil {
+		return views.CountsVM{}, err
+	}
+	link := func(kv ...string) string {
+		v := url.Values{}
+		for i := 0; i+1 < len(kv); i += 2 {
+			v.Set(kv[i], kv[i+1])
+		}
+		return "/?" + v.Encode()
+	}
+	vm := views.CountsVM{
+		NeedsAdmin: views.CountItem{
+			Key: "needs_admin", Label: "Needs admin", N: views.Count(c.NeedsAdmin), Zero: c.NeedsAdmin == 0,
+			URL:         link("show", "needs_admin"),
+			Explanation: "Rows with a reason for a person to act that nobody has dismissed.",
+		},
+		Dismissed:  views.CountItem{Key: "dismissed", N: views.Count(c.Dismissed), Zero: c.Dismissed == 0},
+		RefreshURL: "/queue/counts",
+		AsOf:       views.Clock(now),
+	}
+	for _, reason := range schedule.Reasons() {
+		n := c.Reasons[reason]
+		show := "needs_admin"
+		if !reason.Escalates() {
+			show = "all"
+		}
+		tone := "bad"
+		if !reason.Escalates() {
+			tone = "late"
+		}
+		vm.Reasons = append(vm.Reasons, views.CountItem{
+			Key: string(reason), Label: reason.Label(), Explanation: reason.Explanation(),
+			N: views.Count(n), Zero: n == 0, URL: link("show", show, "reason", string(reason)), Tone: tone,
+		})
+	}
+	for _, phase := range schedule.Phases() {
+		n := c.Phases[phase]
+		vm.Phases = append(vm.Phases, views.CountItem{
+			Key: string(phase), Label: phase.Label(), Explanation: phase.Explanation(),
+			N: views.Count(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
+		})
+	}
+	if scope != nil {
+		vm.ScopeNote = "Only your courses are counted."
+	}
+	return vm, nil
+}
+
+func queueFilterVM(p queueParams, courses []store.Course) views.QueueFilterVM {
+	vm := views.QueueFilterVM{Action: "/", NeedsAdmin: p.needsAdmin, Search: p.search, ClearURL: "/?show=all"}
+	for _, x := range schedule.Phases() {
+		vm.Phases = append(vm.Phases, views.Option{Value: string(x), Label: x.Label(), Selected: slices.Contains(p.phases, x)})
+	}
+	for _, x := range schedule.Reasons() {
+		vm.Reasons = append(vm.Reasons, views.Option{Value: string(x), Label: x.Label(), Selected: slices.Contains(p.reasons, x)})
+	}
+	for _, x := range schedule.States() {
+		vm.States = append(vm.States, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.states, x)})
+	}
+	for _, c := range courses {
+		vm.Courses = append(vm.Courses, views.Option{Value: c.ID, Label: c.Name, Selected: slices.Contains(p.courses, c.ID)})
+	}
+	for _, x := range schedule.ErrorCodes() {
+		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.errorCodes, x)})
+	}
+	return vm
+}
+
+// courseScope returns the courses this request may see; nil means all. Accounts and roles narrow
+// it; until then every request sees everything.
+func (s *Server) courseScope(r *http.Request) []string { return nil }
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

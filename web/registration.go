@@ -1,0 +1,233 @@
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// registrationShow is a registration's page: GET /registrations/{id}.
+func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if !store.IsUUID(id) {
+		return errNotFound
+	}
+	reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
+	if err != nil {
+		return err
+	}
+	events, err := s.store.EventListByRegistration(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	attempts, err := s.store.RegistrationAttemptList(r.Context(), reg.CourseModuleCompletionID)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	vm := views.RegistrationVM{
+		Page:   s.page(r, reg.StudentName+" · "+reg.CourseName),
+		ID:     reg.ID,
+		Header: registrationHeaderVM(reg, now),
+		Facts:  registrationFacts(reg, now),
+		Events: eventVMs(events, now),
+	}
+	for _, a := range attempts {
+		vm.Attempts = append(vm.Attempts, views.AttemptVM{
+			Label:   fmt.Sprintf("Attempt %d", a.AttemptNumber),
+			URL:     "/registrations/" + a.ID,
+			State:   string(a.State),
+			When:    views.NewWhen(&a.CreatedAt, now),
+			Current: a.ID == reg.ID,
+		})
+	}
+	return s.render(w, r, http.StatusOK, views.RegistrationPage(vm), nil)
+}
+
+func registrationHeaderVM(reg store.Registration, now time.Time) views.RegistrationHeaderVM {
+	facts := reg.Facts()
+	st := schedule.Classify(facts, now)
+	h := views.RegistrationHeaderVM{
+		StudentName:      reg.StudentName,
+		StudentNumber:    deref(reg.StudentNumber),
+		StudentEmail:     reg.StudentEmail,
+		Course:           reg.CourseName,
+		Module:           reg.ModuleName,
+		CourseCode:       deref(reg.UhCourseCode),
+		State:            string(reg.State),
+		StateLabel:       reg.State.Label(),
+		StateExplanation: reg.State.Explanation(),
+		Phase:            string(st.Phase),
+		PhaseLabel:       st.Phase.Label(),
+		PhaseExplanation: st.Phase.Explanation(),
+		NeedsAdmin:       st.NeedsAdmin,
+		Dismissed:        st.Dismissed,
+		Reasons:          reasonVMs(st, facts.DismissedReasons),
+		NextCheck:        views.NewWhen(st.NextCheckAt, now),
+		Escalates:        views.NewWhen(st.EscalatesAt, now),
+		ErrorCode:        string(reg.ErrorCode),
+		ErrorMessage:     deref(reg.ErrorMessage),
+	}
+	if reg.ErrorCode != "" {
+		h.ErrorLabel = reg.ErrorCode.Explanation()
+	}
+	if reg.SupersededByID != nil {
+		h.Superseded = "A later attempt replaced this one; act on the later attempt."
+	}
+	return h
+}
+
+func timeFact(label string, t *time.Time, now time.Time) views.Fact {
+	if t == nil {
+		return views.Fact{Label: label, Value: "—"}
+	}
+	w := views.NewWhen(t, now)
+	return views.Fact{Label: label, Value: w.Abs + " (" + w.Rel + ")", Title: w.ISO}
+}
+
+func strFact(label string, v *string, mono bool) views.Fact {
+	if v == nil || *v == "" {
+		return views.Fact{Label: label, Value: "—"}
+	}
+	return views.Fact{Label: label, Value: *v, Mono: mono}
+}
+
+func registrationFacts(reg store.Registration, now time.Time) []views.FactGroup {
+	credits := "—"
+	if reg.Credits != nil {
+		credits = strconv.FormatFloat(float64(*reg.Credits), 'f', -1, 32)
+	}
+	attained := "—"
+	if reg.AttainedAt != nil {
+		attained = reg.AttainedAt.In(views.Helsinki).Format("2006-01-02")
+	}
+	realisation := ""
+	if n := reg.SelectedEnrolmentRealisationName; n != nil {
+		realisation = firstNonEmpty(n["en"], n["fi"], n["sv"])
+	}
+	return []views.FactGroup{
+		{Title: "What was sent to Sisu (frozen payload)", Facts: []views.Fact{
+			strFact("Student number", reg.FrozenStudentNumber, true),
+			strFact("Sisu person", reg.SisuPersonID, true),
+			strFact("Course code", reg.FrozenCourseCode, true),
+			strFact("Enrolment", reg.SelectedEnrolmentID, true),
+			strFact("Enrolment kind", reg.SelectedEnrolmentKind, false),
+			{Label: "Realisation", Value: firstNonEmpty(realisation, "—")},
+			{Label: "Attainment date", Value: attained, Title: "The Helsinki date of attained_at, which Sisu records"},
+			strFact("Grade scale", reg.GradeScaleID, true),
+			strFact("Grade", reg.GradeID, true),
+			{Label: "Credits", Value: credits},
+			strFact("Language", reg.AttainmentLanguage, false),
+		}},
+		{Title: "Suotar and Sisu", Facts: []views.Fact{
+			strFact("Submitted attainment", reg.SubmittedAttempt, true),
+			strFact("Submitted type", reg.SubmittedAttainmentType, false),
+			strFact("Sisu attainment", reg.SisuAttainmentID, true),
+			strFact("Sisu type", reg.SisuAttainmentType, false),
+			timeFact("Submitted", reg.SubmittedAt, now),
+			timeFact("Partly registered since", reg.PartiallyRegisteredAt, now),
+			timeFact("Do not resend before", reg.ResubmitNotBefore, now),
+			timeFact("Registered", reg.RegisteredAt, now),
+		}},
+		{Title: "Pipeline bookkeeping", Facts: []views.Fact{
+			{Label: "Attempt", Value: strconv.Itoa(int(reg.AttemptNumber))},
+			timeFact("In this state since", &reg.StateChangedAt, now),
+			timeFact("Last touched", &reg.StateEnteredAt, now),
+			timeFact("Next attempt", &reg.NextAttemptAt, now),
+			timeFact("Last attempt", reg.LastAttemptAt, now),
+			timeFact("First failure", reg.FirstFailedAt, now),
+			{Label: "Failed submits", Value: strconv.Itoa(int(reg.SubmitRetryCount))},
+			{Label: "Verify polls", Value: strconv.Itoa(int(reg.VerifyAttemptCount))},
+			{Label: "Lost by Suotar", Value: strconv.Itoa(int(reg.NotRegisteredReimportCount)), Title: "notRegistered answers that sent the row back to import"},
+			{Label: "Pipeline flag", Value: yesNo(reg.NeedsAdminAttention)},
+			timeFact("Created", &reg.CreatedAt, now),
+			{Label: "Row id", Value: reg.ID, Mono: true},
+		}},
+	}
+}
+
+func eventVMs(events []store.Event, now time.Time) []views.EventVM {
+	out := make([]views.EventVM, 0, len(events))
+	for _, e := range events {
+		vm := views.EventVM{
+			When:    views.NewWhen(&e.CreatedAt, now),
+			Kind:    e.Kind,
+			Title:   eventTitle(e),
+			Actor:   deref(e.ActorName),
+			Message: deref(e.Message),
+		}
+		if len(e.Details) > 0 && string(e.Details) != "null" {
+			var buf bytes.Buffer
+			if json.Indent(&buf, e.Details, "", "  ") == nil {
+				vm.Detail = buf.String()
+			}
+		}
+		out = append(out, vm)
+	}
+	return out
+}
+
+func eventTitle(e store.Event) string {
+	move := ""
+	switch {
+	case e.FromState != nil && e.ToState != nil && *e.FromState != *e.ToState:
+		move = *e.FromState + " → " + *e.ToState
+	case e.ToState != nil:
+		move = *e.ToState
+	}
+	var parts []string
+	switch e.Kind {
+	case "created":
+		parts = append(parts, "Created")
+	case "state_changed":
+		parts = append(parts, "State changed")
+	case "suotar_response":
+		parts = append(parts, "Suotar answered")
+		if e.SuotarEndpoint != nil {
+			parts = append(parts, "("+*e.SuotarEndpoint+")")
+		}
+	case "retry_scheduled":
+		parts = append(parts, "Retry scheduled")
+	case "admin_action":
+		parts = append(parts, "Hand action")
+	case "student_action":
+		parts = append(parts, "Student action")
+	case "cancelled":
+		parts = append(parts, "Cancelled")
+	case "sisu_lookup":
+		parts = append(parts, "Looked up in Sisu")
+	default:
+		parts = append(parts, e.Kind)
+	}
+	if move != "" {
+		parts = append(parts, "·", move)
+	}
+	if e.ErrorCode != nil {
+		parts = append(parts, "·", *e.ErrorCode)
+	}
+	return strings.Join(parts, " ")
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "raised"
+	}
+	return "not raised"
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,296 @@
+package web_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"regdesk/store"
+	"regdesk/store/storetest"
+	"regdesk/web"
+)
+
+// testNow is the fixed clock of every handler test.
+var testNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+type testBundle struct {
+	store  *store.Store
+	server *httptest.Server
+	course storetest.Course
+	anna   storetest.Student
+	// ids of the fixture rows, by what they show.
+	uncertainOverdue, dense, settled, permanent string
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// setup starts regdesk on a fresh database holding a handful of rows in known places.
+func setup(t *testing.T) *testBundle {
+	t.Helper()
+	st := storetest.New(t)
+	b := &testBundle{store: st}
+	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
+	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: "014979622"})
+	other := storetest.AddStudent(t, st, storetest.Student{FirstName: "Ben", LastName: "Okafor", Email: "ben@example.invalid", StudentNumber: "015448314"})
+	b.uncertainOverdue = storetest.AddRegistration(t, st, storetest.Registration{
+		Student: b.anna, Course: b.course, State: "submission_uncertain", ErrorCode: "sisu_timeout",
+		SubmittedAt: ptr(testNow.Add(-30 * time.Hour)), StateChangedAt: testNow.Add(-30 * time.Hour),
+		NextAttemptAt: testNow.Add(2 * time.Hour), StudentNumber: "014979622", GradeScaleID: "sis-0-5", GradeID: "4", Credits: 5,
+	})
+	b.dense = storetest.AddRegistration(t, st, storetest.Registration{
+		Student: other, Course: b.course, State: "awaiting_verification",
+		SubmittedAt: ptr(testNow.Add(-6 * time.Hour)), StateChangedAt: testNow.Add(-6 * time.Hour),
+		NextAttemptAt: testNow.Add(20 * time.Minute), StudentNumber: "015448314", SubmittedAttainmentID: "hy-kur-1",
+	})
+	b.settled = storetest.AddRegistration(t, st, storetest.Registration{
+		Student: other, Course: b.course, State: "registered", StateChangedAt: testNow.Add(-50 * time.Hour),
+		SisuAttainmentID: "otm-1",
+	})
+	b.permanent = storetest.AddRegistration(t, st, storetest.Registration{
+		Student: b.anna, Course: b.course, State: "failed_permanent", ErrorCode: "course_not_allowed",
+		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-3 * time.Hour),
+	})
+	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }})
+	b.server = httptest.NewServer(srv.Routes())
+	t.Cleanup(b.server.Close)
+	return b
+}
+
+// get fetches path, with htmx's request headers when htmx is true.
+func (b *testBundle) get(t *testing.T, path string, htmx bool) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("HX-Target", "queue-results")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, string(body)
+}
+
+func TestQueueShowsWhatNeedsAdminByDefault(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	resp, body := b.get(t, "/", false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET / = %d, want 200", resp.StatusCode)
+	}
+	for _, id := range []string{b.uncertainOverdue, b.permanent} {
+		if !strings.Contains(body, `data-id="`+id+`"`) {
+			t.Errorf("GET / does not list row %s, which needs admin", id)
+		}
+	}
+	for _, id := range []string{b.dense, b.settled} {
+		if strings.Contains(body, `data-id="`+id+`"`) {
+			t.Errorf("GET / lists row %s, which needs no admin", id)
+		}
+	}
+	if !strings.Contains(body, `data-testid="count-needs_admin" data-count="2"`) {
+		t.Errorf("GET / does not count 2 rows needing admin")
+	}
+	if !strings.Contains(body, `data-testid="count-uncertain_overdue" data-count="1"`) {
+		t.Errorf("GET / does not count the overdue uncertain row under its reason")
+	}
+}
+
+func TestQueueFilterByPhaseSwapsOnlyTheList(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	resp, body := b.get(t, "/?show=all&phase=dense_window", true)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status = %d, want 200", resp.StatusCode)
+	}
+	if got := resp.Header.Get("Vary"); !strings.Contains(got, "HX-Request") {
+		t.Errorf("Vary = %q, want it to name HX-Request", got)
+	}
+	if strings.Contains(body, "<html") {
+		t.Errorf("an htmx filter request got a full page, want the list fragment")
+	}
+	if !strings.Contains(body, `data-id="`+b.dense+`" data-state="awaiting_verification" data-phase="dense_window"`) {
+		t.Errorf("the dense-window row is missing from the fragment:\n%s", body)
+	}
+	if strings.Contains(body, `data-id="`+b.uncertainOverdue+`"`) {
+		t.Errorf("the fragment lists a row outside the dense window")
+	}
+
+	_, page := b.get(t, "/?show=all&phase=dense_window", false)
+	if !strings.Contains(page, "<html") {
+		t.Errorf("a navigation got a fragment, want the full page")
+	}
+}
+
+func TestQueueSearchFindsStudentsIgnoringAccentsAndCase(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	_, body := b.get(t, "/?show=all&q="+url.QueryEscape("AIJALA"), true)
+	if !strings.Contains(body, `data-id="`+b.uncertainOverdue+`"`) || !strings.Contains(body, `data-id="`+b.permanent+`"`) {
+		t.Errorf("searching AIJALA does not find Anna Äijälä's rows")
+	}
+	if strings.Contains(body, `data-id="`+b.dense+`"`) {
+		t.Errorf("searching AIJALA finds another student's row")
+	}
+	_, body = b.get(t, "/?show=all&q=015448314", true)
+	if !strings.Contains(body, `data-id="`+b.dense+`"`) || strings.Contains(body, `data-id="`+b.permanent+`"`) {
+		t.Errorf("searching by student number does not find exactly that student's rows")
+	}
+}
+
+func TestQueueRefusesUnknownFilterValuesClearly(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	for _, path := range []string{"/?phase=soon", "/?state=lost", "/?course=TKT", "/?after=garbage", "/?show=mine", "/?reason=%27;DROP"} {
+		resp, body := b.get(t, path, false)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET %s = %d, want 400", path, resp.StatusCode)
+		}
+		if !strings.Contains(body, `data-testid="error-page"`) {
+			t.Errorf("GET %s did not render the error page", path)
+		}
+		if strings.Contains(strings.ToLower(body), "sql") || strings.Contains(body, "pgx") {
+			t.Errorf("GET %s leaks internals: %s", path, body)
+		}
+	}
+}
+
+func TestQueuePagesByKeyset(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 55 {
+		storetest.AddRegistration(t, b.store, storetest.Registration{
+			Student: b.anna, Course: b.course, State: "registered",
+			StateChangedAt: testNow.Add(-time.Duration(i+100) * time.Minute),
+		})
+	}
+
+	_, first := b.get(t, "/?show=all&state=registered", true)
+	if got := strings.Count(first, `data-testid="registration-row"`); got != 50 {
+		t.Fatalf("first page has %d rows, want 50", got)
+	}
+	i := strings.Index(first, `data-testid="next-page"`)
+	if i < 0 {
+		t.Fatal("first page has no next-page link")
+	}
+	href := first[strings.LastIndex(first[:i], `href="`)+6:]
+	href = strings.ReplaceAll(href[:strings.Index(href, `"`)], "&amp;", "&")
+	_, second := b.get(t, href, true)
+	if got := strings.Count(second, `data-testid="registration-row"`); got != 6 {
+		t.Errorf("second page has %d rows, want the remaining 6", got)
+	}
+	if strings.Contains(second, `data-testid="next-page"`) {
+		t.Errorf("the last page offers a next page")
+	}
+}
+
+func TestRegistrationPage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	resp, body := b.get(t, "/registrations/"+b.uncertainOverdue, false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status = %d, want 200", resp.StatusCode)
+	}
+	for _, want := range []string{`data-testid="registration"`, `data-state="submission_uncertain"`, "Anna Äijälä", "TKT10002", `data-kind="created"`, `data-testid="needs-admin"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("registration page lacks %s", want)
+		}
+	}
+	if got := resp.Header.Get("Cache-Control"); got != "no-store" {
+		t.Errorf("Cache-Control = %q, want no-store on a page with personal data", got)
+	}
+
+	for _, path := range []string{"/registrations/" + storetest.NewID(), "/registrations/not-a-uuid", "/nowhere"} {
+		resp, body := b.get(t, path, false)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", path, resp.StatusCode)
+		}
+		if !strings.Contains(body, `data-testid="request-id"`) {
+			t.Errorf("GET %s: the error page shows no request id", path)
+		}
+	}
+}
+
+func TestErrorsInSwapsGoToTheFlash(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	resp, body := b.get(t, "/?phase=soon", true)
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status = %d, want 400", resp.StatusCode)
+	}
+	if got := resp.Header.Get("HX-Retarget"); got != "#flash" {
+		t.Errorf("HX-Retarget = %q, want #flash", got)
+	}
+	if !strings.Contains(body, `data-testid="error-flash"`) || strings.Contains(body, "<html") {
+		t.Errorf("want only the error flash, got:\n%s", body)
+	}
+	if !strings.Contains(body, "soon") {
+		t.Errorf("the message does not name the bad value")
+	}
+}
+
+func TestEveryAnswerCarriesTheSecurityHeaders(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	for _, path := range []string{"/", "/nowhere", "/healthz", "/favicon.ico"} {
+		resp, _ := b.get(t, path, false)
+		h := resp.Header
+		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe") {
+			t.Errorf("GET %s: Content-Security-Policy = %q", path, csp)
+		}
+		if got := h.Get("X-Content-Type-Options"); got != "nosniff" {
+			t.Errorf("GET %s: X-Content-Type-Options = %q", path, got)
+		}
+		if got := h.Get("Referrer-Policy"); got == "" {
+			t.Errorf("GET %s: no Referrer-Policy", path)
+		}
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	resp, body := b.get(t, "/healthz", false)
+	if resp.StatusCode != http.StatusOK || strings.TrimSpace(body) != "ok" {
+		t.Errorf("GET /healthz = %d %q, want 200 ok", resp.StatusCode, body)
+	}
+}
+
+func TestStaticAssetsAreHashedAndImmutable(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, page := b.get(t, "/", false)
+	i := strings.Index(page, `/static/`)
+	if i < 0 {
+		t.Fatal("the page links no static asset")
+	}
+	path := page[i:]
+	path = path[:strings.IndexByte(path, '"')]
+	resp, _ := b.get(t, path, false)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+		t.Errorf("GET %s = %d, Cache-Control %q", path, resp.StatusCode, resp.Header.Get("Cache-Control"))
+	}
+	stale := strings.Replace(path, "/static/", "/static/0000000000", 1)
+	if resp, _ := b.get(t, stale, false); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("a stale hash got %d, want 404", resp.StatusCode)
+	}
+}
