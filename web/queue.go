@@ -362,9 +362,9 @@ func queueFilterVM(p queueParams, courses []store.Course) views.QueueFilterVM {
 	return vm
 }
 
-// courseScope returns the courses this request may see; nil means all. Accounts and roles narrow
-// it; until then every request sees everything.
-func (s *Server) courseScope(r *http.Request) []string { return nil }
+// courseScope returns the courses this request may see; nil means all. A teacher's reach is the
+// courses they teach.
+func (s *Server) courseScope(r *http.Request) []string { return actorFrom(r.Context()).Scope() }
 
 func deref(p *string) string {
 	if p == nil {

@@ -1,0 +1,54 @@
+package web
+
+import (
+	"context"
+	"slices"
+)
+
+// Role is what a signed-in person may do.
+type Role string
+
+// The roles. Admins do everything, support staff triage and act, teachers read their courses.
+const (
+	RoleAdmin   Role = "admin"
+	RoleSupport Role = "support"
+	RoleTeacher Role = "teacher"
+)
+
+// Actor is the person a request acts for: who is recorded on every change they make.
+type Actor struct {
+	ID    string
+	Name  string
+	Email string
+	Role  Role
+	// CourseIDs are the courses a teacher teaches; empty for other roles.
+	CourseIDs []string
+}
+
+// CanAct reports whether the actor may change registrations (every hand action, lookups).
+func (a *Actor) CanAct() bool { return a != nil && (a.Role == RoleAdmin || a.Role == RoleSupport) }
+
+// Scope returns the courses the actor may see, or nil for all of them.
+func (a *Actor) Scope() []string {
+	if a == nil || a.Role != RoleTeacher {
+		return nil
+	}
+	// A teacher of no course sees nothing, not everything: a non-nil empty scope.
+	return append([]string{}, a.CourseIDs...)
+}
+
+// Teaches reports whether a teacher teaches the course.
+func (a *Actor) Teaches(courseID string) bool { return slices.Contains(a.CourseIDs, courseID) }
+
+const actorKey ctxKey = iota + 100
+
+// withActor returns ctx carrying a.
+func withActor(ctx context.Context, a *Actor) context.Context {
+	return context.WithValue(ctx, actorKey, a)
+}
+
+// actorFrom returns the signed-in person, or nil for an anonymous request.
+func actorFrom(ctx context.Context) *Actor {
+	a, _ := ctx.Value(actorKey).(*Actor)
+	return a
+}
