@@ -7,6 +7,7 @@ import (
 
 // Row holds the facts of one ledger row that classification reads.
 type Row struct {
+	// State is the row's credit_registration_state.
 	State State
 	// ErrorCode is "" when the column is NULL.
 	ErrorCode ErrorCode
@@ -44,7 +45,9 @@ type Row struct {
 
 // Status is where a row stands at an instant, as Classify sees it.
 type Status struct {
-	// Phase is the row's phase.
+	// Phase is the row's phase; for a state this package does not know yet,
+	// the state's raw value, so the row shows as what it is rather than under
+	// a wrong phase.
 	Phase Phase
 	// Reasons holds every reason that applies now, in Reasons() order; nil
 	// when none does.
