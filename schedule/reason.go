@@ -38,7 +38,7 @@ const (
 	// alone never makes a row need an admin.
 	ReasonRunningLate Reason = "running_late"
 	// ReasonFlaggedByPipeline is the pipeline's needs_admin_attention flag
-	// when no other reason explains it.
+	// when no other escalating reason explains it.
 	ReasonFlaggedByPipeline Reason = "flagged_by_pipeline"
 )
 

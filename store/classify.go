@@ -111,7 +111,7 @@ func statesOfPhase(p schedule.Phase) []schedule.State {
 }
 
 // reasonConditions are the conditions of schedule's reasons, except flagged_by_pipeline, which
-// is "the flag is up and nothing else applies". Each is evaluated on attention candidates only.
+// is "the flag is up and no other escalating reason applies". Each is evaluated on attention candidates only.
 var reasonConditions = []struct {
 	reason schedule.Reason
 	cond   string
@@ -158,7 +158,9 @@ var sqlReasons = func() string {
 	var cases, others []string
 	for _, rc := range reasonConditions {
 		cases = append(cases, `CASE WHEN `+rc.cond+` THEN '`+string(rc.reason)+`' END`)
-		others = append(others, `(`+rc.cond+`)`)
+		if rc.reason.Escalates() {
+			others = append(others, `(`+rc.cond+`)`)
+		}
 	}
 	flagged := `CASE WHEN cr.needs_admin_attention AND NOT coalesce(` + strings.Join(others, ` OR `) + `, false) THEN '` +
 		string(schedule.ReasonFlaggedByPipeline) + `' END`
