@@ -119,18 +119,16 @@ func personPhrase(e AlertEvent) string {
 	if who == "" {
 		who = "someone"
 	}
-	switch e.ToState {
-	case "":
-	case StateReadyToSubmit:
-		return who + " resubmitted it"
-	case StateCancelled:
-		return who + " cancelled it"
-	case StateRegistered, StateDuplicate:
-		return who + " marked it registered in Sisu"
-	default:
-		if e.ToState != e.FromState {
-			return who + " moved it to “" + StudentStatusOf(Row{State: e.ToState}, Preconditions{}).Label() + "”"
+	if e.ToState != "" && e.ToState != e.FromState {
+		switch e.ToState {
+		case StateReadyToSubmit:
+			return who + " resubmitted it"
+		case StateCancelled:
+			return who + " cancelled it"
+		case StateRegistered, StateDuplicate:
+			return who + " marked it registered in Sisu"
 		}
+		return who + " moved it to “" + StudentStatusOf(Row{State: e.ToState}, Preconditions{}).Label() + "”"
 	}
 	switch e.Action {
 	case "force_recheck", "retry_item":

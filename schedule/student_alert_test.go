@@ -60,7 +60,7 @@ func TestSinceAlert(t *testing.T) {
 			[]schedule.AlertEvent{
 				{At: at(20 * time.Minute), ByPerson: true, Actor: "Anna", Action: "transition_item", FromState: schedule.StateMisregistered, ToState: schedule.StateReadyToSubmit},
 				{At: at(21 * time.Minute), ByPerson: true, Actor: "Anna", Action: "transition_item", FromState: schedule.StateReadyToSubmit, ToState: schedule.StateCancelled},
-				{At: at(22 * time.Minute), ByPerson: true, Actor: "Anna", Action: "dismiss_attention"},
+				{At: at(22 * time.Minute), ByPerson: true, Actor: "Anna", Action: "dismiss_attention", FromState: schedule.StateCancelled, ToState: schedule.StateCancelled},
 				{At: at(23 * time.Minute), ByPerson: true, Actor: "Anna", Action: "transition_item", FromState: schedule.StateCancelled, ToState: schedule.StateNoUsableEnrolment},
 			},
 			schedule.StudentView(row(schedule.StateNoUsableEnrolment), allMet, t0.Add(time.Hour)),
