@@ -1,0 +1,430 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// The student and course pages' reads. Every one takes a course scope: nil is every course; a
+// teacher's scope (their course ids) reaches only students with a registration in one of those
+// courses, and only those courses' registrations.
+
+// sqlInScope is true for a ledger row "cr" in the scope $n (a uuid[] or NULL for all).
+func sqlInScope(n int) string {
+	return fmt.Sprintf(`($%[1]d::uuid[] IS NULL OR cr.course_id = ANY($%[1]d::uuid[]))`, n)
+}
+
+// sqlStudentInScope is true for a student "s" with a live registration in the scope $n.
+func sqlStudentInScope(n int) string {
+	return fmt.Sprintf(`($%[1]d::uuid[] IS NULL OR EXISTS (SELECT 1 FROM credit_registrations cr
+    WHERE cr.user_id = s.id AND cr.deleted_at IS NULL AND cr.course_id = ANY($%[1]d::uuid[])))`, n)
+}
+
+// likeEscaper makes LIKE's wildcards and escape character literal.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// StudentSearchRow is one student found by the search box.
+type StudentSearchRow struct {
+	ID            string  `db:"id"`
+	Name          string  `db:"name"`
+	Email         string  `db:"email"`
+	StudentNumber *string `db:"student_number"`
+	// RegistrationCount counts the student's registrations in scope, superseded attempts too: the
+	// rows their page lists.
+	RegistrationCount int64 `db:"registration_count"`
+}
+
+// searchMinChars is the shortest text the trigram index can look up: shorter words would scan
+// every student.
+const searchMinChars = 3
+
+// studentSearchSQL builds the search for folded (the query's words, folded as search_text is)
+// with $1 the whole query, $2 the scope and $3 the limit, and returns it with its arguments. Every
+// word must occur in the student's search_text, which holds the student number too;
+// students_search_text_trgm serves that as long as one word has searchMinChars characters. When
+// none has, the words must also occur together as typed ("li wu"), which the index serves if the
+// whole query is that long; a shorter query matches only an exact student number, through the
+// unique number index. The patterns are parameters rather than expressions, so the planner sees
+// them and estimates from the trigram statistics.
+func studentSearchSQL(query string, folded []string, scope []string, limit int) (string, []any) {
+	args := []any{query, scope, limit}
+	arg := func(v string) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	indexed := false
+	for _, w := range folded {
+		indexed = indexed || utf8.RuneCountInString(w) >= searchMinChars
+	}
+	phrase := strings.Join(folded, " ")
+	numberOnly := !indexed && utf8.RuneCountInString(phrase) < searchMinChars
+	var contains, wordStart []string
+	for _, w := range folded {
+		e := likeEscaper.Replace(w)
+		if !numberOnly {
+			contains = append(contains, `s.search_text LIKE `+arg("%"+e+"%"))
+		}
+		wordStart = append(wordStart, `(' ' || s.search_text) LIKE `+arg("% "+e+"%"))
+	}
+	if !indexed && !numberOnly {
+		contains = append(contains, `s.search_text LIKE `+arg("%"+likeEscaper.Replace(phrase)+"%"))
+	}
+	match := strings.Join(contains, " AND ")
+	if numberOnly {
+		match = `s.student_number = $1`
+	}
+	numberPrefix := arg(likeEscaper.Replace(strings.ToLower(query)) + "%")
+	sql := `WITH hits AS (
+  SELECT s.id, s.first_name, s.last_name, s.email, s.student_number,
+    CASE
+      WHEN s.student_number = $1 THEN 0
+      WHEN lower(s.student_number) LIKE ` + numberPrefix + ` THEN 1
+      WHEN ` + strings.Join(wordStart, " AND ") + ` THEN 2
+      ELSE 3
+    END AS rank
+  FROM students s
+  WHERE s.deleted_at IS NULL
+    AND ` + match + `
+    AND ` + sqlStudentInScope(2) + `
+  ORDER BY rank, s.last_name, s.first_name, s.id
+  LIMIT $3
+)
+SELECT h.id::text AS id, h.first_name || ' ' || h.last_name AS name, h.email, h.student_number,
+  (SELECT count(*) FROM credit_registrations cr
+    WHERE cr.user_id = h.id AND cr.deleted_at IS NULL AND ` + sqlInScope(2) + `) AS registration_count
+FROM hits h
+ORDER BY h.rank, h.last_name, h.first_name, h.id`
+	return sql, args
+}
+
+// searchWordsFold folds the query's words in the database, with the function that keeps
+// students.search_text, so both sides compare alike.
+func (q *Queries) searchWordsFold(ctx context.Context, words []string) ([]string, error) {
+	var folded []string
+	if err := q.db.QueryRow(ctx, `SELECT array(SELECT regdesk_fold(w) FROM unnest($1::text[]) WITH ORDINALITY AS t(w, i) ORDER BY i)`, words).Scan(&folded); err != nil {
+		return nil, classify("StudentSearch fold", err)
+	}
+	return folded, nil
+}
+
+// StudentSearch finds up to limit students by student number (exact or prefix) or by part of
+// their name or e-mail, ignoring case and accents ("aijala" finds "Äijälä"). Every word of the
+// query must match. Exact numbers come first, then number prefixes, then students with a word
+// starting with the query, then other matches; ties by name. A query shorter than three
+// characters finds only an exact student number; a blank one finds nobody.
+func (q *Queries) StudentSearch(ctx context.Context, query string, scope []string, limit int) ([]StudentSearchRow, error) {
+	query = strings.TrimSpace(query)
+	words := strings.Fields(query)
+	if len(words) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	folded, err := q.searchWordsFold(ctx, words)
+	if err != nil {
+		return nil, err
+	}
+	sql, args := studentSearchSQL(query, folded, scope, limit)
+	rows, _ := q.db.Query(ctx, sql, args...)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[StudentSearchRow])
+	if err != nil {
+		return nil, classify("StudentSearch", err)
+	}
+	return list, nil
+}
+
+// Student is a student as their page heads it.
+type Student struct {
+	ID            string  `db:"id"`
+	FirstName     string  `db:"first_name"`
+	LastName      string  `db:"last_name"`
+	Email         string  `db:"email"`
+	StudentNumber *string `db:"student_number"`
+}
+
+// Name is the student's full name.
+func (s Student) Name() string { return s.FirstName + " " + s.LastName }
+
+// StudentGet returns the student with the given id, or ErrNotFound: for a deleted student, and,
+// when scope is not nil, for one without a registration in those courses, so a teacher learns
+// nothing about students outside their courses.
+func (q *Queries) StudentGet(ctx context.Context, id string, scope []string) (Student, error) {
+	if !IsUUID(id) {
+		return Student{}, fmt.Errorf("StudentGet %q: %w", id, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT s.id::text AS id, s.first_name, s.last_name, s.email, s.student_number
+FROM students s
+WHERE s.id = $1 AND s.deleted_at IS NULL AND `+sqlStudentInScope(2), id, scope)
+	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Student])
+	if err != nil {
+		return Student{}, classify(fmt.Sprintf("StudentGet %s", id), err)
+	}
+	return s, nil
+}
+
+// CourseGet returns the live course with the given id, or ErrNotFound, also when scope is not nil
+// and does not hold it.
+func (q *Queries) CourseGet(ctx context.Context, id string, scope []string) (Course, error) {
+	if !IsUUID(id) {
+		return Course{}, fmt.Errorf("CourseGet %q: %w", id, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT c.id::text AS id, c.name, c.slug FROM courses c
+WHERE c.id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))`, id, scope)
+	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Course])
+	if err != nil {
+		return Course{}, classify(fmt.Sprintf("CourseGet %s", id), err)
+	}
+	return c, nil
+}
+
+// RegistrationOverview is one registration as the student and course pages show it: what a
+// teacher asks about (course, grade, credits) and what schedule.StudentView reads.
+type RegistrationOverview struct {
+	ID        string    `db:"id"`
+	CreatedAt time.Time `db:"created_at"`
+	UpdatedAt time.Time `db:"updated_at"`
+	RegistrationFacts
+	AttemptNumber  int32      `db:"attempt_number"`
+	StudentID      string     `db:"student_id"`
+	StudentName    string     `db:"student_name"`
+	StudentEmail   string     `db:"student_email"`
+	StudentNumber  *string    `db:"student_number"`
+	CourseID       string     `db:"course_id"`
+	CourseName     string     `db:"course_name"`
+	CourseModuleID string     `db:"course_module_id"`
+	ModuleName     string     `db:"module_name"`
+	UhCourseCode   *string    `db:"uh_course_code"`
+	ErrorMessage   *string    `db:"error_message"`
+	CompletionDate time.Time  `db:"completion_date"`
+	Passed         bool       `db:"passed"`
+	RegisteredAt   *time.Time `db:"registered_at"`
+	// Grade is the frozen payload's Sisu grade once the row has one, else the completion's grade;
+	// nil for a pass/fail completion not yet frozen.
+	Grade *string `db:"grade"`
+	// GradeScaleID is the frozen payload's Sisu grade scale; nil before the payload is frozen.
+	GradeScaleID *string `db:"grade_scale_id"`
+	// Credits are the frozen payload's credits, else the module's.
+	Credits *float32 `db:"credits"`
+	// The credit_registration_preconditions view's columns, and how far the row had got.
+	CompletionDeleted        bool `db:"completion_deleted"`
+	CompletionEligible       bool `db:"completion_eligible"`
+	HasVerifiedStudentNumber bool `db:"has_verified_student_number"`
+	FrozenIdentityStale      bool `db:"frozen_identity_stale"`
+	CourseCodeAllowed        bool `db:"course_code_allowed"`
+	EnrolmentResolved        bool `db:"enrolment_resolved"`
+	Submitted                bool `db:"submitted"`
+	// StudentStatus is the SQL mirror of schedule.StudentStatusOf, which orders and counts rows in
+	// the database; pages take the status from schedule.StudentView.
+	StudentStatus schedule.StudentStatus `db:"student_status"`
+}
+
+// Preconditions returns the row's preconditions as schedule reads them.
+func (r RegistrationOverview) Preconditions() schedule.Preconditions {
+	return schedule.Preconditions{
+		CompletionDeleted:        r.CompletionDeleted,
+		CompletionEligible:       r.CompletionEligible,
+		HasVerifiedStudentNumber: r.HasVerifiedStudentNumber,
+		CourseCodeAllowed:        r.CourseCodeAllowed,
+		EnrolmentResolved:        r.EnrolmentResolved,
+		Submitted:                r.Submitted,
+	}
+}
+
+// sqlStudentStatus mirrors schedule.StudentStatusOf over the ledger row "cr" and its
+// preconditions "p"; TestRegistrationListByCourseMirrorsStudentStatus holds them together.
+const sqlStudentStatus = `CASE
+    WHEN cr.state = 'pending' THEN CASE
+      WHEN p.completion_deleted THEN 'not_registering'
+      WHEN NOT p.completion_eligible THEN 'waiting_for_completion'
+      WHEN NOT p.has_verified_student_number THEN 'needs_student_number'
+      WHEN NOT p.course_code_allowed THEN 'held_for_course_setup'
+      ELSE 'looking_for_enrolment' END
+    WHEN cr.state IN ('ready_to_submit', 'resolving_enrolment', 'checking_enrolment') THEN 'looking_for_enrolment'
+    WHEN cr.state = 'no_usable_enrolment' THEN 'needs_enrolment'
+    WHEN cr.state = 'submitting' THEN 'sending'
+    WHEN cr.state = 'failed_retryable' THEN CASE
+      WHEN cr.selected_enrolment_id IS NOT NULL OR cr.submitted_attainment_id IS NOT NULL THEN 'sending'
+      ELSE 'looking_for_enrolment' END
+    WHEN cr.state IN ('submission_uncertain', 'awaiting_verification') THEN 'waiting_for_sisu'
+    WHEN cr.state = 'partially_registered' THEN 'partly_registered'
+    WHEN cr.state IN ('registered', 'duplicate', 'not_improved') THEN 'registered'
+    WHEN cr.state IN ('misregistered', 'failed_permanent') THEN 'failed'
+    WHEN cr.state IN ('blocked', 'cancelled') THEN 'not_registering'
+    ELSE cr.state::text
+  END`
+
+// courseListOrder is the order of a course's registrations by student-facing status: those the
+// student can act on first, then those a person must fix, then the ones moving by themselves.
+var courseListOrder = []schedule.StudentStatus{
+	schedule.StudentNeedsStudentNumber, schedule.StudentNeedsEnrolment, schedule.StudentWaitingForCompletion,
+	schedule.StudentHeldForCourseSetup, schedule.StudentFailed, schedule.StudentLookingForEnrolment,
+	schedule.StudentSending, schedule.StudentWaitingForSisu, schedule.StudentPartlyRegistered,
+	schedule.StudentRegistered, schedule.StudentNotRegistering,
+}
+
+const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + factsColumns + `,
+  cr.attempt_number, s.id::text AS student_id, s.first_name || ' ' || s.last_name AS student_name,
+  s.email AS student_email, coalesce(s.student_number, cr.student_number) AS student_number,
+  c.id::text AS course_id, c.name AS course_name, m.id::text AS course_module_id, m.name AS module_name,
+  coalesce(cr.uh_course_code, m.uh_course_code) AS uh_course_code, cr.error_message,
+  cmc.completion_date, cmc.passed, cr.registered_at,
+  coalesce(cr.grade_id, cmc.grade::text) AS grade, cr.grade_scale_id,
+  coalesce(cr.credits, m.ects_credits) AS credits,
+  p.completion_deleted, p.completion_eligible, p.has_verified_student_number, p.frozen_identity_stale,
+  p.course_code_allowed, cr.selected_enrolment_id IS NOT NULL AS enrolment_resolved,
+  cr.submitted_attainment_id IS NOT NULL AS submitted,
+  ` + sqlStudentStatus + ` AS student_status`
+
+const overviewFrom = `credit_registrations cr
+  JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
+  JOIN students s ON s.id = cr.user_id
+  JOIN courses c ON c.id = cr.course_id
+  JOIN course_modules m ON m.id = cr.course_module_id
+  JOIN course_module_completions cmc ON cmc.id = cr.course_module_completion_id
+  LEFT JOIN credit_registration_attention_dismissals d
+    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`
+
+// RegistrationListByStudent returns every live registration of the student in scope, superseded
+// attempts too, newest first.
+func (q *Queries) RegistrationListByStudent(ctx context.Context, studentID string, scope []string) ([]RegistrationOverview, error) {
+	if !IsUUID(studentID) {
+		return nil, nil
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumns+`
+FROM `+overviewFrom+`
+WHERE cr.user_id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`
+ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
+	if err != nil {
+		return nil, classify("RegistrationListByStudent", err)
+	}
+	return list, nil
+}
+
+// RegistrationListByCourse returns up to limit of the course's live, unsuperseded registrations
+// (nothing when scope does not hold the course): those a student can act on first, then the rest
+// by student-facing status in the order of courseListOrder, most recently active first within
+// each. RegistrationCountsByStudentStatus counts all of them.
+func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string, scope []string, limit int) ([]RegistrationOverview, error) {
+	if !IsUUID(courseID) || limit <= 0 {
+		return nil, nil
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumns+`
+FROM `+overviewFrom+`
+WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
+ORDER BY coalesce(array_position($3::text[], `+sqlStudentStatus+`), 99), cr.updated_at DESC, cr.id DESC
+LIMIT $4`, courseID, scope, toStrings(courseListOrder), limit)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
+	if err != nil {
+		return nil, classify("RegistrationListByCourse", err)
+	}
+	return list, nil
+}
+
+// RegistrationCountsByStudentStatus counts the course's live, unsuperseded registrations per
+// student-facing status; empty when scope does not hold the course.
+func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseID string, scope []string) (map[schedule.StudentStatus]int64, error) {
+	out := map[schedule.StudentStatus]int64{}
+	if !IsUUID(courseID) {
+		return out, nil
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+sqlStudentStatus+` AS status, count(*)
+FROM credit_registrations cr
+  JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
+WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
+GROUP BY 1`, courseID, scope)
+	type statusCount struct {
+		Status string
+		N      int64
+	}
+	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
+	if err != nil {
+		return nil, classify("RegistrationCountsByStudentStatus", err)
+	}
+	for _, c := range counts {
+		out[schedule.StudentStatus(c.Status)] = c.N
+	}
+	return out, nil
+}
+
+// RegistrationChange is one entry of a registration's history with the hand action behind it, if
+// any: what SinceAlert reads.
+type RegistrationChange struct {
+	At time.Time `db:"at"`
+	// Kind is the history event's kind; "admin_action" for a hand action that left no event.
+	Kind string `db:"kind"`
+	// Action is the hand action (credit_registration_admin_action); nil for the pipeline's events.
+	Action    *string `db:"action"`
+	FromState *string `db:"from_state"`
+	ToState   *string `db:"to_state"`
+	// ActorName is the staff member who acted; nil for the pipeline, or an account that is gone.
+	ActorName *string `db:"actor_name"`
+	// ByPerson is true for a staff member's doing.
+	ByPerson bool `db:"by_person"`
+	// Message is the event's message or the hand action's reason: for support staff only.
+	Message *string `db:"message"`
+}
+
+// AlertEvent returns the change as schedule.SinceAlert reads it.
+func (c RegistrationChange) AlertEvent() schedule.AlertEvent {
+	e := schedule.AlertEvent{At: c.At, ByPerson: c.ByPerson, Action: c.Kind}
+	if c.Action != nil {
+		e.Action = *c.Action
+	}
+	if c.ActorName != nil {
+		e.Actor = *c.ActorName
+	}
+	if c.FromState != nil {
+		e.FromState = schedule.State(*c.FromState)
+	}
+	if c.ToState != nil {
+		e.ToState = schedule.State(*c.ToState)
+	}
+	return e
+}
+
+// EventListSince returns what happened to the registration after since, oldest first: its history
+// events, each with the hand action written in the same transaction (same actor and instant), and
+// hand actions that left no event. A registration outside scope is ErrNotFound.
+func (q *Queries) EventListSince(ctx context.Context, registrationID string, since time.Time, scope []string) ([]RegistrationChange, error) {
+	if !IsUUID(registrationID) {
+		return nil, fmt.Errorf("EventListSince %q: %w", registrationID, ErrNotFound)
+	}
+	var found bool
+	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations cr
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope).Scan(&found)
+	if err != nil {
+		return nil, classify("EventListSince", err)
+	}
+	if !found {
+		return nil, fmt.Errorf("EventListSince %s: %w", registrationID, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT e.created_at AS at, e.kind::text AS kind, aa.action, e.from_state::text AS from_state,
+  e.to_state::text AS to_state, a.name AS actor_name,
+  (e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup')) AS by_person, e.message
+FROM credit_registration_events e
+  LEFT JOIN accounts a ON a.id = e.actor_user_id
+  LEFT JOIN LATERAL (SELECT aa.action::text AS action FROM credit_registration_admin_actions aa
+    WHERE aa.target_kind = 'credit_registration' AND aa.target_id = e.credit_registration_id
+      AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id
+    ORDER BY aa.id LIMIT 1) aa ON true
+WHERE e.credit_registration_id = $1 AND e.created_at > $2
+UNION ALL
+SELECT aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text, a.name, true, aa.reason
+FROM credit_registration_admin_actions aa
+  LEFT JOIN accounts a ON a.id = aa.actor_user_id
+WHERE aa.target_kind = 'credit_registration' AND aa.target_id = $1 AND aa.created_at > $2
+  AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
+    WHERE e.credit_registration_id = aa.target_id AND e.created_at = aa.created_at AND e.actor_user_id = aa.actor_user_id)
+ORDER BY at, kind`, registrationID, since)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
+	if err != nil {
+		return nil, classify("EventListSince", err)
+	}
+	return list, nil
+}

@@ -1,0 +1,30 @@
+package store
+
+import (
+	"context"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// StudentSearchPlanForTest returns the plan of the query StudentSearch runs for query, with
+// sequential scans priced out so the plan shows whether the query can use an index at all (a
+// test database is too small for the planner to want one).
+func (s *Store) StudentSearchPlanForTest(ctx context.Context, query string, scope []string) (string, error) {
+	query = strings.TrimSpace(query)
+	var plan []string
+	err := s.InTx(ctx, func(q *Queries) error {
+		folded, err := q.searchWordsFold(ctx, strings.Fields(query))
+		if err != nil {
+			return err
+		}
+		sql, args := studentSearchSQL(query, folded, scope, 20)
+		if _, err := q.db.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+			return err
+		}
+		rows, _ := q.db.Query(ctx, `EXPLAIN `+sql, args...)
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	return strings.Join(plan, "\n"), err
+}
