@@ -227,12 +227,13 @@ func StudentView(r Row, pre Preconditions, now time.Time) StudentSummary {
 // waitsOn follows domain.md §8.2: a configuration error code waits on the
 // course setup; a row that needs an admin waits on support; anything else by
 // where it stands. Two departures, both so the answer names someone who can
-// act: a finished or superseded row waits on nobody whatever its code, and a
+// act: a finished, written-off or superseded row (registered or not
+// registering) waits on nobody whatever its code, and a
 // submission_uncertain row waits on Sisu until Classify escalates it (after
 // UncertainAdminAfter), because before then regdesk's queue does not list it
 // and support may not resubmit it anyway (SuotarPendingWindow).
 func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
-	if r.Superseded || r.State.IsSuccess() || r.State == StateCancelled || r.State == StateBlocked {
+	if r.Superseded || status == StudentRegistered || status == StudentNotRegistering {
 		return WaitsOnNobody
 	}
 	if r.ErrorCode.Class() == PermanentNeedsConfig {
@@ -250,8 +251,6 @@ func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 		return WaitsOnSisu
 	case StudentFailed:
 		return WaitsOnSupport
-	case StudentRegistered, StudentNotRegistering:
-		return WaitsOnNobody
 	}
 	// A state this package does not know: support can find out what it is.
 	return WaitsOnSupport

@@ -15,6 +15,7 @@ type Situation string
 // The situations. The empty Situation is a registration moving on with
 // nothing to explain.
 const (
+	// SituationNone is a registration with nothing in its way.
 	SituationNone Situation = ""
 	// SituationCompletionNotEligible is a pending row whose completion is
 	// not eligible for credits.
@@ -151,6 +152,7 @@ type StudentAction string
 
 // The student actions. The empty StudentAction is nothing to do.
 const (
+	// StudentActionNone is nothing the student needs to do.
 	StudentActionNone StudentAction = ""
 	// StudentActionCompleteCourse is finishing the course so the completion
 	// becomes eligible.
@@ -206,6 +208,7 @@ type TypicalWait string
 
 // The typical waits.
 const (
+	// TypicalWaitNone is a wait with no typical length to quote.
 	TypicalWaitNone TypicalWait = ""
 	// TypicalWaitSisuConfirms is Sisu showing a sent credit: between about 5
 	// and 29 hours after sending (the verify landing window).
@@ -279,6 +282,10 @@ func situationOf(r Row, pre Preconditions) Situation {
 		return SituationCancelled
 	case StateBlocked:
 		return SituationNoLongerEligible
+	case StatePending:
+		if pre.CompletionDeleted {
+			return SituationCompletionDeleted
+		}
 	}
 	// A configuration code explains the row whatever its state, as it
 	// decides WaitsOn first.
@@ -288,8 +295,6 @@ func situationOf(r Row, pre Preconditions) Situation {
 	switch r.State {
 	case StatePending:
 		switch {
-		case pre.CompletionDeleted:
-			return SituationCompletionDeleted
 		case !pre.CompletionEligible:
 			return SituationCompletionNotEligible
 		case !pre.HasVerifiedStudentNumber:
