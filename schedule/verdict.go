@@ -124,6 +124,9 @@ type Verdict struct {
 	Match *SisuAttainment
 	// Reason says why, and what to do about it.
 	Reason string
+	// Matches are the ids of every attainment that matches, Match among them, in the order given:
+	// a course unit attainment and the assessment item attainment it was built from both match.
+	Matches []string
 	// Conflicts are attainments that look like the submission but differ from it.
 	Conflicts []Conflict
 	// Ours are the ids of attainments tied to the submission by id: the submitted assessment
@@ -198,6 +201,9 @@ func Judge(sub Submission, l Lookup, now time.Time) Verdict {
 		all[i] = judge(sub, &l.Attainments[i], sent, day, slices.Contains(ours, l.Attainments[i].ID))
 	}
 	for _, j := range all {
+		if j.matches() {
+			v.Matches = append(v.Matches, j.a.ID)
+		}
 		if j.related && !j.matches() {
 			v.Conflicts = append(v.Conflicts, Conflict{AttainmentID: j.a.ID, Type: j.a.Type, Differences: j.diffs})
 		}

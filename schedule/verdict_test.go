@@ -63,6 +63,7 @@ func TestJudge(t *testing.T) {
 		now       time.Time
 		want      schedule.VerdictKind
 		match     string   // id of the matching attainment, "" for none
+		matches   []string // ids of every matching attainment, when the case says
 		conflicts []string // ids of the conflicting attainments
 		reason    []string // phrases the reason must hold
 	}{
@@ -76,7 +77,7 @@ func TestJudge(t *testing.T) {
 			name: "CourseUnitPreferredOverAssessmentItemListedFirst",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{
 				att("hy-kur-1", "ai", "4", "2026-11-27", "2026-11-29"), att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30")}},
-			want: schedule.VerdictRegistered, match: "otm-cu",
+			want: schedule.VerdictRegistered, match: "otm-cu", matches: []string{"hy-kur-1", "otm-cu"},
 		},
 		{
 			name:   "OnlyTheAssessmentItem",
@@ -345,6 +346,12 @@ func TestJudge(t *testing.T) {
 			}
 			if gotMatch != tc.match {
 				t.Errorf("Match = %q, want %q", gotMatch, tc.match)
+			}
+			if tc.matches != nil && !slices.Equal(v.Matches, tc.matches) {
+				t.Errorf("Matches = %v, want %v", v.Matches, tc.matches)
+			}
+			if v.Match != nil && !slices.Contains(v.Matches, v.Match.ID) {
+				t.Errorf("Matches = %v lacks Match %s", v.Matches, v.Match.ID)
 			}
 			var gotConflicts []string
 			for _, c := range v.Conflicts {
