@@ -179,14 +179,6 @@ func (a AlertSummary) Sentence(formatTime func(time.Time) string) string {
 	return b.String()
 }
 
-// joinAnd joins phrases as "a, b and c".
-func joinAnd(phrases []string) string {
-	if len(phrases) <= 1 {
-		return strings.Join(phrases, "")
-	}
-	return strings.Join(phrases[:len(phrases)-1], ", ") + " and " + phrases[len(phrases)-1]
-}
-
 // lowerFirst lower-cases a label's first letter so it reads inside a
 // sentence; labels starting with a name (Sisu, Suotar) keep it.
 func lowerFirst(s string) string {
