@@ -280,7 +280,9 @@ func (v LookupVerdict) Explanation() string { return verdicts.explanation(v) }
 
 // FoundMatch reports whether the verdict says Sisu holds a matching
 // attainment.
-func (v LookupVerdict) FoundMatch() bool { return v == VerdictRegistered || v == VerdictPartlyRegistered }
+func (v LookupVerdict) FoundMatch() bool {
+	return v == VerdictRegistered || v == VerdictPartlyRegistered
+}
 
 // Lookup summarises a person's lookup of a row in Sisu.
 type Lookup struct {
