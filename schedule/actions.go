@@ -241,26 +241,26 @@ type LookupVerdict string
 
 // The lookup verdicts.
 const (
-	// VerdictRegistered: Sisu holds a matching course unit attainment.
-	VerdictRegistered LookupVerdict = "registered"
-	// VerdictPartlyRegistered: Sisu holds only a matching assessment item
+	// LookupRegistered: Sisu holds a matching course unit attainment.
+	LookupRegistered LookupVerdict = "registered"
+	// LookupPartlyRegistered: Sisu holds only a matching assessment item
 	// attainment.
-	VerdictPartlyRegistered LookupVerdict = "partly_registered"
-	// VerdictNotInSisu: Sisu holds no matching attainment.
-	VerdictNotInSisu LookupVerdict = "not_in_sisu"
-	// VerdictConflicting: Sisu holds attainments for the course that differ
+	LookupPartlyRegistered LookupVerdict = "partly_registered"
+	// LookupNotInSisu: Sisu holds no matching attainment.
+	LookupNotInSisu LookupVerdict = "not_in_sisu"
+	// LookupConflicting: Sisu holds attainments for the course that differ
 	// from what was sent (another grade or date).
-	VerdictConflicting LookupVerdict = "conflicting"
-	// VerdictCannotTell: the lookup failed or its answer settles nothing.
-	VerdictCannotTell LookupVerdict = "cannot_tell"
+	LookupConflicting LookupVerdict = "conflicting"
+	// LookupCannotTell: the lookup failed or its answer settles nothing.
+	LookupCannotTell LookupVerdict = "cannot_tell"
 )
 
 var verdicts = newEnumTable("lookup verdict",
-	enumEntry[LookupVerdict]{VerdictRegistered, "In Sisu", "Sisu holds a matching course unit attainment."},
-	enumEntry[LookupVerdict]{VerdictPartlyRegistered, "Partly in Sisu", "Sisu holds only a matching assessment item attainment, not yet the course credit."},
-	enumEntry[LookupVerdict]{VerdictNotInSisu, "Not in Sisu", "Sisu holds no matching attainment."},
-	enumEntry[LookupVerdict]{VerdictConflicting, "Conflicting", "Sisu holds attainments for this course that differ from what was sent."},
-	enumEntry[LookupVerdict]{VerdictCannotTell, "Cannot tell", "The lookup could not settle whether Sisu holds the credit."},
+	enumEntry[LookupVerdict]{LookupRegistered, "In Sisu", "Sisu holds a matching course unit attainment."},
+	enumEntry[LookupVerdict]{LookupPartlyRegistered, "Partly in Sisu", "Sisu holds only a matching assessment item attainment, not yet the course credit."},
+	enumEntry[LookupVerdict]{LookupNotInSisu, "Not in Sisu", "Sisu holds no matching attainment."},
+	enumEntry[LookupVerdict]{LookupConflicting, "Conflicting", "Sisu holds attainments for this course that differ from what was sent."},
+	enumEntry[LookupVerdict]{LookupCannotTell, "Cannot tell", "The lookup could not settle whether Sisu holds the credit."},
 )
 
 // LookupVerdicts lists every verdict; the slice is the caller's to keep.
@@ -281,11 +281,11 @@ func (v LookupVerdict) Explanation() string { return verdicts.explanation(v) }
 // FoundMatch reports whether the verdict says Sisu holds a matching
 // attainment.
 func (v LookupVerdict) FoundMatch() bool {
-	return v == VerdictRegistered || v == VerdictPartlyRegistered
+	return v == LookupRegistered || v == LookupPartlyRegistered
 }
 
-// Lookup summarises a person's lookup of a row in Sisu.
-type Lookup struct {
+// LookupFacts summarise a person's latest lookup of a row in Sisu.
+type LookupFacts struct {
 	// At is when the lookup was made.
 	At time.Time
 	// Verdict is what it concluded.
@@ -309,7 +309,7 @@ type Facts struct {
 	// submission; "" when NULL (never sent, or Suotar said notRegistered).
 	SubmittedAttainmentID string
 	// Lookup is the row's latest lookup in Sisu; nil when there is none.
-	Lookup *Lookup
+	Lookup *LookupFacts
 	// MatchLinkedTo is the id of another ledger row that already holds the
 	// lookup's matched attainment as its Sisu attainment; "" when none.
 	MatchLinkedTo string
@@ -550,7 +550,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 				return refuse(RefusalLookupFoundAttainment, "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
 			}
 			return refuse(RefusalLookupFoundAttainment, "")
-		case lk.Verdict != VerdictNotInSisu:
+		case lk.Verdict != LookupNotInSisu:
 			return refuse(RefusalLookupInconclusive, "")
 		}
 	}
@@ -618,7 +618,7 @@ func decideMarkInSisu(f Facts, s Strictness) Decision {
 	switch {
 	case lk == nil || (r.SubmittedAt != nil && lk.At.Before(*r.SubmittedAt)):
 		return refuse(RefusalNeedsLookupAfterSubmission, "")
-	case lk.Verdict == VerdictNotInSisu:
+	case lk.Verdict == LookupNotInSisu:
 		return refuse(RefusalLookupFoundNothing, "")
 	case !lk.Verdict.FoundMatch() || lk.MatchID == "":
 		return refuse(RefusalLookupInconclusive, "")
@@ -626,7 +626,7 @@ func decideMarkInSisu(f Facts, s Strictness) Decision {
 		return refuse(RefusalAttainmentLinkedElsewhere, "")
 	case !lk.MatchOurs:
 		return allow(StateDuplicate, "Sisu holds a matching attainment that this submission did not create; the registration becomes Already in Sisu.")
-	case lk.Verdict == VerdictRegistered:
+	case lk.Verdict == LookupRegistered:
 		return allow(StateRegistered, "Sisu holds the course credit this submission created; the registration becomes Registered.")
 	}
 	return allow(StatePartiallyRegistered, "Sisu holds only the assessment item this submission created; the registration becomes Partially registered and the pipeline keeps checking for the course credit.")
@@ -645,9 +645,9 @@ func decideMarkRegistered(f Facts) Decision {
 	switch {
 	case lk == nil || (anchor != nil && lk.At.Before(*anchor)):
 		return refuse(RefusalNeedsLookupAfterPartial, "")
-	case lk.Verdict == VerdictNotInSisu || lk.Verdict == VerdictPartlyRegistered:
+	case lk.Verdict == LookupNotInSisu || lk.Verdict == LookupPartlyRegistered:
 		return refuse(RefusalLookupFoundNoCourseUnit, "")
-	case lk.Verdict != VerdictRegistered || lk.MatchID == "":
+	case lk.Verdict != LookupRegistered || lk.MatchID == "":
 		return refuse(RefusalLookupInconclusive, "")
 	case !lk.MatchOurs:
 		return refuse(RefusalLookupMatchNotOurs, "")

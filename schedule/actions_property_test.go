@@ -96,7 +96,7 @@ type modelRow struct {
 	resubmitNotBefore        *time.Time
 	firstFailedAt            *time.Time
 	submittedID, sisuID      string
-	lookup                   *schedule.Lookup
+	lookup                   *schedule.LookupFacts
 	dismissed                []schedule.Reason
 	stateChangedAt, enteredA time.Time
 }
@@ -173,20 +173,20 @@ func simulate(seed uint64, steps int, decide decider, st *stats) string {
 			}
 			pipelineStep(rnd, w, r, now, &nextID, note, st)
 		case k < 74: // a person looks the row up in Sisu
-			lk := &schedule.Lookup{At: now}
+			lk := &schedule.LookupFacts{At: now}
 			id, cu, from := w.visible(now)
 			switch p := rnd.IntN(20); {
 			case p == 0:
-				lk.Verdict = schedule.VerdictCannotTell
+				lk.Verdict = schedule.LookupCannotTell
 			case p == 1:
-				lk.Verdict = schedule.VerdictConflicting
+				lk.Verdict = schedule.LookupConflicting
 			case id == "":
-				lk.Verdict = schedule.VerdictNotInSisu
+				lk.Verdict = schedule.LookupNotInSisu
 			default:
-				lk.Verdict = schedule.VerdictPartlyRegistered
+				lk.Verdict = schedule.LookupPartlyRegistered
 				lk.MatchType = "AssessmentItemAttainment"
 				if cu {
-					lk.Verdict, lk.MatchType = schedule.VerdictRegistered, "CourseUnitAttainment"
+					lk.Verdict, lk.MatchType = schedule.LookupRegistered, "CourseUnitAttainment"
 				}
 				lk.MatchID = id
 				lk.MatchOurs = from != nil && r.submittedID != "" && from.id == r.submittedID
@@ -266,7 +266,7 @@ func checkHandAction(a schedule.Action, s schedule.Strictness, d schedule.Decisi
 		return ""
 	}
 	if s != schedule.StrictnessAny {
-		return fmt.Sprintf("%s acted on an uncertain row in bulk", a)
+		return fmt.Sprintf("%s acted on an uncertain row in strictBulk", a)
 	}
 	if a != schedule.ActionResubmit {
 		return ""
@@ -279,7 +279,7 @@ func checkHandAction(a schedule.Action, s schedule.Strictness, d schedule.Decisi
 		return fmt.Sprintf("resubmitted an uncertain row %v before its pending window ended", end.Sub(now))
 	}
 	lk := before.lookup
-	if lk == nil || lk.At.Before(end) || lk.Verdict != schedule.VerdictNotInSisu {
+	if lk == nil || lk.At.Before(end) || lk.Verdict != schedule.LookupNotInSisu {
 		return fmt.Sprintf("resubmitted an uncertain row without a no-match lookup after the pending window (lookup %+v)", lk)
 	}
 	return ""

@@ -20,7 +20,7 @@ func facts(state schedule.State, opts ...func(*schedule.Facts)) schedule.Facts {
 }
 
 // with applies row options to the facts' row.
-func with(opts ...func(*schedule.Row)) func(*schedule.Facts) {
+func withRow(opts ...func(*schedule.Row)) func(*schedule.Facts) {
 	return func(f *schedule.Facts) {
 		for _, o := range opts {
 			o(&f.Row)
@@ -40,11 +40,11 @@ func linkedTo(id string) func(*schedule.Facts) {
 // one, a match that is ours or not.
 func lookup(at time.Time, v schedule.LookupVerdict, ours bool) func(*schedule.Facts) {
 	return func(f *schedule.Facts) {
-		lk := &schedule.Lookup{At: at, Verdict: v}
+		lk := &schedule.LookupFacts{At: at, Verdict: v}
 		if v.FoundMatch() {
 			lk.MatchID, lk.MatchOurs = "hy-att-1", ours
 			lk.MatchType = "CourseUnitAttainment"
-			if v == schedule.VerdictPartlyRegistered {
+			if v == schedule.LookupPartlyRegistered {
 				lk.MatchType = "AssessmentItemAttainment"
 			}
 		}
@@ -53,7 +53,7 @@ func lookup(at time.Time, v schedule.LookupVerdict, ours bool) func(*schedule.Fa
 }
 
 func lookupNoMatchID(at time.Time, v schedule.LookupVerdict) func(*schedule.Facts) {
-	return func(f *schedule.Facts) { f.Lookup = &schedule.Lookup{At: at, Verdict: v, MatchOurs: true} }
+	return func(f *schedule.Facts) { f.Lookup = &schedule.LookupFacts{At: at, Verdict: v, MatchOurs: true} }
 }
 
 func resubmitNotBefore(at time.Time) func(*schedule.Row) {
@@ -61,9 +61,9 @@ func resubmitNotBefore(at time.Time) func(*schedule.Row) {
 }
 
 const (
-	any_   = schedule.StrictnessAny
-	bulk   = schedule.StrictnessAnyExceptSubmissionUncertain
-	failed = schedule.StrictnessOnlyFailedPermanent
+	strictAny     = schedule.StrictnessAny
+	strictBulk    = schedule.StrictnessAnyExceptSubmissionUncertain
+	strictTeacher = schedule.StrictnessOnlyFailedPermanent
 )
 
 // decideCase is one row of the rule tables. A zero want* field is checked
@@ -85,13 +85,13 @@ type decideCase struct {
 var (
 	pendingWindow = schedule.SuotarPendingWindow
 	// Uncertain submissions in these cases went out at sub.
-	sub       = t0.Add(-3 * 24 * time.Hour)
-	windowEnd = sub.Add(pendingWindow)
+	sentAt0   = t0.Add(-3 * 24 * time.Hour)
+	windowEnd = sentAt0.Add(pendingWindow)
 )
 
 func uncertainFacts(opts ...func(*schedule.Facts)) schedule.Facts {
 	return facts(schedule.StateSubmissionUncertain, append([]func(*schedule.Facts){
-		with(func(r *schedule.Row) { r.SubmittedAt = ptr(sub) }, code(schedule.ErrorSisuTimeout)),
+		withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(sentAt0) }, code(schedule.ErrorSisuTimeout)),
 	}, opts...)...)
 }
 
@@ -107,87 +107,87 @@ func resubmitCases() []decideCase {
 			refusal: refusal, risk: risk, target: target, availableAt: at})
 	}
 	// Rule 1 to 7, in the LMS's order.
-	add("Superseded", facts(schedule.StateFailedPermanent, with(superseded)), any_, schedule.RefusalSuperseded, "", nil)
-	add("SupersededBeforeSucceeded", facts(schedule.StateRegistered, with(superseded)), any_, schedule.RefusalSuperseded, "", nil)
+	add("Superseded", facts(schedule.StateFailedPermanent, withRow(superseded)), strictAny, schedule.RefusalSuperseded, "", nil)
+	add("SupersededBeforeSucceeded", facts(schedule.StateRegistered, withRow(superseded)), strictAny, schedule.RefusalSuperseded, "", nil)
 	for _, st := range []schedule.State{schedule.StateRegistered, schedule.StateDuplicate, schedule.StateNotImproved} {
-		add("Success/"+string(st), facts(st), any_, schedule.RefusalAlreadySucceeded, "", nil)
+		add("Success/"+string(st), facts(st), strictAny, schedule.RefusalAlreadySucceeded, "", nil)
 	}
 	for _, st := range []schedule.State{schedule.StateSubmitting, schedule.StateAwaitingVerification, schedule.StatePartiallyRegistered} {
-		add("Sent/"+string(st), facts(st, with(submittedAgo(time.Hour))), any_, schedule.RefusalAlreadySubmitted, "", nil)
+		add("Sent/"+string(st), facts(st, withRow(submittedAgo(time.Hour))), strictAny, schedule.RefusalAlreadySubmitted, "", nil)
 	}
-	add("UncertainInBulk", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)), bulk, schedule.RefusalSubmissionUncertain, "", nil)
-	add("UncertainForTeacher", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)), failed, schedule.RefusalSubmissionUncertain, "", nil)
-	add("CancelledAfterSending", facts(schedule.StateCancelled, with(submittedAgo(72*time.Hour))), any_, schedule.RefusalAlreadySubmitted, "", nil)
-	add("CancelledNeverSent", facts(schedule.StateCancelled), any_, "", schedule.RiskNormal, nil)
-	add("TeacherOnRetryable", facts(schedule.StateFailedRetryable), failed, schedule.RefusalNotFailedPermanent, "", nil)
-	add("TeacherOnMisregistered", facts(schedule.StateMisregistered, with(submittedAgo(72*time.Hour))), failed, schedule.RefusalNotFailedPermanent, "", nil)
-	add("TeacherOnFailedPermanent", facts(schedule.StateFailedPermanent, with(code(schedule.ErrorRetryWindowExpired))), failed, "", schedule.RiskNormal, nil)
+	add("UncertainInBulk", uncertainFacts(lookup(windowEnd, schedule.LookupNotInSisu, false)), strictBulk, schedule.RefusalSubmissionUncertain, "", nil)
+	add("UncertainForTeacher", uncertainFacts(lookup(windowEnd, schedule.LookupNotInSisu, false)), strictTeacher, schedule.RefusalSubmissionUncertain, "", nil)
+	add("CancelledAfterSending", facts(schedule.StateCancelled, withRow(submittedAgo(72*time.Hour))), strictAny, schedule.RefusalAlreadySubmitted, "", nil)
+	add("CancelledNeverSent", facts(schedule.StateCancelled), strictAny, "", schedule.RiskNormal, nil)
+	add("TeacherOnRetryable", facts(schedule.StateFailedRetryable), strictTeacher, schedule.RefusalNotFailedPermanent, "", nil)
+	add("TeacherOnMisregistered", facts(schedule.StateMisregistered, withRow(submittedAgo(72*time.Hour))), strictTeacher, schedule.RefusalNotFailedPermanent, "", nil)
+	add("TeacherOnFailedPermanent", facts(schedule.StateFailedPermanent, withRow(code(schedule.ErrorRetryWindowExpired))), strictTeacher, "", schedule.RiskNormal, nil)
 	for _, st := range []schedule.State{schedule.StatePending, schedule.StateBlocked, schedule.StateReadyToSubmit,
 		schedule.StateResolvingEnrolment, schedule.StateCheckingEnrolment, schedule.StateNoUsableEnrolment} {
-		add("InPipeline/"+string(st), facts(st), any_, schedule.RefusalStillInPipeline, "", nil)
+		add("InPipeline/"+string(st), facts(st), strictAny, schedule.RefusalStillInPipeline, "", nil)
 	}
 	// Rule 8: the pending window of an uncertain submission.
 	recent := t0.Add(-pendingWindow + time.Second)
-	add("UncertainInsidePendingWindow", facts(schedule.StateSubmissionUncertain, with(func(r *schedule.Row) { r.SubmittedAt = ptr(recent) })),
-		any_, schedule.RefusalSubmissionUncertainTooRecent, "", ptr(recent.Add(pendingWindow)))
-	add("UncertainWithoutSubmissionTime", facts(schedule.StateSubmissionUncertain, lookup(t0, schedule.VerdictNotInSisu, false)),
-		any_, schedule.RefusalSubmissionUncertainTooRecent, "", nil)
+	add("UncertainInsidePendingWindow", facts(schedule.StateSubmissionUncertain, withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(recent) })),
+		strictAny, schedule.RefusalSubmissionUncertainTooRecent, "", ptr(recent.Add(pendingWindow)))
+	add("UncertainWithoutSubmissionTime", facts(schedule.StateSubmissionUncertain, lookup(t0, schedule.LookupNotInSisu, false)),
+		strictAny, schedule.RefusalSubmissionUncertainTooRecent, "", nil)
 	exact := t0.Add(-pendingWindow)
-	add("UncertainExactlyAtWindowEnd", facts(schedule.StateSubmissionUncertain, with(func(r *schedule.Row) { r.SubmittedAt = ptr(exact) }),
-		lookup(t0, schedule.VerdictNotInSisu, false)), any_, "", schedule.RiskPossibleDuplicate, nil)
+	add("UncertainExactlyAtWindowEnd", facts(schedule.StateSubmissionUncertain, withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(exact) }),
+		lookup(t0, schedule.LookupNotInSisu, false)), strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	// Rule 9: Suotar's retryAfter.
-	add("UncertainBeforeRetryAfter", uncertainFacts(with(resubmitNotBefore(t0.Add(time.Hour))), lookup(windowEnd, schedule.VerdictNotInSisu, false)),
-		any_, schedule.RefusalSubmissionPending, "", ptr(t0.Add(time.Hour)))
-	add("UncertainAtRetryAfter", uncertainFacts(with(resubmitNotBefore(t0)), lookup(windowEnd, schedule.VerdictNotInSisu, false)),
-		any_, "", schedule.RiskPossibleDuplicate, nil)
+	add("UncertainBeforeRetryAfter", uncertainFacts(withRow(resubmitNotBefore(t0.Add(time.Hour))), lookup(windowEnd, schedule.LookupNotInSisu, false)),
+		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(time.Hour)))
+	add("UncertainAtRetryAfter", uncertainFacts(withRow(resubmitNotBefore(t0)), lookup(windowEnd, schedule.LookupNotInSisu, false)),
+		strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	// regdesk's rules: a lookup after the pending window that found nothing.
-	add("UncertainWithoutLookup", uncertainFacts(), any_, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
-	add("UncertainLookupInsideWindow", uncertainFacts(lookup(windowEnd.Add(-time.Microsecond), schedule.VerdictNotInSisu, false)),
-		any_, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
-	add("UncertainLookupFoundCourseUnit", uncertainFacts(lookup(windowEnd, schedule.VerdictRegistered, true)),
-		any_, schedule.RefusalLookupFoundAttainment, "", nil)
-	add("UncertainLookupFoundAssessmentItem", uncertainFacts(lookup(windowEnd, schedule.VerdictPartlyRegistered, false)),
-		any_, schedule.RefusalLookupFoundAttainment, "", nil)
-	add("UncertainLookupConflicting", uncertainFacts(lookup(windowEnd, schedule.VerdictConflicting, false)),
-		any_, schedule.RefusalLookupInconclusive, "", nil)
-	add("UncertainLookupCannotTell", uncertainFacts(lookup(windowEnd, schedule.VerdictCannotTell, false)),
-		any_, schedule.RefusalLookupInconclusive, "", nil)
+	add("UncertainWithoutLookup", uncertainFacts(), strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
+	add("UncertainLookupInsideWindow", uncertainFacts(lookup(windowEnd.Add(-time.Microsecond), schedule.LookupNotInSisu, false)),
+		strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
+	add("UncertainLookupFoundCourseUnit", uncertainFacts(lookup(windowEnd, schedule.LookupRegistered, true)),
+		strictAny, schedule.RefusalLookupFoundAttainment, "", nil)
+	add("UncertainLookupFoundAssessmentItem", uncertainFacts(lookup(windowEnd, schedule.LookupPartlyRegistered, false)),
+		strictAny, schedule.RefusalLookupFoundAttainment, "", nil)
+	add("UncertainLookupConflicting", uncertainFacts(lookup(windowEnd, schedule.LookupConflicting, false)),
+		strictAny, schedule.RefusalLookupInconclusive, "", nil)
+	add("UncertainLookupCannotTell", uncertainFacts(lookup(windowEnd, schedule.LookupCannotTell, false)),
+		strictAny, schedule.RefusalLookupInconclusive, "", nil)
 	add("UncertainLookupUnknownVerdict", uncertainFacts(lookup(windowEnd, "maybe", false)),
-		any_, schedule.RefusalLookupInconclusive, "", nil)
-	add("UncertainLookupFoundNothing", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)),
-		any_, "", schedule.RiskPossibleDuplicate, nil)
+		strictAny, schedule.RefusalLookupInconclusive, "", nil)
+	add("UncertainLookupFoundNothing", uncertainFacts(lookup(windowEnd, schedule.LookupNotInSisu, false)),
+		strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	// A failed row whose submission Suotar accepted waits and looks like an
 	// uncertain one: the LMS would let it through at once.
 	accepted := func(ago time.Duration, opts ...func(*schedule.Facts)) func(schedule.State) schedule.Facts {
 		return func(st schedule.State) schedule.Facts {
-			return facts(st, append([]func(*schedule.Facts){with(submittedAgo(ago)), submittedID("hy-kur-1")}, opts...)...)
+			return facts(st, append([]func(*schedule.Facts){withRow(submittedAgo(ago)), submittedID("hy-kur-1")}, opts...)...)
 		}
 	}
 	for _, st := range []schedule.State{schedule.StateFailedRetryable, schedule.StateFailedPermanent} {
-		add("AcceptedInsideWindow/"+string(st), accepted(2*time.Hour)(st), any_, schedule.RefusalSubmissionPending, "", ptr(t0.Add(-2*time.Hour+pendingWindow)))
-		add("AcceptedNoLookup/"+string(st), accepted(72*time.Hour)(st), any_, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
-		add("AcceptedFoundInSisu/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.VerdictRegistered, true))(st),
-			any_, schedule.RefusalLookupFoundAttainment, "", nil)
-		add("AcceptedLookupFoundNothing/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.VerdictNotInSisu, false))(st),
-			any_, "", schedule.RiskPossibleDuplicate, nil)
+		add("AcceptedInsideWindow/"+string(st), accepted(2*time.Hour)(st), strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(-2*time.Hour+pendingWindow)))
+		add("AcceptedNoLookup/"+string(st), accepted(72*time.Hour)(st), strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
+		add("AcceptedFoundInSisu/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.LookupRegistered, true))(st),
+			strictAny, schedule.RefusalLookupFoundAttainment, "", nil)
+		add("AcceptedLookupFoundNothing/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.LookupNotInSisu, false))(st),
+			strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	}
-	add("AcceptedRetryAfterPastWindow", accepted(2*time.Hour, with(resubmitNotBefore(t0.Add(30*time.Hour))))(schedule.StateFailedRetryable),
-		any_, schedule.RefusalSubmissionPending, "", ptr(t0.Add(30*time.Hour)))
-	add("AcceptedWindowPastRetryAfter", accepted(2*time.Hour, with(resubmitNotBefore(t0.Add(time.Hour))))(schedule.StateFailedRetryable),
-		any_, schedule.RefusalSubmissionPending, "", ptr(t0.Add(-2*time.Hour+pendingWindow)))
-	add("AcceptedWithoutSubmissionTime", facts(schedule.StateFailedPermanent, submittedID("hy-kur-1"), lookup(t0, schedule.VerdictNotInSisu, false)),
-		any_, schedule.RefusalSubmissionPending, "", nil)
+	add("AcceptedRetryAfterPastWindow", accepted(2*time.Hour, withRow(resubmitNotBefore(t0.Add(30*time.Hour))))(schedule.StateFailedRetryable),
+		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(30*time.Hour)))
+	add("AcceptedWindowPastRetryAfter", accepted(2*time.Hour, withRow(resubmitNotBefore(t0.Add(time.Hour))))(schedule.StateFailedRetryable),
+		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(-2*time.Hour+pendingWindow)))
+	add("AcceptedWithoutSubmissionTime", facts(schedule.StateFailedPermanent, submittedID("hy-kur-1"), lookup(t0, schedule.LookupNotInSisu, false)),
+		strictAny, schedule.RefusalSubmissionPending, "", nil)
 	// Risks.
-	add("Misregistered", facts(schedule.StateMisregistered, with(submittedAgo(72*time.Hour)), submittedID("hy-kur-1")),
-		any_, "", schedule.RiskReplacesReversedAttainment, nil)
-	add("RejectedForConfig", facts(schedule.StateFailedPermanent, with(code(schedule.ErrorInvalidCredits))), any_, "", schedule.RiskLikelyRejectedAgain, nil)
-	add("RejectedBySisu", facts(schedule.StateFailedPermanent, with(code(schedule.ErrorSisuValidationFailed))), any_, "", schedule.RiskLikelyRejectedAgain, nil)
-	add("RejectedForStudent", facts(schedule.StateFailedPermanent, with(code(schedule.ErrorStudyRightNotValid))), any_, "", schedule.RiskLikelyRejectedAgain, nil)
-	add("RetryWindowExpired", facts(schedule.StateFailedPermanent, with(code(schedule.ErrorRetryWindowExpired))), any_, "", schedule.RiskNormal, nil)
-	add("RetryableNeverAccepted", facts(schedule.StateFailedRetryable, with(code(schedule.ErrorTransportError), submittedAgo(2*time.Hour))),
-		any_, "", schedule.RiskNormal, nil)
-	add("RetryableInBulk", facts(schedule.StateFailedRetryable), bulk, "", schedule.RiskNormal, nil)
-	add("UnknownState", facts("limbo"), any_, schedule.RefusalUnknownState, "", nil)
+	add("Misregistered", facts(schedule.StateMisregistered, withRow(submittedAgo(72*time.Hour)), submittedID("hy-kur-1")),
+		strictAny, "", schedule.RiskReplacesReversedAttainment, nil)
+	add("RejectedForConfig", facts(schedule.StateFailedPermanent, withRow(code(schedule.ErrorInvalidCredits))), strictAny, "", schedule.RiskLikelyRejectedAgain, nil)
+	add("RejectedBySisu", facts(schedule.StateFailedPermanent, withRow(code(schedule.ErrorSisuValidationFailed))), strictAny, "", schedule.RiskLikelyRejectedAgain, nil)
+	add("RejectedForStudent", facts(schedule.StateFailedPermanent, withRow(code(schedule.ErrorStudyRightNotValid))), strictAny, "", schedule.RiskLikelyRejectedAgain, nil)
+	add("RetryWindowExpired", facts(schedule.StateFailedPermanent, withRow(code(schedule.ErrorRetryWindowExpired))), strictAny, "", schedule.RiskNormal, nil)
+	add("RetryableNeverAccepted", facts(schedule.StateFailedRetryable, withRow(code(schedule.ErrorTransportError), submittedAgo(2*time.Hour))),
+		strictAny, "", schedule.RiskNormal, nil)
+	add("RetryableInBulk", facts(schedule.StateFailedRetryable), strictBulk, "", schedule.RiskNormal, nil)
+	add("UnknownState", facts("limbo"), strictAny, schedule.RefusalUnknownState, "", nil)
 	return cases
 }
 
@@ -200,23 +200,23 @@ func cancelCases() []decideCase {
 		}
 		cases = append(cases, c)
 	}
-	add("Superseded", facts(schedule.StatePending, with(superseded)), any_, schedule.RefusalSuperseded)
+	add("Superseded", facts(schedule.StatePending, withRow(superseded)), strictAny, schedule.RefusalSuperseded)
 	for _, st := range []schedule.State{schedule.StateRegistered, schedule.StateDuplicate, schedule.StateNotImproved} {
-		add("Success/"+string(st), facts(st), any_, schedule.RefusalAlreadySucceeded)
+		add("Success/"+string(st), facts(st), strictAny, schedule.RefusalAlreadySucceeded)
 	}
-	add("Cancelled", facts(schedule.StateCancelled), any_, schedule.RefusalAlreadyCancelled)
-	add("Submitting", facts(schedule.StateSubmitting), any_, schedule.RefusalAlreadySubmitted)
-	add("Awaiting", facts(schedule.StateAwaitingVerification), any_, schedule.RefusalAwaitingConfirmation)
-	add("Partial", facts(schedule.StatePartiallyRegistered), any_, schedule.RefusalAwaitingConfirmation)
-	add("UncertainInBulk", uncertainFacts(), bulk, schedule.RefusalSubmissionUncertain)
-	add("UncertainForTeacher", uncertainFacts(), failed, schedule.RefusalSubmissionUncertain)
-	add("UncertainOneRow", uncertainFacts(), any_, "")
-	add("UncertainInsideWindow", facts(schedule.StateSubmissionUncertain, with(submittedAgo(time.Minute))), any_, "")
+	add("Cancelled", facts(schedule.StateCancelled), strictAny, schedule.RefusalAlreadyCancelled)
+	add("Submitting", facts(schedule.StateSubmitting), strictAny, schedule.RefusalAlreadySubmitted)
+	add("Awaiting", facts(schedule.StateAwaitingVerification), strictAny, schedule.RefusalAwaitingConfirmation)
+	add("Partial", facts(schedule.StatePartiallyRegistered), strictAny, schedule.RefusalAwaitingConfirmation)
+	add("UncertainInBulk", uncertainFacts(), strictBulk, schedule.RefusalSubmissionUncertain)
+	add("UncertainForTeacher", uncertainFacts(), strictTeacher, schedule.RefusalSubmissionUncertain)
+	add("UncertainOneRow", uncertainFacts(), strictAny, "")
+	add("UncertainInsideWindow", facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Minute))), strictAny, "")
 	for _, st := range []schedule.State{schedule.StatePending, schedule.StateReadyToSubmit, schedule.StateNoUsableEnrolment,
 		schedule.StateMisregistered, schedule.StateFailedRetryable, schedule.StateFailedPermanent, schedule.StateBlocked} {
-		add("Allowed/"+string(st), facts(st), bulk, "")
+		add("Allowed/"+string(st), facts(st), strictBulk, "")
 	}
-	add("UnknownState", facts("limbo"), any_, schedule.RefusalUnknownState)
+	add("UnknownState", facts("limbo"), strictAny, schedule.RefusalUnknownState)
 	return cases
 }
 
@@ -229,16 +229,16 @@ func checkNowCases() []decideCase {
 		}
 		cases = append(cases, c)
 	}
-	add("Superseded", facts(schedule.StateAwaitingVerification, with(superseded)), any_, schedule.RefusalSuperseded, "")
-	add("Awaiting", facts(schedule.StateAwaitingVerification), bulk, "", schedule.CheckAttainment)
-	add("Partial", facts(schedule.StatePartiallyRegistered), bulk, "", schedule.CheckAttainment)
-	add("Uncertain", uncertainFacts(), any_, "", schedule.CheckAttainment)
-	add("UncertainInBulk", uncertainFacts(), bulk, schedule.RefusalSubmissionUncertain, "")
-	add("NoUsableEnrolment", facts(schedule.StateNoUsableEnrolment), any_, "", schedule.CheckEnrolment)
-	add("FailedRetryable", facts(schedule.StateFailedRetryable), any_, "", schedule.CheckNextAttempt)
+	add("Superseded", facts(schedule.StateAwaitingVerification, withRow(superseded)), strictAny, schedule.RefusalSuperseded, "")
+	add("Awaiting", facts(schedule.StateAwaitingVerification), strictBulk, "", schedule.CheckAttainment)
+	add("Partial", facts(schedule.StatePartiallyRegistered), strictBulk, "", schedule.CheckAttainment)
+	add("Uncertain", uncertainFacts(), strictAny, "", schedule.CheckAttainment)
+	add("UncertainInBulk", uncertainFacts(), strictBulk, schedule.RefusalSubmissionUncertain, "")
+	add("NoUsableEnrolment", facts(schedule.StateNoUsableEnrolment), strictAny, "", schedule.CheckEnrolment)
+	add("FailedRetryable", facts(schedule.StateFailedRetryable), strictAny, "", schedule.CheckNextAttempt)
 	for _, st := range []schedule.State{schedule.StatePending, schedule.StateReadyToSubmit, schedule.StateSubmitting,
 		schedule.StateRegistered, schedule.StateMisregistered, schedule.StateFailedPermanent, schedule.StateCancelled} {
-		add("Nothing/"+string(st), facts(st), any_, schedule.RefusalNothingToCheck, "")
+		add("Nothing/"+string(st), facts(st), strictAny, schedule.RefusalNothingToCheck, "")
 	}
 	return cases
 }
@@ -252,25 +252,25 @@ func markInSisuCases() []decideCase {
 		}
 		cases = append(cases, c)
 	}
-	after := sub.Add(time.Minute)
-	add("Superseded", uncertainFacts(with(superseded), lookup(after, schedule.VerdictRegistered, true)), any_, schedule.RefusalSuperseded, "")
-	add("Awaiting", facts(schedule.StateAwaitingVerification, lookup(t0, schedule.VerdictRegistered, true)), any_, schedule.RefusalNotSubmissionUncertain, "")
-	add("FailedPermanent", facts(schedule.StateFailedPermanent, lookup(t0, schedule.VerdictRegistered, true)), any_, schedule.RefusalNotSubmissionUncertain, "")
-	add("InBulk", uncertainFacts(lookup(after, schedule.VerdictRegistered, true)), bulk, schedule.RefusalSubmissionUncertain, "")
-	add("NoLookup", uncertainFacts(), any_, schedule.RefusalNeedsLookupAfterSubmission, "")
-	add("LookupBeforeSubmission", uncertainFacts(lookup(sub.Add(-time.Microsecond), schedule.VerdictRegistered, true)), any_, schedule.RefusalNeedsLookupAfterSubmission, "")
-	add("LookupFoundNothing", uncertainFacts(lookup(after, schedule.VerdictNotInSisu, false)), any_, schedule.RefusalLookupFoundNothing, "")
-	add("LookupCannotTell", uncertainFacts(lookup(after, schedule.VerdictCannotTell, false)), any_, schedule.RefusalLookupInconclusive, "")
-	add("LookupConflicting", uncertainFacts(lookup(after, schedule.VerdictConflicting, false)), any_, schedule.RefusalLookupInconclusive, "")
-	add("MatchWithoutID", uncertainFacts(lookupNoMatchID(after, schedule.VerdictRegistered)), any_, schedule.RefusalLookupInconclusive, "")
-	add("LinkedElsewhere", uncertainFacts(lookup(after, schedule.VerdictRegistered, false), linkedTo("other")), any_, schedule.RefusalAttainmentLinkedElsewhere, "")
-	add("OursCourseUnit", uncertainFacts(lookup(sub, schedule.VerdictRegistered, true)), any_, "", schedule.StateRegistered)
-	add("OursAssessmentItem", uncertainFacts(lookup(after, schedule.VerdictPartlyRegistered, true)), any_, "", schedule.StatePartiallyRegistered)
-	add("FromElsewhere", uncertainFacts(lookup(after, schedule.VerdictRegistered, false)), any_, "", schedule.StateDuplicate)
-	add("AssessmentItemFromElsewhere", uncertainFacts(lookup(after, schedule.VerdictPartlyRegistered, false)), any_, "", schedule.StateDuplicate)
+	after := sentAt0.Add(time.Minute)
+	add("Superseded", uncertainFacts(withRow(superseded), lookup(after, schedule.LookupRegistered, true)), strictAny, schedule.RefusalSuperseded, "")
+	add("Awaiting", facts(schedule.StateAwaitingVerification, lookup(t0, schedule.LookupRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
+	add("FailedPermanent", facts(schedule.StateFailedPermanent, lookup(t0, schedule.LookupRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
+	add("InBulk", uncertainFacts(lookup(after, schedule.LookupRegistered, true)), strictBulk, schedule.RefusalSubmissionUncertain, "")
+	add("NoLookup", uncertainFacts(), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
+	add("LookupBeforeSubmission", uncertainFacts(lookup(sentAt0.Add(-time.Microsecond), schedule.LookupRegistered, true)), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
+	add("LookupFoundNothing", uncertainFacts(lookup(after, schedule.LookupNotInSisu, false)), strictAny, schedule.RefusalLookupFoundNothing, "")
+	add("LookupCannotTell", uncertainFacts(lookup(after, schedule.LookupCannotTell, false)), strictAny, schedule.RefusalLookupInconclusive, "")
+	add("LookupConflicting", uncertainFacts(lookup(after, schedule.LookupConflicting, false)), strictAny, schedule.RefusalLookupInconclusive, "")
+	add("MatchWithoutID", uncertainFacts(lookupNoMatchID(after, schedule.LookupRegistered)), strictAny, schedule.RefusalLookupInconclusive, "")
+	add("LinkedElsewhere", uncertainFacts(lookup(after, schedule.LookupRegistered, false), linkedTo("other")), strictAny, schedule.RefusalAttainmentLinkedElsewhere, "")
+	add("OursCourseUnit", uncertainFacts(lookup(sentAt0, schedule.LookupRegistered, true)), strictAny, "", schedule.StateRegistered)
+	add("OursAssessmentItem", uncertainFacts(lookup(after, schedule.LookupPartlyRegistered, true)), strictAny, "", schedule.StatePartiallyRegistered)
+	add("FromElsewhere", uncertainFacts(lookup(after, schedule.LookupRegistered, false)), strictAny, "", schedule.StateDuplicate)
+	add("AssessmentItemFromElsewhere", uncertainFacts(lookup(after, schedule.LookupPartlyRegistered, false)), strictAny, "", schedule.StateDuplicate)
 	// Marking sends nothing, so the pending window does not hold it back.
-	add("InsidePendingWindow", facts(schedule.StateSubmissionUncertain, with(submittedAgo(time.Hour)), lookup(t0, schedule.VerdictRegistered, true)),
-		any_, "", schedule.StateRegistered)
+	add("InsidePendingWindow", facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Hour)), lookup(t0, schedule.LookupRegistered, true)),
+		strictAny, "", schedule.StateRegistered)
 	return cases
 }
 
@@ -279,27 +279,27 @@ func markRegisteredCases() []decideCase {
 	partialAt := t0.Add(-4 * 24 * time.Hour)
 	partial := func(opts ...func(*schedule.Facts)) schedule.Facts {
 		return facts(schedule.StatePartiallyRegistered, append([]func(*schedule.Facts){
-			with(submittedAgo(5*24*time.Hour), partialAgo(4*24*time.Hour)), submittedID("hy-kur-1"),
+			withRow(submittedAgo(5*24*time.Hour), partialAgo(4*24*time.Hour)), submittedID("hy-kur-1"),
 		}, opts...)...)
 	}
 	add := func(name string, f schedule.Facts, refusal schedule.RefusalCode) {
-		c := decideCase{name: "MarkRegistered/" + name, action: schedule.ActionMarkRegistered, facts: f, strictness: any_, refusal: refusal}
+		c := decideCase{name: "MarkRegistered/" + name, action: schedule.ActionMarkRegistered, facts: f, strictness: strictAny, refusal: refusal}
 		if refusal == "" {
 			c.target, c.risk = schedule.StateRegistered, schedule.RiskNormal
 		}
 		cases = append(cases, c)
 	}
-	add("Superseded", partial(with(superseded), lookup(t0, schedule.VerdictRegistered, true)), schedule.RefusalSuperseded)
-	add("Uncertain", uncertainFacts(lookup(t0, schedule.VerdictRegistered, true)), schedule.RefusalNotPartiallyRegistered)
+	add("Superseded", partial(withRow(superseded), lookup(t0, schedule.LookupRegistered, true)), schedule.RefusalSuperseded)
+	add("Uncertain", uncertainFacts(lookup(t0, schedule.LookupRegistered, true)), schedule.RefusalNotPartiallyRegistered)
 	add("NoLookup", partial(), schedule.RefusalNeedsLookupAfterPartial)
-	add("LookupBeforePartial", partial(lookup(partialAt.Add(-time.Second), schedule.VerdictRegistered, true)), schedule.RefusalNeedsLookupAfterPartial)
-	add("LookupStillPartial", partial(lookup(t0, schedule.VerdictPartlyRegistered, true)), schedule.RefusalLookupFoundNoCourseUnit)
-	add("LookupNotInSisu", partial(lookup(t0, schedule.VerdictNotInSisu, false)), schedule.RefusalLookupFoundNoCourseUnit)
-	add("LookupCannotTell", partial(lookup(t0, schedule.VerdictCannotTell, false)), schedule.RefusalLookupInconclusive)
-	add("MatchWithoutID", partial(lookupNoMatchID(t0, schedule.VerdictRegistered)), schedule.RefusalLookupInconclusive)
-	add("NotOurs", partial(lookup(t0, schedule.VerdictRegistered, false)), schedule.RefusalLookupMatchNotOurs)
-	add("LinkedElsewhere", partial(lookup(t0, schedule.VerdictRegistered, true), linkedTo("other")), schedule.RefusalAttainmentLinkedElsewhere)
-	add("Found", partial(lookup(partialAt, schedule.VerdictRegistered, true)), "")
+	add("LookupBeforePartial", partial(lookup(partialAt.Add(-time.Second), schedule.LookupRegistered, true)), schedule.RefusalNeedsLookupAfterPartial)
+	add("LookupStillPartial", partial(lookup(t0, schedule.LookupPartlyRegistered, true)), schedule.RefusalLookupFoundNoCourseUnit)
+	add("LookupNotInSisu", partial(lookup(t0, schedule.LookupNotInSisu, false)), schedule.RefusalLookupFoundNoCourseUnit)
+	add("LookupCannotTell", partial(lookup(t0, schedule.LookupCannotTell, false)), schedule.RefusalLookupInconclusive)
+	add("MatchWithoutID", partial(lookupNoMatchID(t0, schedule.LookupRegistered)), schedule.RefusalLookupInconclusive)
+	add("NotOurs", partial(lookup(t0, schedule.LookupRegistered, false)), schedule.RefusalLookupMatchNotOurs)
+	add("LinkedElsewhere", partial(lookup(t0, schedule.LookupRegistered, true), linkedTo("other")), schedule.RefusalAttainmentLinkedElsewhere)
+	add("Found", partial(lookup(partialAt, schedule.LookupRegistered, true)), "")
 	return cases
 }
 
@@ -312,11 +312,11 @@ func flagAndDismissCases() []decideCase {
 		}
 		cases = append(cases, c)
 	}
-	clear("Superseded", facts(schedule.StateFailedPermanent, with(superseded, flagged)), any_, schedule.RefusalSuperseded)
-	clear("FlagDown", facts(schedule.StateFailedPermanent), any_, schedule.RefusalNothingToClear)
-	clear("FlagUp", facts(schedule.StateFailedPermanent, with(flagged)), bulk, "")
-	clear("UncertainInBulk", uncertainFacts(with(flagged)), bulk, schedule.RefusalSubmissionUncertain)
-	clear("UncertainOneRow", uncertainFacts(with(flagged)), any_, "")
+	clear("Superseded", facts(schedule.StateFailedPermanent, withRow(superseded, flagged)), strictAny, schedule.RefusalSuperseded)
+	clear("FlagDown", facts(schedule.StateFailedPermanent), strictAny, schedule.RefusalNothingToClear)
+	clear("FlagUp", facts(schedule.StateFailedPermanent, withRow(flagged)), strictBulk, "")
+	clear("UncertainInBulk", uncertainFacts(withRow(flagged)), strictBulk, schedule.RefusalSubmissionUncertain)
+	clear("UncertainOneRow", uncertainFacts(withRow(flagged)), strictAny, "")
 
 	dismiss := func(name string, f schedule.Facts, s schedule.Strictness, refusal schedule.RefusalCode, reasons ...schedule.Reason) {
 		c := decideCase{name: "Dismiss/" + name, action: schedule.ActionDismissAttention, facts: f, strictness: s, refusal: refusal, reasons: reasons}
@@ -325,18 +325,18 @@ func flagAndDismissCases() []decideCase {
 		}
 		cases = append(cases, c)
 	}
-	dismiss("Superseded", facts(schedule.StateMisregistered, with(superseded)), any_, schedule.RefusalSuperseded)
-	dismiss("NoReason", facts(schedule.StatePending), any_, schedule.RefusalNothingToDismiss)
-	dismiss("Misregistered", facts(schedule.StateMisregistered, with(flagged)), any_, "", schedule.ReasonMisregistered)
-	dismiss("AlreadyDismissed", facts(schedule.StateMisregistered, with(dismissed(schedule.ReasonMisregistered))), any_, schedule.RefusalNothingToDismiss)
-	dismiss("NewReasonSinceDismissal", facts(schedule.StateMisregistered, with(retries(6), dismissed(schedule.ReasonMisregistered))), bulk, "",
+	dismiss("Superseded", facts(schedule.StateMisregistered, withRow(superseded)), strictAny, schedule.RefusalSuperseded)
+	dismiss("NoReason", facts(schedule.StatePending), strictAny, schedule.RefusalNothingToDismiss)
+	dismiss("Misregistered", facts(schedule.StateMisregistered, withRow(flagged)), strictAny, "", schedule.ReasonMisregistered)
+	dismiss("AlreadyDismissed", facts(schedule.StateMisregistered, withRow(dismissed(schedule.ReasonMisregistered))), strictAny, schedule.RefusalNothingToDismiss)
+	dismiss("NewReasonSinceDismissal", facts(schedule.StateMisregistered, withRow(retries(6), dismissed(schedule.ReasonMisregistered))), strictBulk, "",
 		schedule.ReasonMisregistered, schedule.ReasonTooManyAttempts)
-	dismiss("PartialOverdue", facts(schedule.StatePartiallyRegistered, with(submittedAgo(5*24*time.Hour), partialAgo(4*24*time.Hour))), any_, "",
+	dismiss("PartialOverdue", facts(schedule.StatePartiallyRegistered, withRow(submittedAgo(5*24*time.Hour), partialAgo(4*24*time.Hour))), strictAny, "",
 		schedule.ReasonPartialOverdue)
-	dismiss("UncertainInBulk", uncertainFacts(), bulk, schedule.RefusalSubmissionUncertain)
-	dismiss("UncertainOneRow", uncertainFacts(), any_, "", schedule.ReasonUncertainOverdue)
+	dismiss("UncertainInBulk", uncertainFacts(), strictBulk, schedule.RefusalSubmissionUncertain)
+	dismiss("UncertainOneRow", uncertainFacts(), strictAny, "", schedule.ReasonUncertainOverdue)
 	cases = append(cases, decideCase{name: "Unknown/Action", action: "launder", facts: facts(schedule.StateFailedPermanent),
-		strictness: any_, refusal: schedule.RefusalUnknownAction})
+		strictness: strictAny, refusal: schedule.RefusalUnknownAction})
 	return cases
 }
 
@@ -424,12 +424,12 @@ func TestDecideTablesCoverEveryCodeAndRisk(t *testing.T) {
 }
 
 // lookupVariants are the lookups the exhaustive test combines with rows.
-func lookupVariants(at time.Time) []*schedule.Lookup {
-	out := []*schedule.Lookup{nil}
+func lookupVariants(at time.Time) []*schedule.LookupFacts {
+	out := []*schedule.LookupFacts{nil}
 	for _, v := range append(schedule.LookupVerdicts(), "") {
 		for _, ours := range []bool{false, true} {
 			for _, id := range []string{"", "hy-att-1"} {
-				out = append(out, &schedule.Lookup{At: at, Verdict: v, MatchID: id, MatchOurs: ours})
+				out = append(out, &schedule.LookupFacts{At: at, Verdict: v, MatchID: id, MatchOurs: ours})
 			}
 		}
 	}
@@ -447,7 +447,7 @@ func TestDecideInvariants(t *testing.T) {
 	now := t0
 	var n int
 	for _, st := range schedule.States() {
-		for _, s := range []schedule.Strictness{any_, bulk, failed} {
+		for _, s := range []schedule.Strictness{strictAny, strictBulk, strictTeacher} {
 			for _, submitted := range []*time.Time{nil, ptr(now.Add(-time.Hour)), ptr(now.Add(-72 * time.Hour))} {
 				for _, lk := range lookupVariants(now.Add(-time.Minute)) {
 					for _, id := range []string{"", "hy-kur-1"} {
@@ -486,8 +486,8 @@ func TestDecideInvariants(t *testing.T) {
 func TestDecisionWords(t *testing.T) {
 	t.Parallel()
 
-	f := facts(schedule.StateSubmissionUncertain, with(submittedAgo(time.Hour)))
-	d := schedule.Decide(schedule.ActionResubmit, f, any_, t0)
+	f := facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Hour)))
+	d := schedule.Decide(schedule.ActionResubmit, f, strictAny, t0)
 	format := func(at time.Time) string { return at.Format("15:04") }
 	if got, want := d.Words(format), "Suotar may still hold this submission as pending until 08:00."; got != want {
 		t.Errorf("Words() = %q, want %q", got, want)
@@ -499,7 +499,7 @@ func TestDecisionWords(t *testing.T) {
 		t.Errorf("Words(nil) = %q, want the Explanation", got)
 	}
 	// A refusal that waiting does not lift reads the same either way.
-	d = schedule.Decide(schedule.ActionCancel, facts(schedule.StateRegistered), any_, t0)
+	d = schedule.Decide(schedule.ActionCancel, facts(schedule.StateRegistered), strictAny, t0)
 	if got := d.Words(format); got != d.Explanation {
 		t.Errorf("Words() = %q, want %q", got, d.Explanation)
 	}
