@@ -84,7 +84,7 @@ type decideCase struct {
 
 var (
 	pendingWindow = schedule.SuotarPendingWindow
-	// Uncertain submissions in these cases went out at sub.
+	// Uncertain submissions in these cases went out at sentAt0.
 	sentAt0   = t0.Add(-3 * 24 * time.Hour)
 	windowEnd = sentAt0.Add(pendingWindow)
 )
