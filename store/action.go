@@ -745,7 +745,8 @@ type BulkPreview struct {
 	Action schedule.Action
 	// Rows are every selected row found, in id order.
 	Rows []BulkPreviewRow
-	// Groups put the rows acted on first (by target and risk), then the skipped ones by refusal.
+	// Groups put the rows acted on first (by target, then risk from normal to riskiest), then the
+	// skipped ones by refusal.
 	Groups []BulkGroup
 	// NotFound are selected ids that name no live row (or one outside scope).
 	NotFound []string
@@ -847,7 +848,9 @@ func groupRows(rows []BulkPreviewRow) []BulkGroup {
 			}
 			return 1
 		}
-		return cmp.Or(cmp.Compare(a.Target, b.Target), cmp.Compare(a.Risk, b.Risk), cmp.Compare(a.Refusal, b.Refusal))
+		return cmp.Or(cmp.Compare(a.Target, b.Target),
+			cmp.Compare(slices.Index(schedule.RiskLabels(), a.Risk), slices.Index(schedule.RiskLabels(), b.Risk)),
+			cmp.Compare(slices.Index(schedule.RefusalCodes(), a.Refusal), slices.Index(schedule.RefusalCodes(), b.Refusal)))
 	})
 	return groups
 }
