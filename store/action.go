@@ -148,7 +148,8 @@ type LookupDetails struct {
 //	{"verdict": "<kind>", "match": {"id": "…", "type": "…", "ours": true}}
 //
 // and it also reads the verdict as an object ({"verdict": {"kind": "…", "match": {…},
-// "ours": ["id", …]}}), where a match is ours when its id is in ours. Whatever is missing or
+// "ours": ["id", …]}}, or that object alone), where a match is ours when its id is in ours; keys
+// match case-insensitively, so schedule.Verdict marshalled as it is reads too. Whatever is missing or
 // unreadable reads as cannot_tell or no match, never as evidence: a lookup the rules cannot read
 // permits nothing.
 func ParseLookupDetails(raw []byte) LookupDetails {
@@ -164,6 +165,10 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 	}
 	if json.Unmarshal(raw, &top) != nil {
 		return out
+	}
+	if len(top.Verdict) == 0 {
+		// A verdict written as the whole object, without the "verdict" key.
+		top.Verdict = raw
 	}
 	var kind string
 	var oursIDs []string
@@ -186,7 +191,8 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 	if v := schedule.LookupVerdict(kind); v.Valid() {
 		out.Verdict = v
 	}
-	if m != nil {
+	// A match only counts under a verdict that says one was found.
+	if m != nil && out.Verdict.FoundMatch() {
 		out.MatchID, out.MatchType = m.ID, m.Type
 		if m.Ours != nil {
 			out.MatchOurs = *m.Ours
