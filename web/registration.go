@@ -37,6 +37,7 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 		Page:   s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:     reg.ID,
 		Header: registrationHeaderVM(reg, now),
+		Lookup: s.lookupVM(reg, events, now),
 		Facts:  registrationFacts(reg, now),
 		Events: eventVMs(events, now),
 	}
@@ -203,7 +204,7 @@ func eventTitle(e store.Event) string {
 	case "cancelled":
 		parts = append(parts, "Cancelled")
 	case "sisu_lookup":
-		parts = append(parts, "Looked up in Sisu")
+		parts = append(parts, lookupTitle(e))
 	default:
 		parts = append(parts, e.Kind)
 	}

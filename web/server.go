@@ -21,18 +21,22 @@ type Deps struct {
 	Log   *slog.Logger
 	// Now is the clock; tests pass a fixed one.
 	Now func() time.Time
+	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
+	// the lookup button then says so.
+	Registry Registry
 }
 
 // Server carries what every handler needs. Build it with New.
 type Server struct {
-	store *store.Store
-	log   *slog.Logger
-	now   func() time.Time
+	store    *store.Store
+	log      *slog.Logger
+	now      func() time.Time
+	registry Registry
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
-	s := &Server{store: d.Store, log: d.Log, now: d.Now}
+	s := &Server{store: d.Store, log: d.Log, now: d.Now, registry: d.Registry}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -71,6 +75,7 @@ func (s *Server) Routes() http.Handler {
 	r.Get("/", s.handle(s.queueShow))
 	r.Get("/queue/counts", s.handle(s.queueCountsShow))
 	r.Get("/registrations/{id}", s.handle(s.registrationShow))
+	r.Post("/registrations/{id}/lookup", s.handle(s.registrationLookup))
 	return r
 }
 

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -27,6 +28,7 @@ import (
 	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
 
 	"regdesk/store"
+	"regdesk/store/suotar"
 	"regdesk/web"
 )
 
@@ -90,6 +92,17 @@ type config struct {
 	RunMigrations    bool
 	LogLevel         slog.Level
 	StatementTimeout time.Duration
+	// SuotarURL and SuotarToken reach Suotar for lookups; both empty leaves lookups off.
+	SuotarURL     string
+	SuotarToken   string
+	SuotarTimeout time.Duration
+}
+
+// suotarConfigured reports whether lookups can reach Suotar.
+func (c config) suotarConfigured() bool { return c.SuotarURL != "" }
+
+func (c config) suotarConfig() suotar.Config {
+	return suotar.Config{BaseURL: c.SuotarURL, Token: c.SuotarToken, Timeout: c.SuotarTimeout}
 }
 
 // configFlags registers the serve flags on fs with defaults from the environment; parse fs, then
@@ -104,6 +117,8 @@ type configFlags struct {
 	runMigrations    *string
 	logLevel         *string
 	statementTimeout *string
+	suotarURL        *string
+	suotarTimeout    *string
 }
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
@@ -115,6 +130,8 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		runMigrations:    fs.String("migrate", cmpOr(getenv("RUN_MIGRATIONS"), "0"), "1 applies pending migrations at start (env RUN_MIGRATIONS)"),
 		logLevel:         fs.String("log-level", cmpOr(getenv("LOG_LEVEL"), "info"), "debug, info, warn or error (env LOG_LEVEL)"),
 		statementTimeout: fs.String("statement-timeout", cmpOr(getenv("STATEMENT_TIMEOUT"), "5s"), "bound on every dashboard query (env STATEMENT_TIMEOUT)"),
+		suotarURL:        fs.String("suotar-url", getenv("SUOTAR_URL"), "Suotar's batch API base URL for Sisu lookups; empty turns lookups off (env SUOTAR_URL; the token is read from SUOTAR_TOKEN only)"),
+		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
 	}
 }
 
@@ -158,10 +175,45 @@ func (c *configFlags) validate() (config, error) {
 	if err := cfg.LogLevel.UnmarshalText([]byte(*c.logLevel)); err != nil {
 		c.problem("LOG_LEVEL: %q is not debug, info, warn or error", *c.logLevel)
 	}
+	c.validateSuotar(&cfg)
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
 	}
 	return cfg, nil
+}
+
+// validateSuotar reads the Suotar settings into cfg. The token comes from the environment only,
+// so it never shows in a process list or in -help.
+func (c *configFlags) validateSuotar(cfg *config) {
+	cfg.SuotarURL = strings.TrimSpace(*c.suotarURL)
+	cfg.SuotarToken = strings.TrimSpace(c.getenv("SUOTAR_TOKEN"))
+	known := len(c.problems)
+	cfg.SuotarTimeout = c.durationValue("SUOTAR_TIMEOUT", *c.suotarTimeout)
+	if len(c.problems) == known && cfg.SuotarTimeout == 0 {
+		c.problem("SUOTAR_TIMEOUT: must be longer than 0")
+	}
+	switch {
+	case cfg.SuotarURL == "" && cfg.SuotarToken == "":
+		return // lookups are off; the page says so
+	case cfg.SuotarURL == "":
+		c.problem("SUOTAR_URL is not set, but SUOTAR_TOKEN is: set both to look students up in Sisu, or neither")
+		return
+	case cfg.SuotarToken == "":
+		c.problem("SUOTAR_TOKEN is not set, but SUOTAR_URL is: set both to look students up in Sisu, or neither")
+		return
+	}
+	if _, err := suotar.New(cfg.suotarConfig()); err != nil {
+		c.problem("SUOTAR_URL: %q is not an absolute http(s) URL", cfg.SuotarURL)
+	}
+}
+
+// redactedURL hides any password in u, for logs.
+func redactedURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "(unreadable URL)"
+	}
+	return parsed.Redacted()
 }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -198,7 +250,18 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	srv := web.New(web.Deps{Store: st, Log: log, Now: time.Now})
+	deps := web.Deps{Store: st, Log: log, Now: time.Now}
+	if cfg.suotarConfigured() {
+		client, err := suotar.New(cfg.suotarConfig())
+		if err != nil {
+			return fmt.Errorf("suotar: %w", err)
+		}
+		deps.Registry = client
+		log.Info("Sisu lookups go to Suotar", "url", redactedURL(cfg.SuotarURL), "timeout", cfg.SuotarTimeout)
+	} else {
+		log.Info("Suotar is not configured: Sisu lookups are off (set SUOTAR_URL and SUOTAR_TOKEN)")
+	}
+	srv := web.New(deps)
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})
