@@ -143,13 +143,16 @@ type LookupDetails struct {
 	MatchOurs bool
 }
 
-// ParseLookupDetails reads a sisu_lookup event's details. The agreed shape is
+// ParseLookupDetails reads a sisu_lookup event's details. It reads the shape web/lookup.go
+// records:
 //
-//	{"verdict": "<kind>", "match": {"id": "…", "type": "…", "ours": true}}
+//	{"verdict": {"kind": "registered", "match_id": "…", "ours": ["…"]},
+//	 "attainments": [{"id": "…", "type": "…"}], "verify_call": {"attainment_id": "…", "attainment_type": "…"}}
 //
-// and it also reads the verdict as an object ({"verdict": {"kind": "…", "match": {…},
-// "ours": ["id", …]}}, or that object alone), where a match is ours when its id is in ours; keys
-// match case-insensitively, so schedule.Verdict marshalled as it is reads too. Whatever is missing or
+// (the match's type comes from the attainment listed with its id, or from the verify answer
+// that named it; with no match_id a registered verify answer is the match), and the simpler
+// shape {"verdict": "<kind>", "match": {"id": "…", "type": "…", "ours": true}}. A match is ours
+// when "ours" says so or lists its id. Keys match case-insensitively. Whatever is missing or
 // unreadable reads as cannot_tell or no match, never as evidence: a lookup the rules cannot read
 // permits nothing.
 func ParseLookupDetails(raw []byte) LookupDetails {
@@ -160,8 +163,13 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 		Ours *bool  `json:"ours"`
 	}
 	var top struct {
-		Verdict json.RawMessage `json:"verdict"`
-		Match   *match          `json:"match"`
+		Verdict     json.RawMessage `json:"verdict"`
+		Match       *match          `json:"match"`
+		Attainments []match         `json:"attainments"`
+		Verify      *struct {
+			AttainmentID   string `json:"attainment_id"`
+			AttainmentType string `json:"attainment_type"`
+		} `json:"verify_call"`
 	}
 	if json.Unmarshal(raw, &top) != nil {
 		return out
@@ -175,9 +183,10 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 	m := top.Match
 	if json.Unmarshal(top.Verdict, &kind) != nil {
 		var obj struct {
-			Kind  string          `json:"kind"`
-			Match *match          `json:"match"`
-			Ours  json.RawMessage `json:"ours"`
+			Kind    string          `json:"kind"`
+			Match   *match          `json:"match"`
+			MatchID string          `json:"match_id"`
+			Ours    json.RawMessage `json:"ours"`
 		}
 		if json.Unmarshal(top.Verdict, &obj) != nil {
 			return out
@@ -186,19 +195,41 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 		if m == nil {
 			m = obj.Match
 		}
+		if m == nil && obj.MatchID != "" {
+			m = &match{ID: obj.MatchID}
+		}
 		_ = json.Unmarshal(obj.Ours, &oursIDs)
 	}
 	if v := schedule.LookupVerdict(kind); v.Valid() {
 		out.Verdict = v
 	}
-	// A match only counts under a verdict that says one was found.
-	if m != nil && out.Verdict.FoundMatch() {
-		out.MatchID, out.MatchType = m.ID, m.Type
-		if m.Ours != nil {
-			out.MatchOurs = *m.Ours
-		} else {
-			out.MatchOurs = m.ID != "" && slices.Contains(oursIDs, m.ID)
+	if !out.Verdict.FoundMatch() {
+		// A match only counts under a verdict that says one was found.
+		return out
+	}
+	if m == nil && top.Verify != nil && top.Verify.AttainmentID != "" {
+		// Only Suotar's verify answer shows the submission; the attainment it named is the match.
+		m = &match{ID: top.Verify.AttainmentID, Type: top.Verify.AttainmentType}
+	}
+	if m == nil || m.ID == "" {
+		return out
+	}
+	out.MatchID, out.MatchType = m.ID, m.Type
+	if out.MatchType == "" {
+		for _, a := range top.Attainments {
+			if a.ID == m.ID {
+				out.MatchType = a.Type
+				break
+			}
 		}
+	}
+	if out.MatchType == "" && top.Verify != nil && top.Verify.AttainmentID == m.ID {
+		out.MatchType = top.Verify.AttainmentType
+	}
+	if m.Ours != nil {
+		out.MatchOurs = *m.Ours
+	} else {
+		out.MatchOurs = slices.Contains(oursIDs, m.ID)
 	}
 	return out
 }
