@@ -236,52 +236,10 @@ func (r RiskLabel) Explanation() string { return risks.explanation(r) }
 // before the action is taken.
 func (r RiskLabel) NeedsConfirmation() bool { return r != "" && r != RiskNormal }
 
-// LookupVerdict is what a person's lookup in Sisu concluded about a row.
-type LookupVerdict string
-
-// The lookup verdicts.
-const (
-	// LookupRegistered: Sisu holds a matching course unit attainment.
-	LookupRegistered LookupVerdict = "registered"
-	// LookupPartlyRegistered: Sisu holds only a matching assessment item
-	// attainment.
-	LookupPartlyRegistered LookupVerdict = "partly_registered"
-	// LookupNotInSisu: Sisu holds no matching attainment.
-	LookupNotInSisu LookupVerdict = "not_in_sisu"
-	// LookupConflicting: Sisu holds attainments for the course that differ
-	// from what was sent (another grade or date).
-	LookupConflicting LookupVerdict = "conflicting"
-	// LookupCannotTell: the lookup failed or its answer settles nothing.
-	LookupCannotTell LookupVerdict = "cannot_tell"
-)
-
-var verdicts = newEnumTable("lookup verdict",
-	enumEntry[LookupVerdict]{LookupRegistered, "In Sisu", "Sisu holds a matching course unit attainment."},
-	enumEntry[LookupVerdict]{LookupPartlyRegistered, "Partly in Sisu", "Sisu holds only a matching assessment item attainment, not yet the course credit."},
-	enumEntry[LookupVerdict]{LookupNotInSisu, "Not in Sisu", "Sisu holds no matching attainment."},
-	enumEntry[LookupVerdict]{LookupConflicting, "Conflicting", "Sisu holds attainments for this course that differ from what was sent."},
-	enumEntry[LookupVerdict]{LookupCannotTell, "Cannot tell", "The lookup could not settle whether Sisu holds the credit."},
-)
-
-// LookupVerdicts lists every verdict; the slice is the caller's to keep.
-func LookupVerdicts() []LookupVerdict { return verdicts.values() }
-
-// ParseLookupVerdict reads a verdict by value or label.
-func ParseLookupVerdict(s string) (LookupVerdict, error) { return verdicts.parse(s) }
-
-// Valid reports whether v is one of the verdicts.
-func (v LookupVerdict) Valid() bool { return verdicts.valid(v) }
-
-// Label is the verdict's name; an unknown verdict shows as itself.
-func (v LookupVerdict) Label() string { return verdicts.label(v) }
-
-// Explanation is the verdict in one line; "" for an unknown verdict.
-func (v LookupVerdict) Explanation() string { return verdicts.explanation(v) }
-
 // FoundMatch reports whether the verdict says Sisu holds a matching
 // attainment.
-func (v LookupVerdict) FoundMatch() bool {
-	return v == LookupRegistered || v == LookupPartlyRegistered
+func (k VerdictKind) FoundMatch() bool {
+	return k == VerdictRegistered || k == VerdictPartlyRegistered
 }
 
 // LookupFacts summarise a person's latest lookup of a row in Sisu.
@@ -289,7 +247,7 @@ type LookupFacts struct {
 	// At is when the lookup was made.
 	At time.Time
 	// Verdict is what it concluded.
-	Verdict LookupVerdict
+	Verdict VerdictKind
 	// MatchID and MatchType name the matching attainment when Verdict found
 	// one ("" otherwise).
 	MatchID, MatchType string
@@ -550,7 +508,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 				return refuse(RefusalLookupFoundAttainment, "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
 			}
 			return refuse(RefusalLookupFoundAttainment, "")
-		case lk.Verdict != LookupNotInSisu:
+		case lk.Verdict != VerdictNotInSisu:
 			return refuse(RefusalLookupInconclusive, "")
 		}
 	}
@@ -618,7 +576,7 @@ func decideMarkInSisu(f Facts, s Strictness) Decision {
 	switch {
 	case lk == nil || (r.SubmittedAt != nil && lk.At.Before(*r.SubmittedAt)):
 		return refuse(RefusalNeedsLookupAfterSubmission, "")
-	case lk.Verdict == LookupNotInSisu:
+	case lk.Verdict == VerdictNotInSisu:
 		return refuse(RefusalLookupFoundNothing, "")
 	case !lk.Verdict.FoundMatch() || lk.MatchID == "":
 		return refuse(RefusalLookupInconclusive, "")
@@ -626,7 +584,7 @@ func decideMarkInSisu(f Facts, s Strictness) Decision {
 		return refuse(RefusalAttainmentLinkedElsewhere, "")
 	case !lk.MatchOurs:
 		return allow(StateDuplicate, "Sisu holds a matching attainment that this submission did not create; the registration becomes Already in Sisu.")
-	case lk.Verdict == LookupRegistered:
+	case lk.Verdict == VerdictRegistered:
 		return allow(StateRegistered, "Sisu holds the course credit this submission created; the registration becomes Registered.")
 	}
 	return allow(StatePartiallyRegistered, "Sisu holds only the assessment item this submission created; the registration becomes Partially registered and the pipeline keeps checking for the course credit.")
@@ -645,9 +603,9 @@ func decideMarkRegistered(f Facts) Decision {
 	switch {
 	case lk == nil || (anchor != nil && lk.At.Before(*anchor)):
 		return refuse(RefusalNeedsLookupAfterPartial, "")
-	case lk.Verdict == LookupNotInSisu || lk.Verdict == LookupPartlyRegistered:
+	case lk.Verdict == VerdictNotInSisu || lk.Verdict == VerdictPartlyRegistered:
 		return refuse(RefusalLookupFoundNoCourseUnit, "")
-	case lk.Verdict != LookupRegistered || lk.MatchID == "":
+	case lk.Verdict != VerdictRegistered || lk.MatchID == "":
 		return refuse(RefusalLookupInconclusive, "")
 	case !lk.MatchOurs:
 		return refuse(RefusalLookupMatchNotOurs, "")

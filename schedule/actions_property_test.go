@@ -177,16 +177,16 @@ func simulate(seed uint64, steps int, decide decider, st *stats) string {
 			id, cu, from := w.visible(now)
 			switch p := rnd.IntN(20); {
 			case p == 0:
-				lk.Verdict = schedule.LookupCannotTell
+				lk.Verdict = schedule.VerdictCannotTell
 			case p == 1:
-				lk.Verdict = schedule.LookupConflicting
+				lk.Verdict = schedule.VerdictConflicting
 			case id == "":
-				lk.Verdict = schedule.LookupNotInSisu
+				lk.Verdict = schedule.VerdictNotInSisu
 			default:
-				lk.Verdict = schedule.LookupPartlyRegistered
+				lk.Verdict = schedule.VerdictPartlyRegistered
 				lk.MatchType = "AssessmentItemAttainment"
 				if cu {
-					lk.Verdict, lk.MatchType = schedule.LookupRegistered, "CourseUnitAttainment"
+					lk.Verdict, lk.MatchType = schedule.VerdictRegistered, "CourseUnitAttainment"
 				}
 				lk.MatchID = id
 				lk.MatchOurs = from != nil && r.submittedID != "" && from.id == r.submittedID
@@ -279,7 +279,7 @@ func checkHandAction(a schedule.Action, s schedule.Strictness, d schedule.Decisi
 		return fmt.Sprintf("resubmitted an uncertain row %v before its pending window ended", end.Sub(now))
 	}
 	lk := before.lookup
-	if lk == nil || lk.At.Before(end) || lk.Verdict != schedule.LookupNotInSisu {
+	if lk == nil || lk.At.Before(end) || lk.Verdict != schedule.VerdictNotInSisu {
 		return fmt.Sprintf("resubmitted an uncertain row without a no-match lookup after the pending window (lookup %+v)", lk)
 	}
 	return ""

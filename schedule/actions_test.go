@@ -38,13 +38,13 @@ func linkedTo(id string) func(*schedule.Facts) {
 
 // lookup records a lookup made at, with verdict and, for verdicts that found
 // one, a match that is ours or not.
-func lookup(at time.Time, v schedule.LookupVerdict, ours bool) func(*schedule.Facts) {
+func lookup(at time.Time, v schedule.VerdictKind, ours bool) func(*schedule.Facts) {
 	return func(f *schedule.Facts) {
 		lk := &schedule.LookupFacts{At: at, Verdict: v}
 		if v.FoundMatch() {
 			lk.MatchID, lk.MatchOurs = "hy-att-1", ours
 			lk.MatchType = "CourseUnitAttainment"
-			if v == schedule.LookupPartlyRegistered {
+			if v == schedule.VerdictPartlyRegistered {
 				lk.MatchType = "AssessmentItemAttainment"
 			}
 		}
@@ -52,7 +52,7 @@ func lookup(at time.Time, v schedule.LookupVerdict, ours bool) func(*schedule.Fa
 	}
 }
 
-func lookupNoMatchID(at time.Time, v schedule.LookupVerdict) func(*schedule.Facts) {
+func lookupNoMatchID(at time.Time, v schedule.VerdictKind) func(*schedule.Facts) {
 	return func(f *schedule.Facts) { f.Lookup = &schedule.LookupFacts{At: at, Verdict: v, MatchOurs: true} }
 }
 
@@ -115,8 +115,8 @@ func resubmitCases() []decideCase {
 	for _, st := range []schedule.State{schedule.StateSubmitting, schedule.StateAwaitingVerification, schedule.StatePartiallyRegistered} {
 		add("Sent/"+string(st), facts(st, withRow(submittedAgo(time.Hour))), strictAny, schedule.RefusalAlreadySubmitted, "", nil)
 	}
-	add("UncertainInBulk", uncertainFacts(lookup(windowEnd, schedule.LookupNotInSisu, false)), strictBulk, schedule.RefusalSubmissionUncertain, "", nil)
-	add("UncertainForTeacher", uncertainFacts(lookup(windowEnd, schedule.LookupNotInSisu, false)), strictTeacher, schedule.RefusalSubmissionUncertain, "", nil)
+	add("UncertainInBulk", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)), strictBulk, schedule.RefusalSubmissionUncertain, "", nil)
+	add("UncertainForTeacher", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)), strictTeacher, schedule.RefusalSubmissionUncertain, "", nil)
 	add("CancelledAfterSending", facts(schedule.StateCancelled, withRow(submittedAgo(72*time.Hour))), strictAny, schedule.RefusalAlreadySubmitted, "", nil)
 	add("CancelledNeverSent", facts(schedule.StateCancelled), strictAny, "", schedule.RiskNormal, nil)
 	add("TeacherOnRetryable", facts(schedule.StateFailedRetryable), strictTeacher, schedule.RefusalNotFailedPermanent, "", nil)
@@ -130,31 +130,31 @@ func resubmitCases() []decideCase {
 	recent := t0.Add(-pendingWindow + time.Second)
 	add("UncertainInsidePendingWindow", facts(schedule.StateSubmissionUncertain, withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(recent) })),
 		strictAny, schedule.RefusalSubmissionUncertainTooRecent, "", ptr(recent.Add(pendingWindow)))
-	add("UncertainWithoutSubmissionTime", facts(schedule.StateSubmissionUncertain, lookup(t0, schedule.LookupNotInSisu, false)),
+	add("UncertainWithoutSubmissionTime", facts(schedule.StateSubmissionUncertain, lookup(t0, schedule.VerdictNotInSisu, false)),
 		strictAny, schedule.RefusalSubmissionUncertainTooRecent, "", nil)
 	exact := t0.Add(-pendingWindow)
 	add("UncertainExactlyAtWindowEnd", facts(schedule.StateSubmissionUncertain, withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(exact) }),
-		lookup(t0, schedule.LookupNotInSisu, false)), strictAny, "", schedule.RiskPossibleDuplicate, nil)
+		lookup(t0, schedule.VerdictNotInSisu, false)), strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	// Rule 9: Suotar's retryAfter.
-	add("UncertainBeforeRetryAfter", uncertainFacts(withRow(resubmitNotBefore(t0.Add(time.Hour))), lookup(windowEnd, schedule.LookupNotInSisu, false)),
+	add("UncertainBeforeRetryAfter", uncertainFacts(withRow(resubmitNotBefore(t0.Add(time.Hour))), lookup(windowEnd, schedule.VerdictNotInSisu, false)),
 		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(time.Hour)))
-	add("UncertainAtRetryAfter", uncertainFacts(withRow(resubmitNotBefore(t0)), lookup(windowEnd, schedule.LookupNotInSisu, false)),
+	add("UncertainAtRetryAfter", uncertainFacts(withRow(resubmitNotBefore(t0)), lookup(windowEnd, schedule.VerdictNotInSisu, false)),
 		strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	// regdesk's rules: a lookup after the pending window that found nothing.
 	add("UncertainWithoutLookup", uncertainFacts(), strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
-	add("UncertainLookupInsideWindow", uncertainFacts(lookup(windowEnd.Add(-time.Microsecond), schedule.LookupNotInSisu, false)),
+	add("UncertainLookupInsideWindow", uncertainFacts(lookup(windowEnd.Add(-time.Microsecond), schedule.VerdictNotInSisu, false)),
 		strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
-	add("UncertainLookupFoundCourseUnit", uncertainFacts(lookup(windowEnd, schedule.LookupRegistered, true)),
+	add("UncertainLookupFoundCourseUnit", uncertainFacts(lookup(windowEnd, schedule.VerdictRegistered, true)),
 		strictAny, schedule.RefusalLookupFoundAttainment, "", nil)
-	add("UncertainLookupFoundAssessmentItem", uncertainFacts(lookup(windowEnd, schedule.LookupPartlyRegistered, false)),
+	add("UncertainLookupFoundAssessmentItem", uncertainFacts(lookup(windowEnd, schedule.VerdictPartlyRegistered, false)),
 		strictAny, schedule.RefusalLookupFoundAttainment, "", nil)
-	add("UncertainLookupConflicting", uncertainFacts(lookup(windowEnd, schedule.LookupConflicting, false)),
+	add("UncertainVerdictConflicting", uncertainFacts(lookup(windowEnd, schedule.VerdictConflicting, false)),
 		strictAny, schedule.RefusalLookupInconclusive, "", nil)
-	add("UncertainLookupCannotTell", uncertainFacts(lookup(windowEnd, schedule.LookupCannotTell, false)),
+	add("UncertainVerdictCannotTell", uncertainFacts(lookup(windowEnd, schedule.VerdictCannotTell, false)),
 		strictAny, schedule.RefusalLookupInconclusive, "", nil)
 	add("UncertainLookupUnknownVerdict", uncertainFacts(lookup(windowEnd, "maybe", false)),
 		strictAny, schedule.RefusalLookupInconclusive, "", nil)
-	add("UncertainLookupFoundNothing", uncertainFacts(lookup(windowEnd, schedule.LookupNotInSisu, false)),
+	add("UncertainLookupFoundNothing", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)),
 		strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	// A failed row whose submission Suotar accepted waits and looks like an
 	// uncertain one: the LMS would let it through at once.
@@ -166,16 +166,16 @@ func resubmitCases() []decideCase {
 	for _, st := range []schedule.State{schedule.StateFailedRetryable, schedule.StateFailedPermanent} {
 		add("AcceptedInsideWindow/"+string(st), accepted(2*time.Hour)(st), strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(-2*time.Hour+pendingWindow)))
 		add("AcceptedNoLookup/"+string(st), accepted(72*time.Hour)(st), strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
-		add("AcceptedFoundInSisu/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.LookupRegistered, true))(st),
+		add("AcceptedFoundInSisu/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.VerdictRegistered, true))(st),
 			strictAny, schedule.RefusalLookupFoundAttainment, "", nil)
-		add("AcceptedLookupFoundNothing/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.LookupNotInSisu, false))(st),
+		add("AcceptedLookupFoundNothing/"+string(st), accepted(72*time.Hour, lookup(t0, schedule.VerdictNotInSisu, false))(st),
 			strictAny, "", schedule.RiskPossibleDuplicate, nil)
 	}
 	add("AcceptedRetryAfterPastWindow", accepted(2*time.Hour, withRow(resubmitNotBefore(t0.Add(30*time.Hour))))(schedule.StateFailedRetryable),
 		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(30*time.Hour)))
 	add("AcceptedWindowPastRetryAfter", accepted(2*time.Hour, withRow(resubmitNotBefore(t0.Add(time.Hour))))(schedule.StateFailedRetryable),
 		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(-2*time.Hour+pendingWindow)))
-	add("AcceptedWithoutSubmissionTime", facts(schedule.StateFailedPermanent, submittedID("hy-kur-1"), lookup(t0, schedule.LookupNotInSisu, false)),
+	add("AcceptedWithoutSubmissionTime", facts(schedule.StateFailedPermanent, submittedID("hy-kur-1"), lookup(t0, schedule.VerdictNotInSisu, false)),
 		strictAny, schedule.RefusalSubmissionPending, "", nil)
 	// Risks.
 	add("Misregistered", facts(schedule.StateMisregistered, withRow(submittedAgo(72*time.Hour)), submittedID("hy-kur-1")),
@@ -253,23 +253,23 @@ func markInSisuCases() []decideCase {
 		cases = append(cases, c)
 	}
 	after := sentAt0.Add(time.Minute)
-	add("Superseded", uncertainFacts(withRow(superseded), lookup(after, schedule.LookupRegistered, true)), strictAny, schedule.RefusalSuperseded, "")
-	add("Awaiting", facts(schedule.StateAwaitingVerification, lookup(t0, schedule.LookupRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
-	add("FailedPermanent", facts(schedule.StateFailedPermanent, lookup(t0, schedule.LookupRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
-	add("InBulk", uncertainFacts(lookup(after, schedule.LookupRegistered, true)), strictBulk, schedule.RefusalSubmissionUncertain, "")
+	add("Superseded", uncertainFacts(withRow(superseded), lookup(after, schedule.VerdictRegistered, true)), strictAny, schedule.RefusalSuperseded, "")
+	add("Awaiting", facts(schedule.StateAwaitingVerification, lookup(t0, schedule.VerdictRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
+	add("FailedPermanent", facts(schedule.StateFailedPermanent, lookup(t0, schedule.VerdictRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
+	add("InBulk", uncertainFacts(lookup(after, schedule.VerdictRegistered, true)), strictBulk, schedule.RefusalSubmissionUncertain, "")
 	add("NoLookup", uncertainFacts(), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
-	add("LookupBeforeSubmission", uncertainFacts(lookup(sentAt0.Add(-time.Microsecond), schedule.LookupRegistered, true)), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
-	add("LookupFoundNothing", uncertainFacts(lookup(after, schedule.LookupNotInSisu, false)), strictAny, schedule.RefusalLookupFoundNothing, "")
-	add("LookupCannotTell", uncertainFacts(lookup(after, schedule.LookupCannotTell, false)), strictAny, schedule.RefusalLookupInconclusive, "")
-	add("LookupConflicting", uncertainFacts(lookup(after, schedule.LookupConflicting, false)), strictAny, schedule.RefusalLookupInconclusive, "")
-	add("MatchWithoutID", uncertainFacts(lookupNoMatchID(after, schedule.LookupRegistered)), strictAny, schedule.RefusalLookupInconclusive, "")
-	add("LinkedElsewhere", uncertainFacts(lookup(after, schedule.LookupRegistered, false), linkedTo("other")), strictAny, schedule.RefusalAttainmentLinkedElsewhere, "")
-	add("OursCourseUnit", uncertainFacts(lookup(sentAt0, schedule.LookupRegistered, true)), strictAny, "", schedule.StateRegistered)
-	add("OursAssessmentItem", uncertainFacts(lookup(after, schedule.LookupPartlyRegistered, true)), strictAny, "", schedule.StatePartiallyRegistered)
-	add("FromElsewhere", uncertainFacts(lookup(after, schedule.LookupRegistered, false)), strictAny, "", schedule.StateDuplicate)
-	add("AssessmentItemFromElsewhere", uncertainFacts(lookup(after, schedule.LookupPartlyRegistered, false)), strictAny, "", schedule.StateDuplicate)
+	add("LookupBeforeSubmission", uncertainFacts(lookup(sentAt0.Add(-time.Microsecond), schedule.VerdictRegistered, true)), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
+	add("LookupFoundNothing", uncertainFacts(lookup(after, schedule.VerdictNotInSisu, false)), strictAny, schedule.RefusalLookupFoundNothing, "")
+	add("VerdictCannotTell", uncertainFacts(lookup(after, schedule.VerdictCannotTell, false)), strictAny, schedule.RefusalLookupInconclusive, "")
+	add("VerdictConflicting", uncertainFacts(lookup(after, schedule.VerdictConflicting, false)), strictAny, schedule.RefusalLookupInconclusive, "")
+	add("MatchWithoutID", uncertainFacts(lookupNoMatchID(after, schedule.VerdictRegistered)), strictAny, schedule.RefusalLookupInconclusive, "")
+	add("LinkedElsewhere", uncertainFacts(lookup(after, schedule.VerdictRegistered, false), linkedTo("other")), strictAny, schedule.RefusalAttainmentLinkedElsewhere, "")
+	add("OursCourseUnit", uncertainFacts(lookup(sentAt0, schedule.VerdictRegistered, true)), strictAny, "", schedule.StateRegistered)
+	add("OursAssessmentItem", uncertainFacts(lookup(after, schedule.VerdictPartlyRegistered, true)), strictAny, "", schedule.StatePartiallyRegistered)
+	add("FromElsewhere", uncertainFacts(lookup(after, schedule.VerdictRegistered, false)), strictAny, "", schedule.StateDuplicate)
+	add("AssessmentItemFromElsewhere", uncertainFacts(lookup(after, schedule.VerdictPartlyRegistered, false)), strictAny, "", schedule.StateDuplicate)
 	// Marking sends nothing, so the pending window does not hold it back.
-	add("InsidePendingWindow", facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Hour)), lookup(t0, schedule.LookupRegistered, true)),
+	add("InsidePendingWindow", facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Hour)), lookup(t0, schedule.VerdictRegistered, true)),
 		strictAny, "", schedule.StateRegistered)
 	return cases
 }
@@ -289,17 +289,17 @@ func markRegisteredCases() []decideCase {
 		}
 		cases = append(cases, c)
 	}
-	add("Superseded", partial(withRow(superseded), lookup(t0, schedule.LookupRegistered, true)), schedule.RefusalSuperseded)
-	add("Uncertain", uncertainFacts(lookup(t0, schedule.LookupRegistered, true)), schedule.RefusalNotPartiallyRegistered)
+	add("Superseded", partial(withRow(superseded), lookup(t0, schedule.VerdictRegistered, true)), schedule.RefusalSuperseded)
+	add("Uncertain", uncertainFacts(lookup(t0, schedule.VerdictRegistered, true)), schedule.RefusalNotPartiallyRegistered)
 	add("NoLookup", partial(), schedule.RefusalNeedsLookupAfterPartial)
-	add("LookupBeforePartial", partial(lookup(partialAt.Add(-time.Second), schedule.LookupRegistered, true)), schedule.RefusalNeedsLookupAfterPartial)
-	add("LookupStillPartial", partial(lookup(t0, schedule.LookupPartlyRegistered, true)), schedule.RefusalLookupFoundNoCourseUnit)
-	add("LookupNotInSisu", partial(lookup(t0, schedule.LookupNotInSisu, false)), schedule.RefusalLookupFoundNoCourseUnit)
-	add("LookupCannotTell", partial(lookup(t0, schedule.LookupCannotTell, false)), schedule.RefusalLookupInconclusive)
-	add("MatchWithoutID", partial(lookupNoMatchID(t0, schedule.LookupRegistered)), schedule.RefusalLookupInconclusive)
-	add("NotOurs", partial(lookup(t0, schedule.LookupRegistered, false)), schedule.RefusalLookupMatchNotOurs)
-	add("LinkedElsewhere", partial(lookup(t0, schedule.LookupRegistered, true), linkedTo("other")), schedule.RefusalAttainmentLinkedElsewhere)
-	add("Found", partial(lookup(partialAt, schedule.LookupRegistered, true)), "")
+	add("LookupBeforePartial", partial(lookup(partialAt.Add(-time.Second), schedule.VerdictRegistered, true)), schedule.RefusalNeedsLookupAfterPartial)
+	add("LookupStillPartial", partial(lookup(t0, schedule.VerdictPartlyRegistered, true)), schedule.RefusalLookupFoundNoCourseUnit)
+	add("VerdictNotInSisu", partial(lookup(t0, schedule.VerdictNotInSisu, false)), schedule.RefusalLookupFoundNoCourseUnit)
+	add("VerdictCannotTell", partial(lookup(t0, schedule.VerdictCannotTell, false)), schedule.RefusalLookupInconclusive)
+	add("MatchWithoutID", partial(lookupNoMatchID(t0, schedule.VerdictRegistered)), schedule.RefusalLookupInconclusive)
+	add("NotOurs", partial(lookup(t0, schedule.VerdictRegistered, false)), schedule.RefusalLookupMatchNotOurs)
+	add("LinkedElsewhere", partial(lookup(t0, schedule.VerdictRegistered, true), linkedTo("other")), schedule.RefusalAttainmentLinkedElsewhere)
+	add("Found", partial(lookup(partialAt, schedule.VerdictRegistered, true)), "")
 	return cases
 }
 
@@ -426,7 +426,7 @@ func TestDecideTablesCoverEveryCodeAndRisk(t *testing.T) {
 // lookupVariants are the lookups the exhaustive test combines with rows.
 func lookupVariants(at time.Time) []*schedule.LookupFacts {
 	out := []*schedule.LookupFacts{nil}
-	for _, v := range append(schedule.LookupVerdicts(), "") {
+	for _, v := range append(schedule.VerdictKinds(), "") {
 		for _, ours := range []bool{false, true} {
 			for _, id := range []string{"", "hy-att-1"} {
 				out = append(out, &schedule.LookupFacts{At: at, Verdict: v, MatchID: id, MatchOurs: ours})
@@ -534,9 +534,9 @@ func TestActionEnums(t *testing.T) {
 			t.Errorf("%q.NeedsConfirmation() = %v", r, r.NeedsConfirmation())
 		}
 	}
-	for _, v := range schedule.LookupVerdicts() {
-		if got, err := schedule.ParseLookupVerdict(string(v)); err != nil || got != v {
-			t.Errorf("ParseLookupVerdict(%q) = %q, %v", v, got, err)
+	for _, v := range schedule.VerdictKinds() {
+		if v.FoundMatch() != (v == schedule.VerdictRegistered || v == schedule.VerdictPartlyRegistered) {
+			t.Errorf("%q.FoundMatch() = %v", v, v.FoundMatch())
 		}
 	}
 }

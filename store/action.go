@@ -137,7 +137,7 @@ func (l *LookupSummary) Facts() *schedule.LookupFacts {
 
 // LookupDetails is what a sisu_lookup event's details say, as far as the rules need.
 type LookupDetails struct {
-	Verdict   schedule.LookupVerdict
+	Verdict   schedule.VerdictKind
 	MatchID   string
 	MatchType string
 	MatchOurs bool
@@ -156,7 +156,7 @@ type LookupDetails struct {
 // unreadable reads as cannot_tell or no match, never as evidence: a lookup the rules cannot read
 // permits nothing.
 func ParseLookupDetails(raw []byte) LookupDetails {
-	out := LookupDetails{Verdict: schedule.LookupCannotTell}
+	out := LookupDetails{Verdict: schedule.VerdictCannotTell}
 	type match struct {
 		ID   string `json:"id"`
 		Type string `json:"type"`
@@ -200,7 +200,7 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 		}
 		_ = json.Unmarshal(obj.Ours, &oursIDs)
 	}
-	if v := schedule.LookupVerdict(kind); v.Valid() {
+	if v := schedule.VerdictKind(kind); v.Valid() {
 		out.Verdict = v
 	}
 	if !out.Verdict.FoundMatch() {
@@ -589,7 +589,7 @@ WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r
 		if matchType == "" {
 			// The verdict names the kind when the lookup recorded no type.
 			matchType = "AssessmentItemAttainment"
-			if lk.Verdict == schedule.LookupRegistered {
+			if lk.Verdict == schedule.VerdictRegistered {
 				matchType = "CourseUnitAttainment"
 			}
 		}

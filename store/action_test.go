@@ -624,7 +624,7 @@ func TestRegistrationActionsGet(t *testing.T) {
 		t.Fatal(err)
 	}
 	if page.Version != b.ledger(t, id).Version || page.Lookup == nil || page.Lookup.EventID != lookupID ||
-		page.Lookup.ActorName != "Anna Support" || page.Lookup.Verdict != schedule.LookupRegistered || !page.Lookup.MatchOurs {
+		page.Lookup.ActorName != "Anna Support" || page.Lookup.Verdict != schedule.VerdictRegistered || !page.Lookup.MatchOurs {
 		t.Errorf("page = %+v, lookup %+v", page, page.Lookup)
 	}
 	if len(page.Decisions) != len(schedule.Actions()) {
@@ -725,33 +725,33 @@ func TestParseLookupDetails(t *testing.T) {
 		raw  string
 		want store.LookupDetails
 	}{
-		{"Agreed", registeredOurs, store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "hy-cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
-		{"NotOurs", registeredOther, store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "hy-cu-9", MatchType: "CourseUnitAttainment"}},
-		{"NoMatch", notInSisu, store.LookupDetails{Verdict: schedule.LookupNotInSisu}},
+		{"Agreed", registeredOurs, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+		{"NotOurs", registeredOther, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-9", MatchType: "CourseUnitAttainment"}},
+		{"NoMatch", notInSisu, store.LookupDetails{Verdict: schedule.VerdictNotInSisu}},
 		{"VerdictObject", `{"verdict": {"kind": "partly_registered", "match": {"id": "a", "type": "AssessmentItemAttainment"}, "ours": ["a"]}}`,
-			store.LookupDetails{Verdict: schedule.LookupPartlyRegistered, MatchID: "a", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
+			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "a", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
 		{"VerdictObjectNotOurs", `{"verdict": {"kind": "registered", "match": {"id": "a"}, "ours": ["b"]}}`,
-			store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "a"}},
-		{"OursMissing", `{"verdict": "registered", "match": {"id": "a"}}`, store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "a"}},
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
+		{"OursMissing", `{"verdict": "registered", "match": {"id": "a"}}`, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
 		{"BareVerdictObject", `{"Kind": "registered", "Match": {"ID": "c", "Type": "CourseUnitAttainment"}, "Reason": "…", "Ours": ["c"]}`,
-			store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "c", MatchType: "CourseUnitAttainment", MatchOurs: true}},
-		{"ConflictingKeepsNoMatch", `{"verdict": "conflicting", "match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.LookupConflicting}},
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "c", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+		{"ConflictingKeepsNoMatch", `{"verdict": "conflicting", "match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictConflicting}},
 		{"Recorded", `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "cu-1", "type": "CourseUnitAttainment"}],
 			"verdict": {"kind": "registered", "reason": "…", "match_id": "cu-1", "matches": ["cu-1"], "ours": ["hy-kur-1", "cu-1"]}}`,
-			store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
 		{"RecordedNotOurs", `{"v": 1, "attainments": [{"id": "cu-9", "type": "CourseUnitAttainment"}],
 			"verdict": {"kind": "registered", "match_id": "cu-9", "ours": []}}`,
-			store.LookupDetails{Verdict: schedule.LookupRegistered, MatchID: "cu-9", MatchType: "CourseUnitAttainment"}},
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "cu-9", MatchType: "CourseUnitAttainment"}},
 		{"RecordedByVerifyOnly", `{"v": 1, "attainments": [], "verify_call": {"attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
 			"verdict": {"kind": "partly_registered", "ours": ["hy-kur-1"]}}`,
-			store.LookupDetails{Verdict: schedule.LookupPartlyRegistered, MatchID: "hy-kur-1", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
-		{"RecordedFailure", `{"v": 1, "error": "Suotar did not answer"}`, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
-		{"UnknownVerdict", `{"verdict": "probably"}`, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
-		{"NoVerdict", `{"match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
-		{"Null", `null`, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
-		{"Empty", ``, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
-		{"NotJSON", `{verdict`, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
-		{"WrongTypes", `{"verdict": 3, "match": "x"}`, store.LookupDetails{Verdict: schedule.LookupCannotTell}},
+			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "hy-kur-1", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
+		{"RecordedFailure", `{"v": 1, "error": "Suotar did not answer"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"UnknownVerdict", `{"verdict": "probably"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"NoVerdict", `{"match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"Null", `null`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"Empty", ``, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"NotJSON", `{verdict`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"WrongTypes", `{"verdict": 3, "match": "x"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
