@@ -171,6 +171,21 @@ func (bt *browserTest) location(t *testing.T) string {
 	return loc
 }
 
+// waitLocation waits until the address bar satisfies ok: htmx pushes the URL after it swaps, so
+// the new content can be visible a moment before the address changes.
+func (bt *browserTest) waitLocation(t *testing.T, what string, ok func(string) bool) string {
+	t.Helper()
+	var loc string
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+		loc = bt.location(t)
+		if ok(loc) {
+			return loc
+		}
+	}
+	t.Errorf("location = %s, want %s", loc, what)
+	return loc
+}
+
 func (bt *browserTest) eval(t *testing.T, js string) string {
 	t.Helper()
 	v, err := chromedp.Run(bt.ctx, chromedp.Evaluate[string](js))
@@ -207,17 +222,18 @@ func TestBrowserQueueFiltersAndOpensARow(t *testing.T) {
 	if got := bt.eval(t, `document.body.dataset.marker || "reloaded"`); got != "kept" {
 		t.Errorf("the filter change reloaded the page; want an htmx swap")
 	}
-	if loc := bt.location(t); !strings.Contains(loc, "phase=dense_window") || !strings.Contains(loc, "show=all") {
-		t.Errorf("location after the filter change = %s, want the filter in the URL", loc)
+	bt.waitLocation(t, "the filter in the URL", func(loc string) bool {
+		return strings.Contains(loc, "phase=dense_window") && strings.Contains(loc, "show=all")
+	})
+	if loc := bt.location(t); strings.Contains(loc, "state=&") || strings.HasSuffix(loc, "q=") {
+		t.Errorf("location = %s, want the canonical link without empty fields", loc)
 	}
 
 	bt.do(t,
 		chromedp.Click(chromedp.CSS(`tr[data-id="`+b.dense+`"] [data-testid="registration-link"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-id="`+b.dense+`"]`)),
 	)
-	if loc := bt.location(t); !strings.HasSuffix(loc, "/registrations/"+b.dense) {
-		t.Errorf("location = %s, want the registration page", loc)
-	}
+	bt.waitLocation(t, "the registration page", func(loc string) bool { return strings.HasSuffix(loc, "/registrations/"+b.dense) })
 	if got := bt.text(t, `[data-testid="phase"]`); got == "" {
 		t.Errorf("the registration page shows no phase")
 	}

@@ -183,7 +183,13 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if wantsFragment(r) {
-		// A filter change or a pager click: only the list is swapped, so skip the counts.
+		// A filter change or a pager click: only the list is swapped, so skip the counts. The
+		// address bar gets the canonical link of the view, without the form's empty fields.
+		canonical := p.values()
+		if p.after != nil {
+			canonical.Set("after", formatCursor(*p.after))
+		}
+		w.Header().Set("HX-Push-Url", "/?"+canonical.Encode())
 		return s.render(w, r, http.StatusOK, nil, views.QueueResults(results))
 	}
 	counts, err := s.queueCounts(r, now, scope)
