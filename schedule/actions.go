@@ -1,0 +1,642 @@
+package schedule
+
+import (
+	"fmt"
+	"time"
+)
+
+// This file holds the rules for what a person may do to a row by hand: the
+// LMS's refusal rules (domain.md §6.4, ResubmissionFacts in state.rs) and
+// regdesk's own rules for settling an uncertain or partial row after looking
+// it up in Sisu. The product's one promise is that no path leads to a second
+// registration of the same credit, so every rule errs towards refusing.
+
+// Action is a hand action on one ledger row. The values are form values and
+// are recorded in the audit, so they never change.
+type Action string
+
+// The hand actions, in the order a page shows them.
+const (
+	// ActionMarkInSisu settles an uncertain row whose lookup found the
+	// credit in Sisu.
+	ActionMarkInSisu Action = "mark_in_sisu"
+	// ActionMarkRegistered settles a partial row whose lookup found the
+	// course unit attainment.
+	ActionMarkRegistered Action = "mark_registered"
+	// ActionResubmit sends a row back to ready_to_submit, to be looked up
+	// and imported again.
+	ActionResubmit Action = "resubmit"
+	// ActionCancel writes a row off.
+	ActionCancel Action = "cancel"
+	// ActionCheckNow makes the pipeline look at a waiting row at once.
+	ActionCheckNow Action = "check_now"
+	// ActionClearFlag lowers the pipeline's needs_admin_attention flag.
+	ActionClearFlag Action = "clear_flag"
+	// ActionDismissAttention hides the row's current attention reasons until
+	// a different one fires.
+	ActionDismissAttention Action = "dismiss_attention"
+)
+
+var actions = newEnumTable("hand action",
+	enumEntry[Action]{ActionMarkInSisu, "Mark as already in Sisu", "Record that Sisu holds this credit, as the latest lookup found; nothing is sent."},
+	enumEntry[Action]{ActionMarkRegistered, "Mark registered", "Record the course unit attainment the latest lookup found; nothing is sent."},
+	enumEntry[Action]{ActionResubmit, "Resubmit", "Send the registration back to the pipeline, which looks up the enrolment and sends it to Sisu again."},
+	enumEntry[Action]{ActionCancel, "Cancel", "Write the registration off; the pipeline never touches it again."},
+	enumEntry[Action]{ActionCheckNow, "Check now", "Make the pipeline look at this registration at once instead of at its next scheduled check; nothing is sent."},
+	enumEntry[Action]{ActionClearFlag, "Clear the attention flag", "Lower the pipeline's own \"a person must look\" flag."},
+	enumEntry[Action]{ActionDismissAttention, "Dismiss attention", "Take the row off the Needs attention list until a different reason applies."},
+)
+
+// Actions lists every hand action in display order; the slice is the
+// caller's to keep.
+func Actions() []Action { return actions.values() }
+
+// ParseAction reads an action from a form value or its label. The error is a
+// *ParseError whose message can be shown to the person.
+func ParseAction(s string) (Action, error) { return actions.parse(s) }
+
+// Valid reports whether a is one of the hand actions.
+func (a Action) Valid() bool { return actions.valid(a) }
+
+// Label is the action's button text; an unknown action shows as itself.
+func (a Action) Label() string { return actions.label(a) }
+
+// Explanation says in one line what the action does; "" for an unknown one.
+func (a Action) Explanation() string { return actions.explanation(a) }
+
+// Strictness is how careful a caller must be: one row at a time, in bulk, or
+// on a teacher's behalf.
+type Strictness string
+
+// The strictness levels of the LMS's ResubmissionFacts.
+const (
+	// StrictnessAny is one row at a time, by a person who has looked at it.
+	StrictnessAny Strictness = "any"
+	// StrictnessAnyExceptSubmissionUncertain is a bulk action: uncertain
+	// rows are always skipped, because settling one needs a look in Sisu.
+	StrictnessAnyExceptSubmissionUncertain Strictness = "any_except_submission_uncertain"
+	// StrictnessOnlyFailedPermanent is the LMS teacher's retry: only rows
+	// that gave up may be resubmitted. regdesk's teachers cannot act; the
+	// rule is here so the dashboard can say what the LMS would allow.
+	StrictnessOnlyFailedPermanent Strictness = "only_failed_permanent"
+)
+
+// RefusalCode says why an action is refused. The LMS's codes keep its
+// spelling, so its audit and ours read alike.
+type RefusalCode string
+
+// The refusal codes.
+const (
+	// RefusalSuperseded: a later attempt carries the credit.
+	RefusalSuperseded RefusalCode = "superseded"
+	// RefusalAlreadySucceeded: Sisu holds the credit.
+	RefusalAlreadySucceeded RefusalCode = "already_succeeded"
+	// RefusalAlreadySubmitted: the row is with Sisu, or was sent and may not
+	// be resent from where it stands.
+	RefusalAlreadySubmitted RefusalCode = "already_submitted"
+	// RefusalSubmissionUncertain: an uncertain row in a bulk action.
+	RefusalSubmissionUncertain RefusalCode = "submission_uncertain"
+	// RefusalNotFailedPermanent: the teacher rule allows only failed rows.
+	RefusalNotFailedPermanent RefusalCode = "not_failed_permanent"
+	// RefusalStillInPipeline: the pipeline is still working on the row.
+	RefusalStillInPipeline RefusalCode = "still_in_pipeline"
+	// RefusalSubmissionUncertainTooRecent: an uncertain row inside
+	// Suotar's pending window.
+	RefusalSubmissionUncertainTooRecent RefusalCode = "submission_uncertain_too_recent"
+	// RefusalSubmissionPending: Suotar may still hold the submission as
+	// pending (its retryAfter, or the pending window of an accepted one).
+	RefusalSubmissionPending RefusalCode = "submission_pending"
+	// RefusalNeedsLookupAfterPendingWindow: a resubmit of a row Sisu may
+	// hold needs a lookup made after the pending window that found nothing.
+	RefusalNeedsLookupAfterPendingWindow RefusalCode = "needs_lookup_after_pending_window"
+	// RefusalLookupFoundAttainment: the lookup found a match; resubmitting
+	// would register the credit twice.
+	RefusalLookupFoundAttainment RefusalCode = "lookup_found_attainment"
+	// RefusalLookupInconclusive: the latest lookup could not settle it.
+	RefusalLookupInconclusive RefusalCode = "lookup_inconclusive"
+	// RefusalAlreadyCancelled: the row is cancelled.
+	RefusalAlreadyCancelled RefusalCode = "already_cancelled"
+	// RefusalAwaitingConfirmation: Sisu accepted the row; it is being
+	// confirmed and cannot be cancelled.
+	RefusalAwaitingConfirmation RefusalCode = "awaiting_confirmation"
+	// RefusalNothingToCheck: the row waits for nothing a check would ask.
+	RefusalNothingToCheck RefusalCode = "nothing_to_check"
+	// RefusalNotSubmissionUncertain: marking as in Sisu is for uncertain
+	// rows only.
+	RefusalNotSubmissionUncertain RefusalCode = "not_submission_uncertain"
+	// RefusalNeedsLookupAfterSubmission: marking needs a lookup made after
+	// the submission.
+	RefusalNeedsLookupAfterSubmission RefusalCode = "needs_lookup_after_submission"
+	// RefusalLookupFoundNothing: the lookup found no matching attainment.
+	RefusalLookupFoundNothing RefusalCode = "lookup_found_nothing"
+	// RefusalAttainmentLinkedElsewhere: another ledger row already holds the
+	// attainment the lookup found.
+	RefusalAttainmentLinkedElsewhere RefusalCode = "attainment_linked_elsewhere"
+	// RefusalNotPartiallyRegistered: marking registered is for partial rows
+	// only.
+	RefusalNotPartiallyRegistered RefusalCode = "not_partially_registered"
+	// RefusalNeedsLookupAfterPartial: marking registered needs a lookup made
+	// after the partial registration was first seen.
+	RefusalNeedsLookupAfterPartial RefusalCode = "needs_lookup_after_partial"
+	// RefusalLookupFoundNoCourseUnit: the lookup did not find the course
+	// unit attainment.
+	RefusalLookupFoundNoCourseUnit RefusalCode = "lookup_found_no_course_unit"
+	// RefusalLookupMatchNotOurs: the course unit attainment found is not
+	// built from this submission.
+	RefusalLookupMatchNotOurs RefusalCode = "lookup_match_not_ours"
+	// RefusalNothingToClear: the flag is already down.
+	RefusalNothingToClear RefusalCode = "nothing_to_clear"
+	// RefusalNothingToDismiss: no reason applies, or every one is dismissed.
+	RefusalNothingToDismiss RefusalCode = "nothing_to_dismiss"
+	// RefusalUnknownState: the row is in a state this package does not know,
+	// so nothing is allowed.
+	RefusalUnknownState RefusalCode = "unknown_state"
+	// RefusalUnknownAction: no such action.
+	RefusalUnknownAction RefusalCode = "unknown_action"
+)
+
+var refusals = newEnumTable("refusal",
+	enumEntry[RefusalCode]{RefusalSuperseded, "Superseded", "A later attempt replaced this registration; act on the later one."},
+	enumEntry[RefusalCode]{RefusalAlreadySucceeded, "Already in Sisu", "Sisu already holds this credit."},
+	enumEntry[RefusalCode]{RefusalAlreadySubmitted, "Already sent", "This registration was sent to Sisu and cannot be sent again from where it stands."},
+	enumEntry[RefusalCode]{RefusalSubmissionUncertain, "Uncertain: one at a time", "Nobody knows whether Sisu got this submission, so it is settled only one row at a time after a look in Sisu; bulk actions skip it."},
+	enumEntry[RefusalCode]{RefusalNotFailedPermanent, "Not failed", "Only a registration the pipeline gave up on may be retried here."},
+	enumEntry[RefusalCode]{RefusalStillInPipeline, "Still in the pipeline", "The pipeline is still working on this registration."},
+	enumEntry[RefusalCode]{RefusalSubmissionUncertainTooRecent, "Pending window", "Suotar may still hold this submission as pending; a second one now could register the credit twice."},
+	enumEntry[RefusalCode]{RefusalSubmissionPending, "Suotar pending", "Suotar may still hold this submission as pending; a second one now could register the credit twice."},
+	enumEntry[RefusalCode]{RefusalNeedsLookupAfterPendingWindow, "Look up after the window", "Look the registration up in Sisu after the pending window; only a lookup that finds nothing allows a resubmit."},
+	enumEntry[RefusalCode]{RefusalLookupFoundAttainment, "Found in Sisu", "The latest lookup found this credit in Sisu; resubmitting would register it twice."},
+	enumEntry[RefusalCode]{RefusalLookupInconclusive, "Lookup inconclusive", "The latest lookup could not tell whether Sisu holds this credit; look it up again."},
+	enumEntry[RefusalCode]{RefusalAlreadyCancelled, "Already cancelled", "This registration is already cancelled."},
+	enumEntry[RefusalCode]{RefusalAwaitingConfirmation, "Being confirmed", "Sisu accepted this registration and the pipeline is confirming it; it cannot be cancelled."},
+	enumEntry[RefusalCode]{RefusalNothingToCheck, "Nothing to check", "The registration is not waiting for anything a check would ask Sisu about."},
+	enumEntry[RefusalCode]{RefusalNotSubmissionUncertain, "Not uncertain", "Only an uncertain submission can be marked as already in Sisu."},
+	enumEntry[RefusalCode]{RefusalNeedsLookupAfterSubmission, "Look up after sending", "Look the registration up in Sisu; only a lookup made after the submission can show it landed."},
+	enumEntry[RefusalCode]{RefusalLookupFoundNothing, "Not found in Sisu", "The latest lookup found no matching attainment in Sisu."},
+	enumEntry[RefusalCode]{RefusalAttainmentLinkedElsewhere, "Linked to another row", "The attainment the lookup found already belongs to another registration."},
+	enumEntry[RefusalCode]{RefusalNotPartiallyRegistered, "Not partial", "Only a partly registered row can be marked registered."},
+	enumEntry[RefusalCode]{RefusalNeedsLookupAfterPartial, "Look up again", "Look the registration up in Sisu; only a lookup made after the assessment item was seen can find the course credit."},
+	enumEntry[RefusalCode]{RefusalLookupFoundNoCourseUnit, "No course credit", "The latest lookup did not find the course unit attainment in Sisu."},
+	enumEntry[RefusalCode]{RefusalLookupMatchNotOurs, "Not this submission's", "The course unit attainment found is not built from this submission; find out where it came from first."},
+	enumEntry[RefusalCode]{RefusalNothingToClear, "Flag is down", "The pipeline has not flagged this registration."},
+	enumEntry[RefusalCode]{RefusalNothingToDismiss, "Nothing to dismiss", "Nothing puts this registration on the Needs attention list, or everything that does is already dismissed."},
+	enumEntry[RefusalCode]{RefusalUnknownState, "Unknown state", "The registration is in a state this dashboard does not know, so it offers no action."},
+	enumEntry[RefusalCode]{RefusalUnknownAction, "Unknown action", "There is no such action."},
+)
+
+// RefusalCodes lists every refusal code; the slice is the caller's to keep.
+func RefusalCodes() []RefusalCode { return refusals.values() }
+
+// Valid reports whether c is one of the refusal codes.
+func (c RefusalCode) Valid() bool { return refusals.valid(c) }
+
+// Label is the refusal's short name; an unknown code shows as itself.
+func (c RefusalCode) Label() string { return refusals.label(c) }
+
+// Explanation is the refusal in one line, without times; a Decision's own
+// Explanation is more specific.
+func (c RefusalCode) Explanation() string { return refusals.explanation(c) }
+
+// RiskLabel is what could go wrong when an allowed action is taken.
+type RiskLabel string
+
+// The risks of the LMS's resubmission rules.
+const (
+	// RiskNormal is an action with no known risk.
+	RiskNormal RiskLabel = "normal"
+	// RiskPossibleDuplicate is a resubmit of a submission Sisu may hold.
+	RiskPossibleDuplicate RiskLabel = "possible_duplicate"
+	// RiskReplacesReversedAttainment is a resubmit of a reversed credit.
+	RiskReplacesReversedAttainment RiskLabel = "replaces_reversed_attainment"
+	// RiskLikelyRejectedAgain is a resubmit of a row Sisu will reject again
+	// unless its cause was fixed.
+	RiskLikelyRejectedAgain RiskLabel = "likely_rejected_again"
+)
+
+var risks = newEnumTable("risk",
+	enumEntry[RiskLabel]{RiskNormal, "No known risk", "Nothing suggests this could go wrong."},
+	enumEntry[RiskLabel]{RiskPossibleDuplicate, "Possible duplicate", "Sisu may already hold this credit from the earlier submission; resubmitting may register it twice."},
+	enumEntry[RiskLabel]{RiskReplacesReversedAttainment, "Replaces a reversed credit", "Sisu reversed the earlier registration; resubmitting registers the credit anew, so make sure the reversal was a mistake."},
+	enumEntry[RiskLabel]{RiskLikelyRejectedAgain, "Likely rejected again", "Sisu rejected this for a reason a resend does not change; fix the cause first or it fails the same way."},
+)
+
+// RiskLabels lists every risk; the slice is the caller's to keep.
+func RiskLabels() []RiskLabel { return risks.values() }
+
+// Valid reports whether r is one of the risks.
+func (r RiskLabel) Valid() bool { return risks.valid(r) }
+
+// Label is the risk's name; an unknown risk shows as itself.
+func (r RiskLabel) Label() string { return risks.label(r) }
+
+// Explanation is the warning a confirmation shows; "" for an unknown risk.
+func (r RiskLabel) Explanation() string { return risks.explanation(r) }
+
+// NeedsConfirmation reports whether a person must confirm the risk by name
+// before the action is taken.
+func (r RiskLabel) NeedsConfirmation() bool { return r != "" && r != RiskNormal }
+
+// FoundMatch reports whether the verdict says Sisu holds a matching
+// attainment.
+func (k VerdictKind) FoundMatch() bool {
+	return k == VerdictRegistered || k == VerdictPartlyRegistered
+}
+
+// LookupFacts summarise a person's latest lookup of a row in Sisu.
+type LookupFacts struct {
+	// At is when the lookup was made.
+	At time.Time
+	// Verdict is what it concluded.
+	Verdict VerdictKind
+	// MatchID and MatchType name the matching attainment when Verdict found
+	// one ("" otherwise).
+	MatchID, MatchType string
+	// MatchOurs is true when the match is the attainment this submission
+	// created (its id is the submitted attainment id) or the course unit
+	// attainment built from it.
+	MatchOurs bool
+}
+
+// Facts are what the rules read about a row.
+type Facts struct {
+	// Row is the row as Classify reads it: state, superseded, submitted_at,
+	// resubmit_not_before, partially_registered_at, error code, flag and
+	// live dismissal.
+	Row Row
+	// SubmittedAttainmentID is the id Suotar returned for the last
+	// submission; "" when NULL (never sent, or Suotar said notRegistered).
+	SubmittedAttainmentID string
+	// Lookup is the row's latest lookup in Sisu; nil when there is none.
+	Lookup *LookupFacts
+	// MatchLinkedTo is the id of another ledger row that already holds the
+	// lookup's matched attainment as its Sisu attainment; "" when none.
+	MatchLinkedTo string
+}
+
+// CheckTarget is what Check now asks about.
+type CheckTarget string
+
+// The check targets.
+const (
+	// CheckAttainment asks Sisu whether the attainment is there; it never
+	// sends anything.
+	CheckAttainment CheckTarget = "attainment"
+	// CheckEnrolment asks Sisu for the student's enrolment.
+	CheckEnrolment CheckTarget = "enrolment"
+	// CheckNextAttempt ends the row's backoff, so it resumes at once.
+	CheckNextAttempt CheckTarget = "next_attempt"
+)
+
+// Decision is whether an action is allowed on a row now, and why not.
+type Decision struct {
+	// Action is the action decided on.
+	Action Action
+	// Allowed is true when the action may be taken.
+	Allowed bool
+	// Refusal says why not; "" when allowed.
+	Refusal RefusalCode
+	// Explanation says in words, without times, why the action is refused,
+	// or what taking it will do.
+	Explanation string
+	// AvailableAt is when waiting alone lifts the refusal; nil when waiting
+	// will not (or the action is allowed).
+	AvailableAt *time.Time
+	// Risk is what could go wrong; set only when allowed.
+	Risk RiskLabel
+	// Target is the state the row would be in after the action (its current
+	// state for actions that do not move it); "" when refused.
+	Target State
+	// Check is what Check now would ask about; "" for other actions.
+	Check CheckTarget
+	// Reasons are the attention reasons Dismiss attention would dismiss.
+	Reasons []Reason
+	// until is the Explanation with a %s for AvailableAt.
+	until string
+}
+
+// Words is the Explanation with AvailableAt formatted by format, such as
+// "Suotar may still hold this submission as pending until 14:32". The UI
+// passes its own formatter, so this package stays free of time zones.
+func (d Decision) Words(format func(time.Time) string) string {
+	if d.AvailableAt != nil && d.until != "" && format != nil {
+		return fmt.Sprintf(d.until, format(*d.AvailableAt))
+	}
+	return d.Explanation
+}
+
+// Decide says whether a person may take action on the row described by f at
+// now, under strictness s. It is the only place these rules live: the page
+// draws buttons from it and the store recomputes it on the locked row before
+// writing.
+func Decide(action Action, f Facts, s Strictness, now time.Time) Decision {
+	var d Decision
+	switch {
+	case !action.Valid():
+		d = refuse(RefusalUnknownAction, "")
+	case !f.Row.State.Valid():
+		d = refuse(RefusalUnknownState, "")
+	case f.Row.Superseded:
+		d = refuse(RefusalSuperseded, "")
+	default:
+		switch action {
+		case ActionMarkInSisu:
+			d = decideMarkInSisu(f, s)
+		case ActionMarkRegistered:
+			d = decideMarkRegistered(f)
+		case ActionResubmit:
+			d = decideResubmit(f, s, now)
+		case ActionCancel:
+			d = decideCancel(f, s)
+		case ActionCheckNow:
+			d = decideCheckNow(f, s)
+		case ActionClearFlag:
+			d = decideClearFlag(f, s)
+		case ActionDismissAttention:
+			d = decideDismiss(f, s, now)
+		}
+	}
+	d.Action = action
+	if d.Allowed && d.Risk == "" {
+		d.Risk = RiskNormal
+	}
+	return d
+}
+
+// DecideAll decides every action of Actions(), in that order: what a page
+// needs to draw a row's buttons.
+func DecideAll(f Facts, s Strictness, now time.Time) []Decision {
+	out := make([]Decision, 0, len(actions.entries))
+	for _, a := range Actions() {
+		out = append(out, Decide(a, f, s, now))
+	}
+	return out
+}
+
+// refuse builds a refusal; explanation "" takes the code's own.
+func refuse(code RefusalCode, explanation string) Decision {
+	if explanation == "" {
+		explanation = code.Explanation()
+	}
+	return Decision{Refusal: code, Explanation: explanation}
+}
+
+// refuseUntil builds a refusal that waiting until at lifts; until has a %s
+// for the time.
+func refuseUntil(code RefusalCode, at time.Time, explanation, until string) Decision {
+	d := refuse(code, explanation)
+	d.AvailableAt = &at
+	d.until = until
+	return d
+}
+
+func allow(target State, explanation string) Decision {
+	return Decision{Allowed: true, Target: target, Explanation: explanation}
+}
+
+// sent reports whether Sisu has, or is confirming, what was sent: the
+// states in which a resend or a cancel could leave two credits or lose one.
+func sent(s State) bool {
+	return s == StateSubmitting || s == StateAwaitingVerification || s == StatePartiallyRegistered
+}
+
+// permitsResend is the LMS's rule 5: the states a row that was ever sent may
+// be resubmitted from. It blocks laundering a sent row through cancel and
+// resubmit.
+func permitsResend(st State, s Strictness) bool {
+	switch {
+	case sent(st), st.IsSuccess(), st == StateCancelled:
+		return false
+	case st == StateSubmissionUncertain:
+		return s == StrictnessAny
+	}
+	return true
+}
+
+// inPipeline lists the states the pipeline is still working through.
+func inPipeline(st State) bool {
+	switch st {
+	case StatePending, StateBlocked, StateReadyToSubmit, StateResolvingEnrolment,
+		StateCheckingEnrolment, StateNoUsableEnrolment:
+		return true
+	}
+	return false
+}
+
+// mayHoldSubmission reports whether Sisu may hold the row's last submission:
+// it is uncertain, or Suotar accepted it (an id is kept) and nothing since
+// showed it lost. A reversed credit does not count; its risk is its own.
+func mayHoldSubmission(f Facts) bool {
+	switch f.Row.State {
+	case StateSubmissionUncertain:
+		return true
+	case StateMisregistered:
+		return false
+	}
+	return f.SubmittedAttainmentID != ""
+}
+
+func laterOf(a *time.Time, b time.Time) time.Time {
+	if a != nil && a.After(b) {
+		return *a
+	}
+	return b
+}
+
+func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
+	r := f.Row
+	st := r.State
+	switch {
+	case st.IsSuccess():
+		return refuse(RefusalAlreadySucceeded, "")
+	case sent(st):
+		return refuse(RefusalAlreadySubmitted, "This registration is with Sisu now; it cannot be sent again.")
+	case s != StrictnessAny && st == StateSubmissionUncertain:
+		return refuse(RefusalSubmissionUncertain, "")
+	case r.SubmittedAt != nil && !permitsResend(st, s):
+		return refuse(RefusalAlreadySubmitted, "This registration was sent to Sisu before it was cancelled, so it cannot be resubmitted; a new attempt must replace it.")
+	case s == StrictnessOnlyFailedPermanent && st != StateFailedPermanent:
+		return refuse(RefusalNotFailedPermanent, "")
+	case inPipeline(st):
+		return refuse(RefusalStillInPipeline, "")
+	}
+
+	uncertain := st == StateSubmissionUncertain
+	mayHold := mayHoldSubmission(f)
+	if mayHold && r.SubmittedAt == nil {
+		// Without a submission time nobody can tell when Suotar's pending
+		// window ends, so no wait and no lookup can make a resend safe.
+		code := RefusalSubmissionPending
+		if uncertain {
+			code = RefusalSubmissionUncertainTooRecent
+		}
+		return refuse(code, "The time of the last submission is not recorded, so nobody can tell when Suotar stops holding it as pending; it cannot be resubmitted.")
+	}
+	var windowEnd time.Time
+	if mayHold {
+		windowEnd = r.SubmittedAt.Add(SuotarPendingWindow)
+	}
+	if uncertain && now.Before(windowEnd) {
+		return refuseUntil(RefusalSubmissionUncertainTooRecent, windowEnd,
+			"Suotar may still hold this submission as pending; it cannot be resubmitted before its pending window ends.",
+			"Suotar may still hold this submission as pending until %s.")
+	}
+	if r.ResubmitNotBefore != nil && now.Before(*r.ResubmitNotBefore) {
+		at := *r.ResubmitNotBefore
+		if mayHold && !uncertain {
+			at = laterOf(r.ResubmitNotBefore, windowEnd)
+		}
+		return refuseUntil(RefusalSubmissionPending, at,
+			"Suotar reported this submission as pending and asked not to resend it yet.",
+			"Suotar may still hold this submission as pending until %s.")
+	}
+	if mayHold && !uncertain && now.Before(windowEnd) {
+		// The LMS lets a failed row that Suotar had accepted be resubmitted
+		// at once; inside the pending window that second import can slip
+		// past Suotar's duplicate check, so regdesk waits as for an
+		// uncertain row.
+		return refuseUntil(RefusalSubmissionPending, windowEnd,
+			"Suotar accepted the last submission and may still hold it as pending; it cannot be resubmitted before its pending window ends.",
+			"Suotar may still hold this submission as pending until %s.")
+	}
+	if mayHold {
+		lk := f.Lookup
+		switch {
+		case lk == nil || lk.At.Before(windowEnd):
+			return refuse(RefusalNeedsLookupAfterPendingWindow, "")
+		case lk.Verdict.FoundMatch():
+			if uncertain {
+				return refuse(RefusalLookupFoundAttainment, "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
+			}
+			return refuse(RefusalLookupFoundAttainment, "")
+		case lk.Verdict != VerdictNotInSisu:
+			return refuse(RefusalLookupInconclusive, "")
+		}
+	}
+
+	d := allow(StateReadyToSubmit, "The registration goes back to the pipeline, which looks up the enrolment and sends it to Sisu again.")
+	switch {
+	case mayHold:
+		d.Risk = RiskPossibleDuplicate
+	case st == StateMisregistered:
+		d.Risk = RiskReplacesReversedAttainment
+	case st == StateFailedPermanent && r.ErrorCode.IsRepeatableRejection():
+		d.Risk = RiskLikelyRejectedAgain
+	}
+	return d
+}
+
+func decideCancel(f Facts, s Strictness) Decision {
+	st := f.Row.State
+	switch {
+	case st.IsSuccess():
+		return refuse(RefusalAlreadySucceeded, "Sisu already holds this credit; cancelling would not remove it.")
+	case st == StateCancelled:
+		return refuse(RefusalAlreadyCancelled, "")
+	case st == StateSubmitting:
+		return refuse(RefusalAlreadySubmitted, "The registration is being sent to Sisu right now; it cannot be cancelled.")
+	case st == StateAwaitingVerification || st == StatePartiallyRegistered:
+		return refuse(RefusalAwaitingConfirmation, "")
+	case st == StateSubmissionUncertain && s != StrictnessAny:
+		return refuse(RefusalSubmissionUncertain, "")
+	}
+	return allow(StateCancelled, "The registration is written off; the pipeline never touches it again.")
+}
+
+func decideCheckNow(f Facts, s Strictness) Decision {
+	st := f.Row.State
+	if st == StateSubmissionUncertain && s != StrictnessAny {
+		return refuse(RefusalSubmissionUncertain, "")
+	}
+	var d Decision
+	switch st {
+	case StateAwaitingVerification, StatePartiallyRegistered, StateSubmissionUncertain:
+		d = allow(st, "The pipeline asks Sisu at once whether the attainment is there; nothing is sent.")
+		d.Check = CheckAttainment
+	case StateNoUsableEnrolment:
+		d = allow(st, "The pipeline asks Sisu at once for the student's enrolment.")
+		d.Check = CheckEnrolment
+	case StateFailedRetryable:
+		d = allow(st, "The backoff ends now and the pipeline resumes where it had got to.")
+		d.Check = CheckNextAttempt
+	default:
+		return refuse(RefusalNothingToCheck, "")
+	}
+	return d
+}
+
+func decideMarkInSisu(f Facts, s Strictness) Decision {
+	r := f.Row
+	switch {
+	case r.State != StateSubmissionUncertain:
+		return refuse(RefusalNotSubmissionUncertain, "")
+	case s != StrictnessAny:
+		return refuse(RefusalSubmissionUncertain, "")
+	}
+	lk := f.Lookup
+	switch {
+	case lk == nil || (r.SubmittedAt != nil && lk.At.Before(*r.SubmittedAt)):
+		return refuse(RefusalNeedsLookupAfterSubmission, "")
+	case lk.Verdict == VerdictNotInSisu:
+		return refuse(RefusalLookupFoundNothing, "")
+	case !lk.Verdict.FoundMatch() || lk.MatchID == "":
+		return refuse(RefusalLookupInconclusive, "")
+	case f.MatchLinkedTo != "":
+		return refuse(RefusalAttainmentLinkedElsewhere, "")
+	case !lk.MatchOurs:
+		return allow(StateDuplicate, "Sisu holds a matching attainment that this submission did not create; the registration becomes Already in Sisu.")
+	case lk.Verdict == VerdictRegistered:
+		return allow(StateRegistered, "Sisu holds the course credit this submission created; the registration becomes Registered.")
+	}
+	return allow(StatePartiallyRegistered, "Sisu holds only the assessment item this submission created; the registration becomes Partially registered and the pipeline keeps checking for the course credit.")
+}
+
+func decideMarkRegistered(f Facts) Decision {
+	r := f.Row
+	if r.State != StatePartiallyRegistered {
+		return refuse(RefusalNotPartiallyRegistered, "")
+	}
+	anchor := r.PartiallyRegisteredAt
+	if anchor == nil {
+		anchor = r.SubmittedAt
+	}
+	lk := f.Lookup
+	switch {
+	case lk == nil || (anchor != nil && lk.At.Before(*anchor)):
+		return refuse(RefusalNeedsLookupAfterPartial, "")
+	case lk.Verdict == VerdictNotInSisu || lk.Verdict == VerdictPartlyRegistered:
+		return refuse(RefusalLookupFoundNoCourseUnit, "")
+	case lk.Verdict != VerdictRegistered || lk.MatchID == "":
+		return refuse(RefusalLookupInconclusive, "")
+	case !lk.MatchOurs:
+		return refuse(RefusalLookupMatchNotOurs, "")
+	case f.MatchLinkedTo != "":
+		return refuse(RefusalAttainmentLinkedElsewhere, "")
+	}
+	return allow(StateRegistered, "Sisu holds the course credit built from this submission; the registration becomes Registered.")
+}
+
+func decideClearFlag(f Facts, s Strictness) Decision {
+	switch {
+	case f.Row.State == StateSubmissionUncertain && s != StrictnessAny:
+		return refuse(RefusalSubmissionUncertain, "")
+	case !f.Row.NeedsAdminAttention:
+		return refuse(RefusalNothingToClear, "")
+	}
+	return allow(f.Row.State, "The pipeline's flag is lowered; the row stays where it is.")
+}
+
+func decideDismiss(f Facts, s Strictness, now time.Time) Decision {
+	if f.Row.State == StateSubmissionUncertain && s != StrictnessAny {
+		return refuse(RefusalSubmissionUncertain, "")
+	}
+	st := Classify(f.Row, now)
+	switch {
+	case len(st.Reasons) == 0:
+		return refuse(RefusalNothingToDismiss, "Nothing puts this registration on the Needs attention list.")
+	case st.Dismissed:
+		return refuse(RefusalNothingToDismiss, "Every reason this registration is on the Needs attention list is already dismissed.")
+	}
+	d := allow(f.Row.State, "The row leaves the Needs attention list until a different reason applies; the pipeline's flag is left as it is.")
+	d.Reasons = st.Reasons
+	return d
+}

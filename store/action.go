@@ -1,0 +1,1060 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// This file is the only writer of hand actions. Each one runs in one transaction that locks the
+// row, checks it is the version the person's page showed, decides again with schedule.Decide on
+// the locked row and its latest Sisu lookup, and writes the change, an admin_action event and an
+// audit row together, so a second click, a second person or a pipeline write in between can
+// never turn into a second registration.
+
+// ActionReasonMaxLength is the longest reason a person may type, in characters.
+const ActionReasonMaxLength = 2000
+
+// BulkMaxRows is the most rows one bulk action may touch (the LMS's
+// MAX_ROWS_PER_BULK_TRANSITION).
+const BulkMaxRows = 500
+
+// ErrRefused reports that the rules refuse an action on a row as it is now.
+var ErrRefused = errors.New("refused")
+
+// ActionActor is the person a hand action is recorded for. The caller has checked they may act.
+type ActionActor struct {
+	// ID is the accounts.id of the person.
+	ID string
+	// Role is their role as the audit records it (admin, support).
+	Role string
+}
+
+// ValidationError reports input the person must correct; nothing was written. Message is written
+// for that person.
+type ValidationError struct {
+	Field   string
+	Message string
+}
+
+func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
+
+// Change is the latest recorded change of a row: who made it, when, and what it did.
+type Change struct {
+	At time.Time
+	// ActorName is the person who made it; "" when the pipeline did.
+	ActorName string
+	// Kind is the event kind (admin_action, state_changed, suotar_response, ...).
+	Kind string
+	// FromState and ToState are the move, "" when the event names none.
+	FromState, ToState schedule.State
+	// Message is the event's message: for a hand action, the person's reason.
+	Message string
+}
+
+// StaleError reports that the row changed since the person's page was drawn: nothing was
+// written. It says who changed it, when and to what, so the page can show that and offer a
+// reload. errors.Is(err, ErrConflict) holds.
+type StaleError struct {
+	RegistrationID string
+	// SeenVersion is the version the page showed; Version is the row's version now.
+	SeenVersion, Version int64
+	// State is the row's state now, and UpdatedAt when it was last written.
+	State     schedule.State
+	UpdatedAt time.Time
+	// LastChange is the newest event that changed the row; nil when it has none.
+	LastChange *Change
+	// SeenLookupID and LookupID differ when a newer Sisu lookup is what changed: the decision
+	// would rest on evidence the person has not seen.
+	SeenLookupID, LookupID string
+}
+
+func (e *StaleError) Error() string {
+	if e.SeenVersion == e.Version {
+		return fmt.Sprintf("registration %s has a newer Sisu lookup than the page showed", e.RegistrationID)
+	}
+	return fmt.Sprintf("registration %s changed since the page showed it (version %d, now %d)", e.RegistrationID, e.SeenVersion, e.Version)
+}
+
+// Unwrap makes a stale row a conflict.
+func (e *StaleError) Unwrap() error { return ErrConflict }
+
+// RefusedError reports that the rules refuse the action on the row as it is now; nothing was
+// written. Decision says why in words.
+type RefusedError struct {
+	RegistrationID string
+	Decision       schedule.Decision
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("%s on registration %s refused: %s", e.Decision.Action, e.RegistrationID, e.Decision.Refusal)
+}
+
+// Unwrap makes a refusal ErrRefused.
+func (e *RefusedError) Unwrap() error { return ErrRefused }
+
+// RiskConfirmationError reports an allowed action whose risk the person has not confirmed by
+// name; nothing was written. The page asks again, naming Risk.
+type RiskConfirmationError struct {
+	RegistrationID string
+	Risk           schedule.RiskLabel
+	Decision       schedule.Decision
+}
+
+func (e *RiskConfirmationError) Error() string {
+	return fmt.Sprintf("%s on registration %s needs the risk %s confirmed", e.Decision.Action, e.RegistrationID, e.Risk)
+}
+
+// LookupSummary is a registration's Sisu lookup as the rules read it.
+type LookupSummary struct {
+	// EventID is the sisu_lookup event's id; a page carries it so an action is refused when a
+	// newer lookup has been made since.
+	EventID string
+	At      time.Time
+	// ActorName is who looked; "" when unknown.
+	ActorName string
+	LookupDetails
+}
+
+// Facts returns the lookup as schedule reads it; nil for a nil summary.
+func (l *LookupSummary) Facts() *schedule.LookupFacts {
+	if l == nil {
+		return nil
+	}
+	return &schedule.LookupFacts{At: l.At, Verdict: l.Verdict, MatchID: l.MatchID, MatchType: l.MatchType, MatchOurs: l.MatchOurs}
+}
+
+// LookupDetails is what a sisu_lookup event's details say, as far as the rules need.
+type LookupDetails struct {
+	Verdict   schedule.VerdictKind
+	MatchID   string
+	MatchType string
+	MatchOurs bool
+}
+
+// ParseLookupDetails reads a sisu_lookup event's details. It reads the shape web/lookup.go
+// records:
+//
+//	{"verdict": {"kind": "registered", "match_id": "…", "ours": ["…"]},
+//	 "attainments": [{"id": "…", "type": "…"}], "verify_call": {"attainment_id": "…", "attainment_type": "…"}}
+//
+// (the match's type comes from the attainment listed with its id, or from the verify answer
+// that named it; with no match_id a registered verify answer is the match), and the simpler
+// shape {"verdict": "<kind>", "match": {"id": "…", "type": "…", "ours": true}}. A match is ours
+// when "ours" says so or lists its id. Keys match case-insensitively. Whatever is missing or
+// unreadable reads as cannot_tell or no match, never as evidence: a lookup the rules cannot read
+// permits nothing.
+func ParseLookupDetails(raw []byte) LookupDetails {
+	out := LookupDetails{Verdict: schedule.VerdictCannotTell}
+	type match struct {
+		ID   string `json:"id"`
+		Type string `json:"type"`
+		Ours *bool  `json:"ours"`
+	}
+	var top struct {
+		Verdict     json.RawMessage `json:"verdict"`
+		Match       *match          `json:"match"`
+		Attainments []match         `json:"attainments"`
+		Verify      *struct {
+			AttainmentID   string `json:"attainment_id"`
+			AttainmentType string `json:"attainment_type"`
+		} `json:"verify_call"`
+	}
+	if json.Unmarshal(raw, &top) != nil {
+		return out
+	}
+	if len(top.Verdict) == 0 {
+		// A verdict written as the whole object, without the "verdict" key.
+		top.Verdict = raw
+	}
+	var kind string
+	var oursIDs []string
+	m := top.Match
+	if json.Unmarshal(top.Verdict, &kind) != nil {
+		var obj struct {
+			Kind    string          `json:"kind"`
+			Match   *match          `json:"match"`
+			MatchID string          `json:"match_id"`
+			Ours    json.RawMessage `json:"ours"`
+		}
+		if json.Unmarshal(top.Verdict, &obj) != nil {
+			return out
+		}
+		kind = obj.Kind
+		if m == nil {
+			m = obj.Match
+		}
+		if m == nil && obj.MatchID != "" {
+			m = &match{ID: obj.MatchID}
+		}
+		_ = json.Unmarshal(obj.Ours, &oursIDs)
+	}
+	if v := schedule.VerdictKind(kind); v.Valid() {
+		out.Verdict = v
+	}
+	if !out.Verdict.FoundMatch() {
+		// A match only counts under a verdict that says one was found.
+		return out
+	}
+	if m == nil && top.Verify != nil && top.Verify.AttainmentID != "" {
+		// Only Suotar's verify answer shows the submission; the attainment it named is the match.
+		m = &match{ID: top.Verify.AttainmentID, Type: top.Verify.AttainmentType}
+	}
+	if m == nil || m.ID == "" {
+		return out
+	}
+	out.MatchID, out.MatchType = m.ID, m.Type
+	if out.MatchType == "" {
+		for _, a := range top.Attainments {
+			if a.ID == m.ID {
+				out.MatchType = a.Type
+				break
+			}
+		}
+	}
+	if out.MatchType == "" && top.Verify != nil && top.Verify.AttainmentID == m.ID {
+		out.MatchType = top.Verify.AttainmentType
+	}
+	if m.Ours != nil {
+		out.MatchOurs = *m.Ours
+	} else {
+		out.MatchOurs = slices.Contains(oursIDs, m.ID)
+	}
+	return out
+}
+
+// actionRow is a registration as the hand-action rules read it, with its latest lookup.
+type actionRow struct {
+	ID                      string  `db:"id"`
+	Version                 int64   `db:"version"`
+	SubmittedAttainmentID   *string `db:"submitted_attainment_id"`
+	SubmittedAttainmentType *string `db:"submitted_attainment_type"`
+	RegistrationFacts
+	LookupID      *string         `db:"lookup_id"`
+	LookupAt      *time.Time      `db:"lookup_at"`
+	LookupDetails json.RawMessage `db:"lookup_details"`
+	LookupActor   *string         `db:"lookup_actor"`
+	// linkedTo is filled after the read: another row holding the lookup's match.
+	linkedTo string
+}
+
+const actionRowColumns = `cr.id::text AS id, cr.version, cr.submitted_attainment_id, cr.submitted_attainment_type,
+  ` + factsColumns + `,
+  lk.id::text AS lookup_id, lk.created_at AS lookup_at, lk.details AS lookup_details, la.name AS lookup_actor`
+
+const actionRowFrom = `credit_registrations cr
+  LEFT JOIN credit_registration_attention_dismissals d ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL
+  LEFT JOIN LATERAL (SELECT e.id, e.created_at, e.details, e.actor_user_id FROM credit_registration_events e
+    WHERE e.credit_registration_id = cr.id AND e.kind = 'sisu_lookup'
+    ORDER BY e.created_at DESC, e.id DESC LIMIT 1) lk ON true
+  LEFT JOIN accounts la ON la.id = lk.actor_user_id`
+
+func (r *actionRow) lookup() *LookupSummary {
+	if r.LookupID == nil || r.LookupAt == nil {
+		return nil
+	}
+	return &LookupSummary{EventID: *r.LookupID, At: *r.LookupAt, ActorName: deref(r.LookupActor), LookupDetails: ParseLookupDetails(r.LookupDetails)}
+}
+
+func (r *actionRow) lookupID() string { return deref(r.LookupID) }
+
+func (r *actionRow) facts() schedule.Facts {
+	return schedule.Facts{
+		Row:                   r.Facts(),
+		SubmittedAttainmentID: deref(r.SubmittedAttainmentID),
+		Lookup:                r.lookup().Facts(),
+		MatchLinkedTo:         r.linkedTo,
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// actionRowsByID reads the rows with the given ids, in id order, and marks those whose lookup
+// matched an attainment another live row already holds. Call it after locking the rows, as its
+// own statement, so it sees what committed while the lock was awaited.
+func (q *Queries) actionRowsByID(ctx context.Context, ids []string, scope []string) ([]actionRow, error) {
+	rows, _ := q.db.Query(ctx, `SELECT `+actionRowColumns+`
+FROM `+actionRowFrom+`
+WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))
+ORDER BY cr.id`, ids, scope)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[actionRow])
+	if err != nil {
+		return nil, classify("actionRowsByID", err)
+	}
+	var matches []string
+	for i := range list {
+		if lk := list[i].lookup(); lk != nil && lk.MatchID != "" {
+			matches = append(matches, lk.MatchID)
+		}
+	}
+	if len(matches) == 0 {
+		return list, nil
+	}
+	rows, _ = q.db.Query(ctx, `SELECT cr.sisu_attainment_id, cr.id::text FROM credit_registrations cr
+WHERE cr.sisu_attainment_id = ANY($1::text[]) AND `+liveSQL+` ORDER BY cr.id`, matches)
+	type holder struct {
+		AttainmentID string
+		RowID        string
+	}
+	holders, err := pgx.CollectRows(rows, pgx.RowToStructByPos[holder])
+	if err != nil {
+		return nil, classify("actionRowsByID holders", err)
+	}
+	for i := range list {
+		lk := list[i].lookup()
+		if lk == nil || lk.MatchID == "" {
+			continue
+		}
+		for _, h := range holders {
+			if h.AttainmentID == lk.MatchID && h.RowID != list[i].ID {
+				list[i].linkedTo = h.RowID
+				break
+			}
+		}
+	}
+	return list, nil
+}
+
+// LookupLatest returns the registration's newest Sisu lookup, or nil when it has none.
+func (q *Queries) LookupLatest(ctx context.Context, registrationID string) (*LookupSummary, error) {
+	if !IsUUID(registrationID) {
+		return nil, nil
+	}
+	type row struct {
+		ID      string          `db:"id"`
+		At      time.Time       `db:"created_at"`
+		Details json.RawMessage `db:"details"`
+		Actor   *string         `db:"actor"`
+	}
+	rows, _ := q.db.Query(ctx, `SELECT e.id::text AS id, e.created_at, e.details, a.name AS actor
+FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
+WHERE e.credit_registration_id = $1 AND e.kind = 'sisu_lookup'
+ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, registrationID)
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[row])
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, classify("LookupLatest", err)
+	}
+	return &LookupSummary{EventID: r.ID, At: r.At, ActorName: deref(r.Actor), LookupDetails: ParseLookupDetails(r.Details)}, nil
+}
+
+// RegistrationActions is what a registration page needs to draw its hand actions: the version
+// and lookup id its forms carry, and every action's decision.
+type RegistrationActions struct {
+	RegistrationID string
+	Version        int64
+	State          schedule.State
+	// Lookup is the newest Sisu lookup the decisions rest on; nil when there is none.
+	Lookup *LookupSummary
+	// Decisions has one entry per schedule.Actions(), in that order.
+	Decisions []schedule.Decision
+}
+
+// RegistrationActionsGet decides every hand action on the registration at now, one row at a
+// time (schedule.StrictnessAny). A row outside scope (when not nil) is ErrNotFound.
+func (q *Queries) RegistrationActionsGet(ctx context.Context, now time.Time, id string, scope []string) (RegistrationActions, error) {
+	if !IsUUID(id) {
+		return RegistrationActions{}, fmt.Errorf("RegistrationActionsGet %q: %w", id, ErrNotFound)
+	}
+	list, err := q.actionRowsByID(ctx, []string{id}, scope)
+	if err != nil {
+		return RegistrationActions{}, fmt.Errorf("RegistrationActionsGet %s: %w", id, err)
+	}
+	if len(list) == 0 {
+		return RegistrationActions{}, fmt.Errorf("RegistrationActionsGet %s: %w", id, ErrNotFound)
+	}
+	r := list[0]
+	return RegistrationActions{
+		RegistrationID: r.ID, Version: r.Version, State: r.State, Lookup: r.lookup(),
+		Decisions: schedule.DecideAll(r.facts(), schedule.StrictnessAny, now),
+	}, nil
+}
+
+// ActionParams is one person's hand action on one registration.
+type ActionParams struct {
+	RegistrationID string
+	Action         schedule.Action
+	// Version is the row version the person's page showed.
+	Version int64
+	// LookupID is the id of the newest lookup the page showed; "" when it showed none. Actions
+	// that rest on a lookup (mark in Sisu, mark registered, resubmit) are refused as stale when
+	// a newer one exists.
+	LookupID string
+	// Reason is what the person typed; it is required.
+	Reason string
+	// ConfirmedRisk is the risk the person confirmed by name; an action whose decision carries a
+	// risk other than normal needs it.
+	ConfirmedRisk schedule.RiskLabel
+	Actor         ActionActor
+}
+
+// ActionResult is what an applied hand action did.
+type ActionResult struct {
+	RegistrationID string
+	Decision       schedule.Decision
+	Before, After  schedule.State
+	// Version is the row's version after the action.
+	Version int64
+	AuditID string
+}
+
+// validateAction checks what a person typed or the page sent, so a mistake writes nothing.
+func validateAction(a schedule.Action, reason string, actor ActionActor) (string, error) {
+	if !a.Valid() {
+		return "", &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(a))}
+	}
+	if !IsUUID(actor.ID) || strings.TrimSpace(actor.Role) == "" {
+		return "", &ValidationError{Field: "actor", Message: "a hand action must name the person taking it"}
+	}
+	reason = strings.TrimSpace(reason)
+	if reason == "" {
+		return "", &ValidationError{Field: "reason", Message: "Give a reason: it is recorded with the action."}
+	}
+	if n := utf8.RuneCountInString(reason); n > ActionReasonMaxLength {
+		return "", &ValidationError{Field: "reason", Message: fmt.Sprintf("The reason is %d characters long; keep it under %d.", n, ActionReasonMaxLength)}
+	}
+	return reason, nil
+}
+
+// restsOnLookup lists the actions whose decision reads the lookup.
+func restsOnLookup(a schedule.Action) bool {
+	return a == schedule.ActionMarkInSisu || a == schedule.ActionMarkRegistered || a == schedule.ActionResubmit
+}
+
+// RegistrationActionApply applies one person's hand action to one registration in one
+// transaction. It returns *ValidationError for bad input, ErrNotFound for an unknown row,
+// *StaleError (ErrConflict) when the row or its lookup changed since the page showed it,
+// *RefusedError (ErrRefused) when the rules refuse the action now, and *RiskConfirmationError
+// when a risk was not confirmed; in every one of those cases nothing is written.
+func (s *Store) RegistrationActionApply(ctx context.Context, now time.Time, p ActionParams) (ActionResult, error) {
+	reason, err := validateAction(p.Action, p.Reason, p.Actor)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	if !IsUUID(p.RegistrationID) {
+		return ActionResult{}, fmt.Errorf("RegistrationActionApply %q: %w", p.RegistrationID, ErrNotFound)
+	}
+	op := fmt.Sprintf("RegistrationActionApply %s %s", p.Action, p.RegistrationID)
+	var out ActionResult
+	err = s.InTx(ctx, func(q *Queries) error {
+		var version int64
+		err := q.db.QueryRow(ctx, `SELECT cr.version FROM credit_registrations cr
+WHERE cr.id = $1 AND `+liveSQL+` FOR UPDATE`, p.RegistrationID).Scan(&version)
+		if err != nil {
+			return classify(op, err)
+		}
+		list, err := q.actionRowsByID(ctx, []string{p.RegistrationID}, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		if len(list) != 1 {
+			return fmt.Errorf("%s: %w", op, ErrNotFound)
+		}
+		r := list[0]
+		if r.Version != p.Version || (restsOnLookup(p.Action) && r.lookupID() != p.LookupID) {
+			stale, err := q.staleError(ctx, &r, p.Version, p.LookupID)
+			if err != nil {
+				return fmt.Errorf("%s: %w", op, err)
+			}
+			return stale
+		}
+		d := schedule.Decide(p.Action, r.facts(), schedule.StrictnessAny, now)
+		if !d.Allowed {
+			return &RefusedError{RegistrationID: r.ID, Decision: d}
+		}
+		if d.Risk.NeedsConfirmation() && p.ConfirmedRisk != d.Risk {
+			return &RiskConfirmationError{RegistrationID: r.ID, Risk: d.Risk, Decision: d}
+		}
+		auditID := newUUID()
+		w, err := q.applyAction(ctx, now, &r, d, reason, p.Actor, auditID)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		details := map[string]any{
+			"action": p.Action, "outcome": "applied", "strictness": schedule.StrictnessAny,
+			"decision": decisionDetails(d), "version_before": r.Version, "version_after": w.version,
+		}
+		if lk := r.lookup(); lk != nil && restsOnLookup(p.Action) {
+			details["lookup"] = lookupDetails(lk)
+		}
+		after := w.after
+		if err := q.auditInsert(ctx, auditRow{
+			ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: r.ID, Actor: p.Actor, Reason: reason,
+			Before: &r.State, After: &after, Details: details, Affected: 1,
+		}); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		out = ActionResult{RegistrationID: r.ID, Decision: d, Before: r.State, After: w.after, Version: w.version, AuditID: auditID}
+		return nil
+	})
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return out, nil
+}
+
+// staleError describes what changed since the person's page: the row now and its newest
+// recorded change other than a lookup (a lookup never changes the row).
+func (q *Queries) staleError(ctx context.Context, r *actionRow, seenVersion int64, seenLookupID string) (*StaleError, error) {
+	e := &StaleError{RegistrationID: r.ID, SeenVersion: seenVersion, Version: r.Version, State: r.State,
+		SeenLookupID: seenLookupID, LookupID: r.lookupID()}
+	if err := q.db.QueryRow(ctx, `SELECT updated_at FROM credit_registrations WHERE id = $1`, r.ID).Scan(&e.UpdatedAt); err != nil {
+		return nil, classify("staleError", err)
+	}
+	type changeRow struct {
+		At        time.Time `db:"created_at"`
+		ActorName *string   `db:"actor_name"`
+		Kind      string    `db:"kind"`
+		FromState *string   `db:"from_state"`
+		ToState   *string   `db:"to_state"`
+		Message   *string   `db:"message"`
+	}
+	rows, _ := q.db.Query(ctx, `SELECT e.created_at, a.name AS actor_name, e.kind::text AS kind,
+  e.from_state::text AS from_state, e.to_state::text AS to_state, e.message
+FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
+WHERE e.credit_registration_id = $1 AND e.kind <> 'sisu_lookup'
+ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
+	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[changeRow])
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return e, nil
+	case err != nil:
+		return nil, classify("staleError change", err)
+	}
+	e.LastChange = &Change{At: c.At, ActorName: deref(c.ActorName), Kind: c.Kind,
+		FromState: schedule.State(deref(c.FromState)), ToState: schedule.State(deref(c.ToState)), Message: deref(c.Message)}
+	return e, nil
+}
+
+// written is what applyAction wrote.
+type written struct {
+	version int64
+	after   schedule.State
+}
+
+// phaseChanges reports whether moving from one state to another starts a new timeline phase;
+// the verification states share theirs.
+func phaseChanges(from, to schedule.State) bool {
+	return from != to && !(from.InVerification() && to.InVerification())
+}
+
+// applyAction writes an allowed decision's effect on the locked row r, with the LMS's side
+// effects, and its admin_action event. No statement here can set state to submitting: the
+// states written are the decision's target, which schedule never makes submitting.
+func (q *Queries) applyAction(ctx context.Context, now time.Time, r *actionRow, d schedule.Decision, reason string, actor ActionActor, auditID string) (written, error) {
+	if d.Target == schedule.StateSubmitting && r.State != schedule.StateSubmitting {
+		// Decide never does this; refusing here keeps the promise even if it one day did.
+		return written{}, fmt.Errorf("applyAction: refusing to move a row into submitting")
+	}
+	var w written
+	var err error
+	target := string(d.Target)
+	switch d.Action {
+	case schedule.ActionResubmit:
+		// Back to the start, due now; the frozen payload stays, as the LMS keeps it.
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
+  state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
+  phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
+  needs_admin_attention = false, error_code = NULL, error_message = NULL, next_attempt_at = $3,
+  partially_registered_at = NULL, resubmit_not_before = NULL, terminal_at = NULL
+WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
+	case schedule.ActionCancel:
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
+  state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
+  phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
+  needs_admin_attention = false, error_code = NULL, error_message = NULL, terminal_at = coalesce(terminal_at, $3),
+  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL
+WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
+	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
+		lk := r.lookup()
+		matchType := lk.MatchType
+		if matchType == "" {
+			// The verdict names the kind when the lookup recorded no type.
+			matchType = "AssessmentItemAttainment"
+			if lk.Verdict == schedule.VerdictRegistered {
+				matchType = "CourseUnitAttainment"
+			}
+		}
+		partial := d.Target == schedule.StatePartiallyRegistered
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
+  state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
+  phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
+  needs_admin_attention = false, error_code = NULL, error_message = NULL,
+  sisu_attainment_id = $5, sisu_attainment_type = $6,
+  registered_at = CASE WHEN $2 = 'registered' THEN coalesce(registered_at, $3) ELSE registered_at END,
+  terminal_at = CASE WHEN $7 THEN coalesce(terminal_at, $3) ELSE NULL END,
+  partially_registered_at = CASE WHEN $8 THEN coalesce(partially_registered_at, $3) ELSE partially_registered_at END,
+  submitted_attainment_id = CASE WHEN $8 THEN coalesce(submitted_attainment_id, $5) ELSE submitted_attainment_id END,
+  submitted_attainment_type = CASE WHEN $8 THEN coalesce(submitted_attainment_type, $6) ELSE submitted_attainment_type END,
+  next_attempt_at = CASE WHEN $8 THEN $9 ELSE next_attempt_at END,
+  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL
+WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target), lk.MatchID, matchType,
+			d.Target.IsTerminal(), partial, now.Add(schedule.VerifyWindowInterval)).Scan(&w.version, &w.after)
+	case schedule.ActionCheckNow:
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET next_attempt_at = $2
+WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
+	case schedule.ActionClearFlag:
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false
+WHERE id = $1 RETURNING version, state::text`, r.ID).Scan(&w.version, &w.after)
+	case schedule.ActionDismissAttention:
+		// The dismissal lives in its own table, but the row's version must move too, or two
+		// people dismissing at once would both succeed.
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = needs_admin_attention
+WHERE id = $1 RETURNING version, state::text`, r.ID).Scan(&w.version, &w.after)
+		if err == nil {
+			_, err = q.db.Exec(ctx, `UPDATE credit_registration_attention_dismissals SET deleted_at = $2
+WHERE credit_registration_id = $1 AND deleted_at IS NULL`, r.ID, now)
+		}
+		if err == nil {
+			reasons := make([]string, len(d.Reasons))
+			for i, x := range d.Reasons {
+				reasons[i] = string(x)
+			}
+			_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_attention_dismissals
+  (id, created_at, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
+VALUES (gen_random_uuid(), $2, $1, $3::text[]::credit_registration_attention_reason[], $4, $5)`, r.ID, now, reasons, actor.ID, reason)
+		}
+	default:
+		return written{}, fmt.Errorf("applyAction: no effect for %q", d.Action)
+	}
+	if err != nil {
+		return written{}, classify("applyAction", err)
+	}
+	details := map[string]any{"action": d.Action, "audit_id": auditID, "risk": d.Risk}
+	if d.Check != "" {
+		details["check"] = d.Check
+	}
+	if len(d.Reasons) > 0 {
+		details["dismissed_reasons"] = d.Reasons
+	}
+	if lk := r.lookup(); lk != nil && restsOnLookup(d.Action) {
+		details["lookup_id"] = lk.EventID
+	}
+	raw, err := json.Marshal(details)
+	if err != nil {
+		return written{}, fmt.Errorf("applyAction details: %w", err)
+	}
+	_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state,
+  message, actor_user_id, details)
+VALUES (gen_random_uuid(), $2, $1, 'admin_action', $3::credit_registration_state, $4::credit_registration_state, $5, $6, $7)`,
+		r.ID, now, string(r.State), string(w.after), reason, actor.ID, raw)
+	if err != nil {
+		return written{}, classify("applyAction event", err)
+	}
+	return w, nil
+}
+
+// auditActionOf maps a hand action onto the LMS's audit enum: its transition endpoint records
+// moves, check now and clearing the flag as transition_item; marking is mark_resolved.
+func auditActionOf(a schedule.Action) string {
+	switch a {
+	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
+		return "mark_resolved"
+	case schedule.ActionDismissAttention:
+		return "dismiss_attention"
+	}
+	return "transition_item"
+}
+
+func decisionDetails(d schedule.Decision) map[string]any {
+	out := map[string]any{"allowed": d.Allowed, "explanation": d.Explanation}
+	if d.Refusal != "" {
+		out["refusal"] = d.Refusal
+	}
+	if d.Risk != "" {
+		out["risk"] = d.Risk
+	}
+	if d.Target != "" {
+		out["target"] = d.Target
+	}
+	if d.Check != "" {
+		out["check"] = d.Check
+	}
+	if len(d.Reasons) > 0 {
+		out["reasons"] = d.Reasons
+	}
+	if d.AvailableAt != nil {
+		out["available_at"] = d.AvailableAt.UTC()
+	}
+	return out
+}
+
+func lookupDetails(l *LookupSummary) map[string]any {
+	return map[string]any{"event_id": l.EventID, "at": l.At.UTC(), "verdict": l.Verdict,
+		"match": map[string]any{"id": l.MatchID, "type": l.MatchType, "ours": l.MatchOurs}}
+}
+
+// auditRow is one credit_registration_admin_actions row.
+type auditRow struct {
+	ID            string
+	At            time.Time
+	Action        string
+	TargetID      string
+	Actor         ActionActor
+	Reason        string
+	Before, After *schedule.State
+	Details       map[string]any
+	Affected      int
+}
+
+func (q *Queries) auditInsert(ctx context.Context, a auditRow) error {
+	raw, err := json.Marshal(a.Details)
+	if err != nil {
+		return fmt.Errorf("auditInsert details: %w", err)
+	}
+	state := func(s *schedule.State) *string {
+		if s == nil {
+			return nil
+		}
+		v := string(*s)
+		return &v
+	}
+	_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id,
+  actor_user_id, actor_role, reason, before_state, after_state, details, affected_row_count)
+VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4, $5, $6, $7,
+  $8::credit_registration_state, $9::credit_registration_state, $10, $11)`,
+		a.ID, a.At, a.Action, a.TargetID, a.Actor.ID, a.Actor.Role, a.Reason, state(a.Before), state(a.After), raw, a.Affected)
+	if err != nil {
+		return classify("auditInsert", err)
+	}
+	return nil
+}
+
+// newUUID returns a random version 4 UUID, so an audit row's id is known before the events
+// that name it are written.
+func newUUID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// BulkPreviewParams selects the rows of a bulk action: IDs, or every row matching Filter (whose
+// ScopeCourseIDs limits a teacher's reach), at most BulkMaxRows either way.
+type BulkPreviewParams struct {
+	Action schedule.Action
+	IDs    []string
+	Filter *RegistrationFilter
+}
+
+// BulkPreviewRow is one selected row as the preview saw it. Version and LookupID go back with
+// the apply, so only rows unchanged since the preview are acted on.
+type BulkPreviewRow struct {
+	ID       string
+	Version  int64
+	LookupID string
+	State    schedule.State
+	Decision schedule.Decision
+}
+
+// BulkGroup is the rows for which the same thing would happen.
+type BulkGroup struct {
+	Allowed bool
+	// Refusal is why these rows would be skipped; "" when they would be acted on.
+	Refusal schedule.RefusalCode
+	// Target and Risk are what the rows would become and the risk, when acted on.
+	Target schedule.State
+	Risk   schedule.RiskLabel
+	Rows   []BulkPreviewRow
+}
+
+// BulkPreview groups the selected rows by what the action would do to them.
+type BulkPreview struct {
+	Action schedule.Action
+	// Rows are every selected row found, in id order.
+	Rows []BulkPreviewRow
+	// Groups put the rows acted on first (by target, then risk from normal to riskiest), then the
+	// skipped ones by refusal.
+	Groups []BulkGroup
+	// NotFound are selected ids that name no live row (or one outside scope).
+	NotFound []string
+}
+
+// RegistrationBulkPreview decides the action on every selected row at now with bulk strictness
+// (uncertain rows are always skipped). Selecting more than BulkMaxRows rows, or none, is a
+// *ValidationError.
+func (q *Queries) RegistrationBulkPreview(ctx context.Context, now time.Time, p BulkPreviewParams) (BulkPreview, error) {
+	if !p.Action.Valid() {
+		return BulkPreview{}, &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(p.Action))}
+	}
+	ids := p.IDs
+	var scope []string
+	if p.Filter != nil {
+		list, _, err := q.RegistrationList(ctx, now, *p.Filter, nil, BulkMaxRows+1)
+		if err != nil {
+			return BulkPreview{}, fmt.Errorf("RegistrationBulkPreview: %w", err)
+		}
+		if len(list) > BulkMaxRows {
+			return BulkPreview{}, &ValidationError{Field: "filter", Message: fmt.Sprintf("More than %d rows match; narrow the filter.", BulkMaxRows)}
+		}
+		ids = make([]string, len(list))
+		for i, r := range list {
+			ids[i] = r.ID
+		}
+		scope = p.Filter.ScopeCourseIDs
+	}
+	ids, bad, err := bulkIDs(ids, p.Filter == nil)
+	if err != nil {
+		return BulkPreview{}, err
+	}
+	out := BulkPreview{Action: p.Action, NotFound: bad}
+	list, err := q.actionRowsByID(ctx, ids, scope)
+	if err != nil {
+		return BulkPreview{}, fmt.Errorf("RegistrationBulkPreview: %w", err)
+	}
+	found := map[string]bool{}
+	for i := range list {
+		r := &list[i]
+		found[r.ID] = true
+		out.Rows = append(out.Rows, BulkPreviewRow{ID: r.ID, Version: r.Version, LookupID: r.lookupID(), State: r.State,
+			Decision: schedule.Decide(p.Action, r.facts(), schedule.StrictnessAnyExceptSubmissionUncertain, now)})
+	}
+	for _, id := range ids {
+		if !found[id] {
+			out.NotFound = append(out.NotFound, id)
+		}
+	}
+	slices.Sort(out.NotFound)
+	out.Groups = groupRows(out.Rows)
+	return out, nil
+}
+
+// bulkIDs removes duplicates and sorts, splits off ids that are not UUIDs, and enforces the
+// size limit. An empty selection is an error only when the person picked rows by hand; an
+// empty filter match is an empty preview.
+func bulkIDs(ids []string, picked bool) (good, bad []string, err error) {
+	seen := map[string]bool{}
+	for _, id := range ids {
+		id = strings.ToLower(strings.TrimSpace(id))
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if IsUUID(id) {
+			good = append(good, id)
+		} else {
+			bad = append(bad, id)
+		}
+	}
+	if picked && len(good)+len(bad) == 0 {
+		return nil, nil, &ValidationError{Field: "rows", Message: "Select at least one row."}
+	}
+	if len(good)+len(bad) > BulkMaxRows {
+		return nil, nil, &ValidationError{Field: "rows", Message: fmt.Sprintf("Select at most %d rows at once.", BulkMaxRows)}
+	}
+	slices.Sort(good)
+	return good, bad, nil
+}
+
+func groupRows(rows []BulkPreviewRow) []BulkGroup {
+	var groups []BulkGroup
+	for _, r := range rows {
+		d := r.Decision
+		i := slices.IndexFunc(groups, func(g BulkGroup) bool {
+			return g.Allowed == d.Allowed && g.Refusal == d.Refusal && g.Target == d.Target && g.Risk == d.Risk
+		})
+		if i < 0 {
+			groups = append(groups, BulkGroup{Allowed: d.Allowed, Refusal: d.Refusal, Target: d.Target, Risk: d.Risk})
+			i = len(groups) - 1
+		}
+		groups[i].Rows = append(groups[i].Rows, r)
+	}
+	slices.SortStableFunc(groups, func(a, b BulkGroup) int {
+		if a.Allowed != b.Allowed {
+			if a.Allowed {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.Target, b.Target),
+			cmp.Compare(slices.Index(schedule.RiskLabels(), a.Risk), slices.Index(schedule.RiskLabels(), b.Risk)),
+			cmp.Compare(slices.Index(schedule.RefusalCodes(), a.Refusal), slices.Index(schedule.RefusalCodes(), b.Refusal)))
+	})
+	return groups
+}
+
+// BulkRow is a row the person applies a bulk action to, as the preview showed it.
+type BulkRow struct {
+	ID       string
+	Version  int64
+	LookupID string
+}
+
+// BulkApplyParams is a bulk hand action.
+type BulkApplyParams struct {
+	Action schedule.Action
+	Rows   []BulkRow
+	Reason string
+	// ConfirmedRisks are the risks the person confirmed by name; rows whose decision carries
+	// another risk than normal and not in this list are skipped.
+	ConfirmedRisks []schedule.RiskLabel
+	Actor          ActionActor
+}
+
+// BulkOutcome is what a bulk action did to one row.
+type BulkOutcome string
+
+// The bulk outcomes.
+const (
+	// BulkApplied: the action was taken.
+	BulkApplied BulkOutcome = "applied"
+	// BulkSkipped: the rules refuse the action on the row now.
+	BulkSkipped BulkOutcome = "skipped"
+	// BulkChanged: the row (or its lookup) changed since the preview.
+	BulkChanged BulkOutcome = "changed"
+	// BulkRiskNotConfirmed: the row's risk was not among those confirmed.
+	BulkRiskNotConfirmed BulkOutcome = "risk_not_confirmed"
+	// BulkNotFound: no live row has the id.
+	BulkNotFound BulkOutcome = "not_found"
+)
+
+// BulkRowResult is one row's result.
+type BulkRowResult struct {
+	ID       string
+	Outcome  BulkOutcome
+	Decision schedule.Decision
+	// Before and After are the row's state before and after; equal unless applied.
+	Before, After schedule.State
+	// Version is the row's version now.
+	Version int64
+}
+
+// BulkResult is what a bulk action did, row by row, in id order.
+type BulkResult struct {
+	AuditID string
+	Applied int
+	Rows    []BulkRowResult
+}
+
+// RegistrationBulkApply applies a bulk action in one transaction: it locks the rows in id order,
+// acts only on rows whose version (and lookup) is what the preview showed and that the rules
+// allow with bulk strictness (uncertain rows are always skipped), and writes one event per row
+// acted on and one audit row for the whole action with every row's outcome. Bad input is a
+// *ValidationError and writes nothing.
+func (s *Store) RegistrationBulkApply(ctx context.Context, now time.Time, p BulkApplyParams) (BulkResult, error) {
+	reason, err := validateAction(p.Action, p.Reason, p.Actor)
+	if err != nil {
+		return BulkResult{}, err
+	}
+	seen := map[string]BulkRow{}
+	var raw []string
+	for _, r := range p.Rows {
+		r.ID = strings.ToLower(strings.TrimSpace(r.ID))
+		if _, dup := seen[r.ID]; !dup {
+			raw = append(raw, r.ID)
+		}
+		seen[r.ID] = r
+	}
+	ids, bad, err := bulkIDs(raw, true)
+	if err != nil {
+		return BulkResult{}, err
+	}
+	op := fmt.Sprintf("RegistrationBulkApply %s", p.Action)
+	var out BulkResult
+	err = s.InTx(ctx, func(q *Queries) error {
+		rows, _ := q.db.Query(ctx, `SELECT cr.id::text FROM credit_registrations cr
+WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
+		if _, err := pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return classify(op+" lock", err)
+		}
+		list, err := q.actionRowsByID(ctx, ids, nil)
+		if err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+		auditID := newUUID()
+		out = BulkResult{AuditID: auditID}
+		byID := map[string]*actionRow{}
+		for i := range list {
+			byID[list[i].ID] = &list[i]
+		}
+		var perRow []map[string]any
+		skipped := map[string]int{}
+		for _, id := range append(slices.Clone(ids), bad...) {
+			r := byID[id]
+			if r == nil {
+				out.Rows = append(out.Rows, BulkRowResult{ID: id, Outcome: BulkNotFound})
+				perRow = append(perRow, map[string]any{"id": id, "outcome": BulkNotFound})
+				continue
+			}
+			res := BulkRowResult{ID: id, Before: r.State, After: r.State, Version: r.Version}
+			seenRow := seen[id]
+			switch d := schedule.Decide(p.Action, r.facts(), schedule.StrictnessAnyExceptSubmissionUncertain, now); {
+			case r.Version != seenRow.Version || (restsOnLookup(p.Action) && r.lookupID() != seenRow.LookupID):
+				res.Outcome = BulkChanged
+			case !d.Allowed:
+				res.Outcome, res.Decision = BulkSkipped, d
+				skipped[string(d.Refusal)]++
+			case d.Risk.NeedsConfirmation() && !slices.Contains(p.ConfirmedRisks, d.Risk):
+				res.Outcome, res.Decision = BulkRiskNotConfirmed, d
+			default:
+				w, err := q.applyAction(ctx, now, r, d, reason, p.Actor, auditID)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", op, id, err)
+				}
+				res.Outcome, res.Decision, res.After, res.Version = BulkApplied, d, w.after, w.version
+				out.Applied++
+			}
+			out.Rows = append(out.Rows, res)
+			row := map[string]any{"id": id, "outcome": res.Outcome, "before": res.Before, "after": res.After,
+				"version_before": seenRow.Version, "version": res.Version}
+			if res.Decision.Refusal != "" {
+				row["refusal"] = res.Decision.Refusal
+			}
+			if res.Decision.Risk != "" {
+				row["risk"] = res.Decision.Risk
+			}
+			perRow = append(perRow, row)
+		}
+		details := map[string]any{"action": p.Action, "strictness": schedule.StrictnessAnyExceptSubmissionUncertain,
+			"credit_registration_ids": ids, "rows": perRow, "skipped": skipped, "confirmed_risks": p.ConfirmedRisks}
+		var after *schedule.State
+		if t := bulkTarget(p.Action); t != "" {
+			after = &t
+		}
+		target := ids
+		if len(target) == 0 {
+			target = []string{bad[0]}
+		}
+		if !IsUUID(target[0]) {
+			// Every id was malformed: nothing to name as the target, and nothing was done.
+			return &ValidationError{Field: "rows", Message: "None of the selected rows exists."}
+		}
+		return q.auditInsert(ctx, auditRow{ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: target[0],
+			Actor: p.Actor, Reason: reason, After: after, Details: details, Affected: out.Applied})
+	})
+	if err != nil {
+		return BulkResult{}, err
+	}
+	return out, nil
+}
+
+// bulkTarget is the state every row a bulk action moves ends in; "" when the action does not
+// move rows or its target varies.
+func bulkTarget(a schedule.Action) schedule.State {
+	switch a {
+	case schedule.ActionResubmit:
+		return schedule.StateReadyToSubmit
+	case schedule.ActionCancel:
+		return schedule.StateCancelled
+	}
+	return ""
+}

@@ -1,0 +1,265 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/storetest"
+)
+
+func TestBulkPreviewAndApply(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+
+	expired := storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true}
+	rowA := b.addRow(t, expired)
+	rowB := b.addRow(t, expired)
+	rowC := b.uncertainRow(t)
+	b.addLookup(t, rowC, actionNow.Add(-time.Minute), notInSisu)
+	rowD := b.addRow(t, storetest.Registration{State: "registered"})
+	rowE := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "invalid_credits", NeedsAdminAttention: true})
+	rowF := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered", NeedsAdminAttention: true,
+		SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), SubmittedAttainmentID: "hy-kur-7"})
+	missing := storetest.NewID()
+
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionResubmit,
+		IDs: []string{rowA, rowB, rowC, rowD, rowE, rowF, rowA, missing, "junk"}})
+	if err != nil {
+		t.Fatalf("preview: %v", err)
+	}
+	if len(preview.Rows) != 6 || !slices.Equal(preview.NotFound, sorted(missing, "junk")) {
+		t.Errorf("preview rows %d, not found %v", len(preview.Rows), preview.NotFound)
+	}
+	type group struct {
+		allowed bool
+		refusal schedule.RefusalCode
+		risk    schedule.RiskLabel
+		ids     []string
+	}
+	var groups []group
+	for _, g := range preview.Groups {
+		var ids []string
+		for _, r := range g.Rows {
+			ids = append(ids, r.ID)
+		}
+		groups = append(groups, group{g.Allowed, g.Refusal, g.Risk, ids})
+	}
+	want := []group{
+		{true, "", schedule.RiskNormal, sorted(rowA, rowB)},
+		{true, "", schedule.RiskReplacesReversedAttainment, []string{rowF}},
+		{true, "", schedule.RiskLikelyRejectedAgain, []string{rowE}},
+		{false, schedule.RefusalAlreadySucceeded, "", []string{rowD}},
+		{false, schedule.RefusalSubmissionUncertain, "", []string{rowC}},
+	}
+	if len(groups) != len(want) {
+		t.Fatalf("groups = %+v, want %+v", groups, want)
+	}
+	for i := range want {
+		g, w := groups[i], want[i]
+		if g.allowed != w.allowed || g.refusal != w.refusal || g.risk != w.risk || !slices.Equal(g.ids, w.ids) {
+			t.Errorf("group %d = %+v, want %+v", i, g, w)
+		}
+	}
+
+	// Ben touches B after the preview.
+	b.exec(t, `UPDATE credit_registrations SET needs_admin_attention = false WHERE id = $1`, rowB)
+
+	var rows []store.BulkRow
+	for _, r := range preview.Rows {
+		rows = append(rows, store.BulkRow{ID: r.ID, Version: r.Version, LookupID: r.LookupID})
+	}
+	rows = append(rows, store.BulkRow{ID: missing}, store.BulkRow{ID: "junk"})
+	params := store.BulkApplyParams{Action: schedule.ActionResubmit, Rows: rows, Reason: "course code fixed",
+		ConfirmedRisks: []schedule.RiskLabel{schedule.RiskReplacesReversedAttainment}, Actor: b.anna}
+	res, err := b.st.RegistrationBulkApply(ctx, actionNow, params)
+	if err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	outcomes := map[string]store.BulkOutcome{}
+	for _, r := range res.Rows {
+		outcomes[r.ID] = r.Outcome
+	}
+	wantOutcomes := map[string]store.BulkOutcome{rowA: store.BulkApplied, rowB: store.BulkChanged, rowC: store.BulkSkipped,
+		rowD: store.BulkSkipped, rowE: store.BulkRiskNotConfirmed, rowF: store.BulkApplied, missing: store.BulkNotFound, "junk": store.BulkNotFound}
+	for id, w := range wantOutcomes {
+		if outcomes[id] != w {
+			t.Errorf("row %s: outcome %q, want %q", id, outcomes[id], w)
+		}
+	}
+	if res.Applied != 2 || len(res.Rows) != len(wantOutcomes) {
+		t.Errorf("applied %d of %d rows", res.Applied, len(res.Rows))
+	}
+	for id, state := range map[string]string{rowA: "ready_to_submit", rowF: "ready_to_submit", rowB: "failed_permanent",
+		rowC: "submission_uncertain", rowD: "registered", rowE: "failed_permanent"} {
+		l := b.ledger(t, id)
+		wantEvents := 0
+		if state == "ready_to_submit" {
+			wantEvents = 1
+		}
+		if l.State != state || l.AdminEvents != wantEvents {
+			t.Errorf("row %s: state %s with %d admin events, want %s with %d", id, l.State, l.AdminEvents, state, wantEvents)
+		}
+	}
+
+	var action, after string
+	var affected int
+	var details []byte
+	if err := b.st.Pool().QueryRow(ctx, `SELECT action::text, after_state::text, affected_row_count, details
+FROM credit_registration_admin_actions WHERE id = $1`, res.AuditID).Scan(&action, &after, &affected, &details); err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Rows []struct {
+			ID      string `json:"id"`
+			Outcome string `json:"outcome"`
+		} `json:"rows"`
+		Skipped    map[string]int `json:"skipped"`
+		Strictness string         `json:"strictness"`
+	}
+	if err := json.Unmarshal(details, &d); err != nil {
+		t.Fatal(err)
+	}
+	if action != "transition_item" || after != "ready_to_submit" || affected != 2 || len(d.Rows) != len(wantOutcomes) ||
+		d.Skipped["submission_uncertain"] != 1 || d.Skipped["already_succeeded"] != 1 || d.Strictness != string(schedule.StrictnessAnyExceptSubmissionUncertain) {
+		t.Errorf("audit: %s → %s ×%d, details %s", action, after, affected, details)
+	}
+	var audits int
+	if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_admin_actions`).Scan(&audits); err != nil || audits != 1 {
+		t.Errorf("%d audit rows, want one for the bulk (%v)", audits, err)
+	}
+
+	// The same preview applied again: every row it acted on has changed since.
+	again, err := b.st.RegistrationBulkApply(ctx, actionNow, params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range again.Rows {
+		if (r.ID == rowA || r.ID == rowF) && r.Outcome != store.BulkChanged {
+			t.Errorf("row %s applied twice from one preview: %q", r.ID, r.Outcome)
+		}
+	}
+	if again.Applied != 0 {
+		t.Errorf("second apply acted on %d rows", again.Applied)
+	}
+}
+
+func sorted(ids ...string) []string {
+	slices.Sort(ids)
+	return ids
+}
+
+func TestBulkClearFlagSkipsUncertain(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	uncertain := b.uncertainRow(t)
+	flagged := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionClearFlag, IDs: []string{uncertain, flagged}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []store.BulkRow
+	for _, r := range preview.Rows {
+		rows = append(rows, store.BulkRow{ID: r.ID, Version: r.Version, LookupID: r.LookupID})
+	}
+	res, err := b.st.RegistrationBulkApply(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag, Rows: rows,
+		Reason: "config fixed", Actor: b.anna})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applied != 1 || !b.ledger(t, uncertain).Flag || b.ledger(t, flagged).Flag {
+		t.Errorf("applied %d; uncertain flag %v, other flag %v", res.Applied, b.ledger(t, uncertain).Flag, b.ledger(t, flagged).Flag)
+	}
+	var after *string
+	if err := b.st.Pool().QueryRow(ctx, `SELECT after_state::text FROM credit_registration_admin_actions WHERE id = $1`, res.AuditID).Scan(&after); err != nil || after != nil {
+		t.Errorf("after_state = %v (%v), want NULL for an action that moves no row", after, err)
+	}
+}
+
+func TestBulkPreviewByFilter(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	a := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired"})
+	c := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed"})
+	b.addRow(t, storetest.Registration{State: "registered"})
+	filter := store.RegistrationFilter{States: []schedule.State{schedule.StateFailedPermanent}}
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionCancel, Filter: &filter})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range preview.Rows {
+		ids = append(ids, r.ID)
+	}
+	if !slices.Equal(ids, sorted(a, c)) {
+		t.Errorf("filtered preview rows %v, want %v", ids, sorted(a, c))
+	}
+	// A teacher's scope is kept.
+	filter.ScopeCourseIDs = []string{storetest.NewID()}
+	if preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionCancel, Filter: &filter}); err != nil || len(preview.Rows) != 0 {
+		t.Errorf("out-of-scope preview: %d rows, %v", len(preview.Rows), err)
+	}
+
+	// 501 matching rows are too many.
+	b.exec(t, `WITH c AS (
+  INSERT INTO course_module_completions (id, user_id, course_id, course_module_id, course_instance_id, completion_date, grade, passed)
+  SELECT gen_random_uuid(), $1, $2, $3, $4, $5, 4, true FROM generate_series(1, 501) RETURNING id)
+INSERT INTO credit_registrations (id, course_module_completion_id, user_id, course_id, course_module_id, course_instance_id, state, terminal_at)
+SELECT gen_random_uuid(), c.id, $1, $2, $3, $4, 'cancelled', $5 FROM c`,
+		b.student.ID, b.course.ID, b.course.ModuleID, b.course.InstanceID, actionNow.Add(-time.Hour))
+	_, err = b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionResubmit,
+		Filter: &store.RegistrationFilter{States: []schedule.State{schedule.StateCancelled}}})
+	if ve, ok := errors.AsType[*store.ValidationError](err); !ok || ve.Field != "filter" {
+		t.Errorf("501 matching rows: err = %v, want a ValidationError", err)
+	}
+	many := make([]string, store.BulkMaxRows+1)
+	for i := range many {
+		many[i] = storetest.NewID()
+	}
+	if _, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionCancel, IDs: many}); !isValidation(err, "rows") {
+		t.Errorf("501 ids: err = %v", err)
+	}
+}
+
+func isValidation(err error, field string) bool {
+	ve, ok := errors.AsType[*store.ValidationError](err)
+	return ok && ve.Field == field
+}
+
+func TestBulkApplyValidation(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired"})
+	version := b.ledger(t, id).Version
+	tests := []struct {
+		name  string
+		p     store.BulkApplyParams
+		field string
+	}{
+		{"NoRows", store.BulkApplyParams{Action: schedule.ActionCancel, Reason: "x", Actor: b.anna}, "rows"},
+		{"BlankReason", store.BulkApplyParams{Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: " ", Actor: b.anna}, "reason"},
+		{"UnknownAction", store.BulkApplyParams{Action: "launder", Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: "x", Actor: b.anna}, "action"},
+		{"OnlyJunk", store.BulkApplyParams{Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: "junk"}}, Reason: "x", Actor: b.anna}, "rows"},
+	}
+	for _, tc := range tests {
+		if _, err := b.st.RegistrationBulkApply(ctx, actionNow, tc.p); !isValidation(err, tc.field) {
+			t.Errorf("%s: err = %v, want a ValidationError on %s", tc.name, err, tc.field)
+		}
+	}
+	var audits int
+	if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_admin_actions`).Scan(&audits); err != nil || audits != 0 {
+		t.Errorf("bad input wrote %d audit rows (%v)", audits, err)
+	}
+	if l := b.ledger(t, id); l.Version != version || l.State != "failed_permanent" {
+		t.Errorf("bad input changed the row: %+v", l)
+	}
+}

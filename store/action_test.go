@@ -1,0 +1,764 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/storetest"
+)
+
+// actionNow is the instant every hand-action test acts at.
+var actionNow = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+type actionBundle struct {
+	st      *store.Store
+	course  storetest.Course
+	student storetest.Student
+	// anna and ben are two support people.
+	anna, ben store.ActionActor
+}
+
+func setupActions(t *testing.T) *actionBundle {
+	t.Helper()
+	st := storetest.New(t)
+	b := &actionBundle{st: st}
+	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
+	b.student = storetest.AddStudent(t, st, storetest.Student{FirstName: "Aino", LastName: "Virtanen", Email: "aino@example.invalid"})
+	b.anna = b.addAccount(t, "Anna Support")
+	b.ben = b.addAccount(t, "Ben Support")
+	return b
+}
+
+func (b *actionBundle) addAccount(t *testing.T, name string) store.ActionActor {
+	t.Helper()
+	id := storetest.NewID()
+	b.exec(t, `INSERT INTO accounts (id, name, email, role) VALUES ($1, $2, $3, 'support')`, id, name, id+"@example.invalid")
+	return store.ActionActor{ID: id, Role: "support"}
+}
+
+func (b *actionBundle) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if err := b.st.ExecForTest(context.Background(), sql, args...); err != nil {
+		t.Fatalf("%v\n%s", err, sql)
+	}
+}
+
+// addRow adds a registration of the bundle's student on its course, last changed an hour before
+// actionNow unless r says otherwise.
+func (b *actionBundle) addRow(t *testing.T, r storetest.Registration) string {
+	t.Helper()
+	r.Student, r.Course = b.student, b.course
+	if r.StateChangedAt.IsZero() {
+		r.StateChangedAt = actionNow.Add(-time.Hour)
+	}
+	return storetest.AddRegistration(t, b.st, r)
+}
+
+// addLookup records a Sisu lookup of the row made at, by Anna, with the given details.
+func (b *actionBundle) addLookup(t *testing.T, id string, at time.Time, details string) string {
+	t.Helper()
+	evID := storetest.NewID()
+	b.exec(t, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, actor_user_id, details)
+VALUES ($1, $2, $3, 'sisu_lookup', $4, $5)`, evID, at, id, b.anna.ID, details)
+	return evID
+}
+
+func (b *actionBundle) get(t *testing.T, id string) store.Registration {
+	t.Helper()
+	r, err := b.st.RegistrationGet(context.Background(), id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// ledger is what a test reads back after an action: the columns the actions write and the
+// counts of what they insert.
+type ledger struct {
+	State                    string
+	Version                  int64
+	Flag                     bool
+	NextAttemptAt            time.Time
+	TerminalAt, RegisteredAt *time.Time
+	PartialAt, NotBefore     *time.Time
+	SisuID, SisuType         *string
+	SubmittedID, GradeID     *string
+	ErrorCode                *string
+	AdminEvents, Audits      int
+	LiveDismissals, AllDism  int
+}
+
+func (b *actionBundle) ledger(t *testing.T, id string) ledger {
+	t.Helper()
+	var l ledger
+	rows, err := b.st.Pool().Query(context.Background(), `SELECT cr.state::text, cr.version, cr.needs_admin_attention, cr.next_attempt_at,
+  cr.terminal_at, cr.registered_at, cr.partially_registered_at, cr.resubmit_not_before, cr.sisu_attainment_id,
+  cr.sisu_attainment_type, cr.submitted_attainment_id, cr.grade_id, cr.error_code::text,
+  (SELECT count(*) FROM credit_registration_events e WHERE e.credit_registration_id = cr.id AND e.kind = 'admin_action'),
+  (SELECT count(*) FROM credit_registration_admin_actions a WHERE a.target_id = cr.id),
+  (SELECT count(*) FROM credit_registration_attention_dismissals d WHERE d.credit_registration_id = cr.id AND d.deleted_at IS NULL),
+  (SELECT count(*) FROM credit_registration_attention_dismissals d WHERE d.credit_registration_id = cr.id)
+FROM credit_registrations cr WHERE cr.id = $1`, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		t.Fatalf("no row %s", id)
+	}
+	if err := rows.Scan(&l.State, &l.Version, &l.Flag, &l.NextAttemptAt, &l.TerminalAt, &l.RegisteredAt, &l.PartialAt,
+		&l.NotBefore, &l.SisuID, &l.SisuType, &l.SubmittedID, &l.GradeID, &l.ErrorCode, &l.AdminEvents, &l.Audits,
+		&l.LiveDismissals, &l.AllDism); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// act applies action to the row as Anna, with the version and lookup the row has now.
+func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk schedule.RiskLabel) (store.ActionResult, error) {
+	t.Helper()
+	page, err := b.st.RegistrationActionsGet(context.Background(), actionNow, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := store.ActionParams{RegistrationID: id, Action: action, Version: page.Version, Reason: "  Checked Sisu by hand  ",
+		ConfirmedRisk: risk, Actor: b.anna}
+	if page.Lookup != nil {
+		p.LookupID = page.Lookup.EventID
+	}
+	return b.st.RegistrationActionApply(context.Background(), actionNow, p)
+}
+
+func ptrTime(t time.Time) *time.Time { return &t }
+
+const (
+	notInSisu       = `{"verdict": "not_in_sisu"}`
+	registeredOurs  = `{"verdict": "registered", "match": {"id": "hy-cu-1", "type": "CourseUnitAttainment", "ours": true}}`
+	registeredOther = `{"verdict": "registered", "match": {"id": "hy-cu-9", "type": "CourseUnitAttainment", "ours": false}}`
+	partlyOurs      = `{"verdict": "partly_registered", "match": {"id": "hy-kur-1", "type": "AssessmentItemAttainment", "ours": true}}`
+)
+
+// uncertainRow is a flagged uncertain row sent three days before actionNow.
+func (b *actionBundle) uncertainRow(t *testing.T) string {
+	t.Helper()
+	return b.addRow(t, storetest.Registration{State: "submission_uncertain", ErrorCode: "sisu_timeout", NeedsAdminAttention: true,
+		SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), SubmittedAttainmentID: "hy-kur-1",
+		ResubmitNotBefore: ptrTime(actionNow.Add(-48 * time.Hour)), StudentNumber: "012345678", GradeScaleID: "sis-0-5", GradeID: "4",
+		AttainedAt: ptrTime(actionNow.Add(-96 * time.Hour))})
+}
+
+func TestActionResubmitUncertainAfterLookup(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	id := b.uncertainRow(t)
+	b.addLookup(t, id, actionNow.Add(-time.Hour), notInSisu)
+	before := b.ledger(t, id)
+
+	// Without naming the risk nothing happens.
+	_, err := b.act(t, id, schedule.ActionResubmit, "")
+	if ce, ok := errors.AsType[*store.RiskConfirmationError](err); !ok || ce.Risk != schedule.RiskPossibleDuplicate {
+		t.Fatalf("unconfirmed resubmit: err = %v, want a RiskConfirmationError for possible_duplicate", err)
+	}
+	if got := b.ledger(t, id); got.Version != before.Version || got.AdminEvents != 0 || got.Audits != 0 {
+		t.Fatalf("an unconfirmed resubmit wrote: %+v", got)
+	}
+
+	res, err := b.act(t, id, schedule.ActionResubmit, schedule.RiskPossibleDuplicate)
+	if err != nil {
+		t.Fatalf("resubmit: %v", err)
+	}
+	if res.Before != schedule.StateSubmissionUncertain || res.After != schedule.StateReadyToSubmit || res.Version != before.Version+1 {
+		t.Errorf("result = %+v", res)
+	}
+	got := b.ledger(t, id)
+	if got.State != "ready_to_submit" || got.Flag || !got.NextAttemptAt.Equal(actionNow) || got.NotBefore != nil ||
+		got.PartialAt != nil || got.TerminalAt != nil || got.ErrorCode != nil {
+		t.Errorf("after resubmit: %+v", got)
+	}
+	if got.GradeID == nil || *got.GradeID != "4" || got.SubmittedID == nil {
+		t.Errorf("the frozen payload changed: grade %v, submitted id %v", got.GradeID, got.SubmittedID)
+	}
+	if got.AdminEvents != 1 || got.Audits != 1 {
+		t.Errorf("admin events %d, audit rows %d, want 1 and 1", got.AdminEvents, got.Audits)
+	}
+
+	events, err := b.st.EventListByRegistration(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := events[0]
+	if e.Kind != "admin_action" || deref(e.FromState) != "submission_uncertain" || deref(e.ToState) != "ready_to_submit" ||
+		deref(e.Message) != "Checked Sisu by hand" || deref(e.ActorName) != "Anna Support" || !e.CreatedAt.Equal(actionNow) {
+		t.Errorf("event = %+v", e)
+	}
+
+	var action, role, reason, beforeState, afterState string
+	var count int
+	var details []byte
+	err = b.st.Pool().QueryRow(context.Background(), `SELECT action::text, actor_role, reason, before_state::text, after_state::text,
+  affected_row_count, details FROM credit_registration_admin_actions WHERE target_id = $1`, id).
+		Scan(&action, &role, &reason, &beforeState, &afterState, &count, &details)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if action != "transition_item" || role != "support" || reason != "Checked Sisu by hand" || beforeState != "submission_uncertain" ||
+		afterState != "ready_to_submit" || count != 1 {
+		t.Errorf("audit = %s %s %q %s→%s ×%d", action, role, reason, beforeState, afterState, count)
+	}
+	var d struct {
+		Action   string `json:"action"`
+		Decision struct {
+			Risk   string `json:"risk"`
+			Target string `json:"target"`
+		} `json:"decision"`
+		Lookup struct {
+			Verdict string `json:"verdict"`
+		} `json:"lookup"`
+	}
+	if err := json.Unmarshal(details, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Action != "resubmit" || d.Decision.Risk != "possible_duplicate" || d.Decision.Target != "ready_to_submit" || d.Lookup.Verdict != "not_in_sisu" {
+		t.Errorf("audit details = %s", details)
+	}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func TestActionCancel(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	misreg := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered", NeedsAdminAttention: true,
+		SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), SubmittedAttainmentID: "hy-kur-1"})
+	failed := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
+	failedTerminal := b.ledger(t, failed).TerminalAt
+
+	for _, id := range []string{misreg, failed} {
+		if _, err := b.act(t, id, schedule.ActionCancel, ""); err != nil {
+			t.Fatalf("cancel: %v", err)
+		}
+	}
+	got := b.ledger(t, misreg)
+	if got.State != "cancelled" || got.Flag || got.TerminalAt == nil || !got.TerminalAt.Equal(actionNow) || got.ErrorCode != nil {
+		t.Errorf("cancelled misregistered row: %+v", got)
+	}
+	got = b.ledger(t, failed)
+	if got.State != "cancelled" || got.TerminalAt == nil || !got.TerminalAt.Equal(*failedTerminal) {
+		t.Errorf("cancelled failed row: %+v (terminal_at was %v and should stay)", got, failedTerminal)
+	}
+	// Cancelled once is cancelled: a second try is refused and writes nothing.
+	_, err := b.act(t, failed, schedule.ActionCancel, "")
+	if re, ok := errors.AsType[*store.RefusedError](err); !ok || re.Decision.Refusal != schedule.RefusalAlreadyCancelled || !errors.Is(err, store.ErrRefused) {
+		t.Errorf("second cancel: err = %v, want already_cancelled", err)
+	}
+	if l := b.ledger(t, failed); l.AdminEvents != 1 || l.Audits != 1 {
+		t.Errorf("a refused cancel wrote: %+v", l)
+	}
+}
+
+func TestActionMarkInSisu(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name     string
+		details  string
+		state    string
+		sisuID   string
+		sisuType string
+		terminal bool
+	}{
+		{name: "OursCourseUnit", details: registeredOurs, state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
+		{name: "FromElsewhere", details: registeredOther, state: "duplicate", sisuID: "hy-cu-9", sisuType: "CourseUnitAttainment", terminal: true},
+		{name: "OursAssessmentItem", details: partlyOurs, state: "partially_registered", sisuID: "hy-kur-1", sisuType: "AssessmentItemAttainment"},
+		// The shape web/lookup.go records.
+		{name: "RecordedShape", details: `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "hy-cu-1", "type": "CourseUnitAttainment"}],
+			"verdict": {"kind": "registered", "reason": "…", "match_id": "hy-cu-1", "ours": ["hy-kur-1", "hy-cu-1"]}}`,
+			state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
+		// The lookup's other shape: the verdict as an object, ours as a list.
+		{name: "VerdictObject", details: `{"verdict": {"kind": "registered", "match": {"id": "hy-cu-1", "type": "CourseUnitAttainment"}, "ours": ["hy-cu-1", "hy-kur-1"]}}`,
+			state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupActions(t)
+			id := b.uncertainRow(t)
+			b.addLookup(t, id, actionNow.Add(-time.Minute), tc.details)
+			res, err := b.act(t, id, schedule.ActionMarkInSisu, "")
+			if err != nil {
+				t.Fatalf("mark in Sisu: %v", err)
+			}
+			got := b.ledger(t, id)
+			if got.State != tc.state || string(res.After) != tc.state || got.Flag || deref(got.SisuID) != tc.sisuID ||
+				deref(got.SisuType) != tc.sisuType || (got.TerminalAt != nil) != tc.terminal || got.ErrorCode != nil {
+				t.Errorf("after marking: %+v", got)
+			}
+			if (got.RegisteredAt != nil) != (tc.state == "registered") {
+				t.Errorf("registered_at = %v in state %s", got.RegisteredAt, tc.state)
+			}
+			if tc.state == "partially_registered" {
+				if got.PartialAt == nil || !got.PartialAt.Equal(actionNow) || !got.NextAttemptAt.Equal(actionNow.Add(schedule.VerifyWindowInterval)) {
+					t.Errorf("partial: partially_registered_at %v, next attempt %v", got.PartialAt, got.NextAttemptAt)
+				}
+			}
+			var action string
+			if err := b.st.Pool().QueryRow(context.Background(), `SELECT action::text FROM credit_registration_admin_actions WHERE target_id = $1`, id).Scan(&action); err != nil || action != "mark_resolved" {
+				t.Errorf("audit action = %q, %v; want mark_resolved", action, err)
+			}
+		})
+	}
+}
+
+func TestActionMarkInSisuRefusals(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+
+	// No lookup yet.
+	id := b.uncertainRow(t)
+	if _, err := b.act(t, id, schedule.ActionMarkInSisu, ""); !refusedWith(err, schedule.RefusalNeedsLookupAfterSubmission) {
+		t.Errorf("without a lookup: err = %v", err)
+	}
+	// A lookup from before the submission proves nothing.
+	b.addLookup(t, id, actionNow.Add(-73*time.Hour), registeredOurs)
+	if _, err := b.act(t, id, schedule.ActionMarkInSisu, ""); !refusedWith(err, schedule.RefusalNeedsLookupAfterSubmission) {
+		t.Errorf("with an old lookup: err = %v", err)
+	}
+	// An attainment another row holds already cannot be claimed twice.
+	holder := b.addRow(t, storetest.Registration{State: "registered", SisuAttainmentID: "hy-cu-1"})
+	b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
+	_, err := b.act(t, id, schedule.ActionMarkInSisu, "")
+	if !refusedWith(err, schedule.RefusalAttainmentLinkedElsewhere) {
+		t.Errorf("with the attainment on %s: err = %v", holder, err)
+	}
+	if l := b.ledger(t, id); l.State != "submission_uncertain" || l.AdminEvents != 0 || l.Audits != 0 {
+		t.Errorf("a refused mark wrote: %+v", l)
+	}
+}
+
+func refusedWith(err error, code schedule.RefusalCode) bool {
+	re, ok := errors.AsType[*store.RefusedError](err)
+	return ok && re.Decision.Refusal == code
+}
+
+func TestActionMarkRegistered(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	id := b.addRow(t, storetest.Registration{State: "partially_registered", NeedsAdminAttention: true,
+		SubmittedAt: ptrTime(actionNow.Add(-5 * 24 * time.Hour)), PartiallyRegisteredAt: ptrTime(actionNow.Add(-4 * 24 * time.Hour)),
+		SubmittedAttainmentID: "hy-kur-1"})
+	b.addLookup(t, id, actionNow.Add(-time.Minute), partlyOurs)
+	if _, err := b.act(t, id, schedule.ActionMarkRegistered, ""); !refusedWith(err, schedule.RefusalLookupFoundNoCourseUnit) {
+		t.Fatalf("with only the assessment item found: err = %v", err)
+	}
+	b.addLookup(t, id, actionNow.Add(-time.Second), registeredOurs)
+	if _, err := b.act(t, id, schedule.ActionMarkRegistered, ""); err != nil {
+		t.Fatalf("mark registered: %v", err)
+	}
+	got := b.ledger(t, id)
+	if got.State != "registered" || got.Flag || deref(got.SisuID) != "hy-cu-1" || got.RegisteredAt == nil || got.TerminalAt == nil {
+		t.Errorf("after mark registered: %+v", got)
+	}
+}
+
+func TestActionCheckNowClearFlagDismiss(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+
+	retry := b.addRow(t, storetest.Registration{State: "failed_retryable", ErrorCode: "transport_error", NeedsAdminAttention: true,
+		NextAttemptAt: actionNow.Add(3 * time.Hour)})
+	res, err := b.act(t, retry, schedule.ActionCheckNow, "")
+	if err != nil {
+		t.Fatalf("check now: %v", err)
+	}
+	if got := b.ledger(t, retry); got.State != "failed_retryable" || !got.NextAttemptAt.Equal(actionNow) || !got.Flag ||
+		res.Decision.Check != schedule.CheckNextAttempt {
+		t.Errorf("after check now: %+v, check %q", got, res.Decision.Check)
+	}
+	if _, err := b.act(t, retry, schedule.ActionClearFlag, ""); err != nil {
+		t.Fatalf("clear flag: %v", err)
+	}
+	if got := b.ledger(t, retry); got.Flag || got.State != "failed_retryable" || got.AdminEvents != 2 || got.Audits != 2 {
+		t.Errorf("after clearing the flag: %+v", got)
+	}
+	if _, err := b.act(t, retry, schedule.ActionClearFlag, ""); !refusedWith(err, schedule.RefusalNothingToClear) {
+		t.Errorf("clearing a lowered flag: err = %v", err)
+	}
+
+	// A misregistered row with an old dismissal of another reason: dismissing replaces it.
+	misreg := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered", NeedsAdminAttention: true, SubmitRetryCount: 6})
+	b.exec(t, `INSERT INTO credit_registration_attention_dismissals (id, created_at, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
+VALUES ($1, $2, $3, '{too_many_attempts}', $4, 'seen')`, storetest.NewID(), actionNow.Add(-24*time.Hour), misreg, b.ben.ID)
+	before := b.ledger(t, misreg)
+	res, err = b.act(t, misreg, schedule.ActionDismissAttention, "")
+	if err != nil {
+		t.Fatalf("dismiss: %v", err)
+	}
+	got := b.ledger(t, misreg)
+	if got.Version != before.Version+1 || !got.Flag || got.LiveDismissals != 1 || got.AllDism != 2 {
+		t.Errorf("after dismissing: %+v", got)
+	}
+	r := b.get(t, misreg)
+	if deref(r.DismissedBy) != "Anna Support" || deref(r.DismissalNote) != "Checked Sisu by hand" {
+		t.Errorf("dismissal by %v, note %v", r.DismissedBy, r.DismissalNote)
+	}
+	status := schedule.Classify(r.Facts(), actionNow)
+	if !status.Dismissed || fmt.Sprint(r.DismissedReasons) != "[misregistered too_many_attempts]" || fmt.Sprint(res.Decision.Reasons) != fmt.Sprint(r.DismissedReasons) {
+		t.Errorf("dismissed %v (decision %v), status %+v", r.DismissedReasons, res.Decision.Reasons, status)
+	}
+	var action string
+	if err := b.st.Pool().QueryRow(ctx, `SELECT action::text FROM credit_registration_admin_actions WHERE target_id = $1`, misreg).Scan(&action); err != nil || action != "dismiss_attention" {
+		t.Errorf("audit action = %q, %v", action, err)
+	}
+	if _, err := b.act(t, misreg, schedule.ActionDismissAttention, ""); !refusedWith(err, schedule.RefusalNothingToDismiss) {
+		t.Errorf("dismissing again: err = %v", err)
+	}
+}
+
+func TestActionRefusedInsidePendingWindow(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	sent := actionNow.Add(-2 * time.Hour)
+	id := b.addRow(t, storetest.Registration{State: "submission_uncertain", ErrorCode: "sisu_timeout", SubmittedAt: &sent})
+	b.addLookup(t, id, actionNow.Add(-time.Minute), notInSisu)
+	_, err := b.act(t, id, schedule.ActionResubmit, schedule.RiskPossibleDuplicate)
+	re, ok := errors.AsType[*store.RefusedError](err)
+	if !ok || re.Decision.Refusal != schedule.RefusalSubmissionUncertainTooRecent || re.Decision.AvailableAt == nil ||
+		!re.Decision.AvailableAt.Equal(sent.Add(schedule.SuotarPendingWindow)) {
+		t.Fatalf("resubmit inside the window: err = %v", err)
+	}
+	if l := b.ledger(t, id); l.State != "submission_uncertain" || l.AdminEvents != 0 || l.Audits != 0 {
+		t.Errorf("a refused resubmit wrote: %+v", l)
+	}
+}
+
+func TestActionValidation(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
+	version := b.ledger(t, id).Version
+
+	tests := []struct {
+		name  string
+		p     store.ActionParams
+		field string
+	}{
+		{name: "EmptyReason", p: store.ActionParams{Reason: ""}, field: "reason"},
+		{name: "BlankReason", p: store.ActionParams{Reason: " \t\n "}, field: "reason"},
+		{name: "LongReason", p: store.ActionParams{Reason: strings.Repeat("ä", store.ActionReasonMaxLength+1)}, field: "reason"},
+		{name: "UnknownAction", p: store.ActionParams{Action: "launder"}, field: "action"},
+		{name: "NoActor", p: store.ActionParams{Actor: store.ActionActor{}}, field: "actor"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			p := store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel, Version: version, Reason: "ok", Actor: b.anna}
+			if tc.p.Action != "" {
+				p.Action = tc.p.Action
+			}
+			if tc.field == "reason" {
+				p.Reason = tc.p.Reason
+			}
+			if tc.field == "actor" {
+				p.Actor = tc.p.Actor
+			}
+			_, err := b.st.RegistrationActionApply(context.Background(), actionNow, p)
+			if ve, ok := errors.AsType[*store.ValidationError](err); !ok || ve.Field != tc.field || ve.Message == "" {
+				t.Errorf("err = %v, want a ValidationError on %s", err, tc.field)
+			}
+		})
+	}
+	t.Run("ReasonAtTheLimit", func(t *testing.T) {
+		t.Parallel()
+		other := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired"})
+		p := store.ActionParams{RegistrationID: other, Action: schedule.ActionCancel, Version: b.ledger(t, other).Version,
+			Reason: strings.Repeat("ä", store.ActionReasonMaxLength), Actor: b.anna}
+		if _, err := b.st.RegistrationActionApply(context.Background(), actionNow, p); err != nil {
+			t.Errorf("a reason of exactly %d characters: %v", store.ActionReasonMaxLength, err)
+		}
+	})
+	t.Run("UnknownRow", func(t *testing.T) {
+		t.Parallel()
+		for _, rid := range []string{storetest.NewID(), "not-a-uuid"} {
+			p := store.ActionParams{RegistrationID: rid, Action: schedule.ActionCancel, Version: 1, Reason: "ok", Actor: b.anna}
+			if _, err := b.st.RegistrationActionApply(context.Background(), actionNow, p); !errors.Is(err, store.ErrNotFound) {
+				t.Errorf("%s: err = %v, want ErrNotFound", rid, err)
+			}
+		}
+	})
+	t.Cleanup(func() {
+		if l := b.ledger(t, id); l.Version != version || l.AdminEvents != 0 || l.Audits != 0 {
+			t.Errorf("bad input wrote: %+v", l)
+		}
+	})
+}
+
+func TestActionStaleVersion(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
+	page, err := b.st.RegistrationActionsGet(ctx, actionNow, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Ben clears the flag after Anna's page was drawn.
+	if _, err := b.st.RegistrationActionApply(ctx, actionNow.Add(-time.Minute), store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+		Version: page.Version, Reason: "pipeline flag is noise", Actor: b.ben}); err != nil {
+		t.Fatal(err)
+	}
+	before := b.ledger(t, id)
+	_, err = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionResubmit,
+		Version: page.Version, Reason: "try again", Actor: b.anna})
+	stale, ok := errors.AsType[*store.StaleError](err)
+	if !ok || !errors.Is(err, store.ErrConflict) {
+		t.Fatalf("err = %v, want a StaleError", err)
+	}
+	if stale.SeenVersion != page.Version || stale.Version != before.Version || stale.State != schedule.StateFailedPermanent ||
+		stale.LastChange == nil || stale.LastChange.ActorName != "Ben Support" || stale.LastChange.Kind != "admin_action" ||
+		stale.LastChange.Message != "pipeline flag is noise" || !stale.LastChange.At.Equal(actionNow.Add(-time.Minute)) ||
+		stale.LastChange.ToState != schedule.StateFailedPermanent || stale.UpdatedAt.IsZero() {
+		t.Errorf("stale = %+v, change %+v", stale, stale.LastChange)
+	}
+	if got := b.ledger(t, id); got.Version != before.Version || got.State != before.State || got.AdminEvents != before.AdminEvents ||
+		got.Audits != before.Audits || !got.NextAttemptAt.Equal(before.NextAttemptAt) {
+		t.Errorf("a stale action wrote: %+v, was %+v", got, before)
+	}
+}
+
+func TestActionStaleLookup(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.uncertainRow(t)
+	seen := b.addLookup(t, id, actionNow.Add(-2*time.Hour), registeredOurs)
+	page, err := b.st.RegistrationActionsGet(ctx, actionNow, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone looks again and finds something else; the row itself is untouched.
+	newer := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOther)
+	_, err = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionMarkInSisu,
+		Version: page.Version, LookupID: seen, Reason: "found it", Actor: b.anna})
+	stale, ok := errors.AsType[*store.StaleError](err)
+	if !ok || stale.SeenLookupID != seen || stale.LookupID != newer || stale.Version != page.Version {
+		t.Fatalf("err = %v, want a StaleError naming the newer lookup", err)
+	}
+	if l := b.ledger(t, id); l.State != "submission_uncertain" || l.AdminEvents != 0 {
+		t.Errorf("a stale mark wrote: %+v", l)
+	}
+	// Clearing the flag does not rest on the lookup, so the newer one does not hold it back.
+	if _, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+		Version: page.Version, LookupID: seen, Reason: "seen", Actor: b.anna}); err != nil {
+		t.Errorf("clear flag: %v", err)
+	}
+}
+
+// TestActionConcurrentResolutions is many people settling one row at once from the same page:
+// exactly one wins, the rest are told it changed, and one audit row and one event exist.
+func TestActionConcurrentResolutions(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.uncertainRow(t)
+	lookupID := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
+	version := b.ledger(t, id).Version
+	actors := make([]store.ActionActor, 20)
+	for i := range actors {
+		actors[i] = b.addAccount(t, fmt.Sprintf("Support %d", i))
+	}
+
+	var wg sync.WaitGroup
+	errs := make([]error, len(actors))
+	start := make(chan struct{})
+	for i, a := range actors {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionMarkInSisu,
+				Version: version, LookupID: lookupID, Reason: fmt.Sprintf("found it (%d)", i), Actor: a})
+		})
+	}
+	close(start)
+	wg.Wait()
+
+	applied, stale := 0, 0
+	for _, err := range errs {
+		switch _, isStale := errors.AsType[*store.StaleError](err); {
+		case err == nil:
+			applied++
+		case isStale:
+			stale++
+		default:
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if applied != 1 || stale != len(actors)-1 {
+		t.Errorf("applied %d, stale %d; want 1 and %d", applied, stale, len(actors)-1)
+	}
+	got := b.ledger(t, id)
+	if got.Audits != 1 || got.AdminEvents != 1 || got.State != "registered" || got.Version != version+1 {
+		t.Errorf("after the race: %+v", got)
+	}
+}
+
+func TestRegistrationActionsGet(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	id := b.uncertainRow(t)
+	lookupID := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
+	page, err := b.st.RegistrationActionsGet(context.Background(), actionNow, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.Version != b.ledger(t, id).Version || page.Lookup == nil || page.Lookup.EventID != lookupID ||
+		page.Lookup.ActorName != "Anna Support" || page.Lookup.Verdict != schedule.VerdictRegistered || !page.Lookup.MatchOurs {
+		t.Errorf("page = %+v, lookup %+v", page, page.Lookup)
+	}
+	if len(page.Decisions) != len(schedule.Actions()) {
+		t.Fatalf("%d decisions, want one per action", len(page.Decisions))
+	}
+	want := map[schedule.Action]schedule.RefusalCode{
+		schedule.ActionMarkInSisu: "", schedule.ActionResubmit: schedule.RefusalLookupFoundAttainment,
+		schedule.ActionCancel: "", schedule.ActionCheckNow: "", schedule.ActionClearFlag: "",
+		schedule.ActionMarkRegistered: schedule.RefusalNotPartiallyRegistered, schedule.ActionDismissAttention: "",
+	}
+	for _, d := range page.Decisions {
+		if d.Refusal != want[d.Action] {
+			t.Errorf("%s: refusal %q, want %q", d.Action, d.Refusal, want[d.Action])
+		}
+	}
+	// A teacher of another course does not see the row.
+	if _, err := b.st.RegistrationActionsGet(context.Background(), actionNow, id, []string{storetest.NewID()}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("out of scope: err = %v", err)
+	}
+}
+
+func TestAuditIsAppendOnly(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
+	if _, err := b.act(t, id, schedule.ActionClearFlag, ""); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := b.st.ExecForTest(ctx, `UPDATE credit_registration_admin_actions SET reason = 'rewritten' WHERE target_id = $1`, id); err == nil {
+		t.Error("UPDATE of an audit row succeeded")
+	}
+	if err := b.st.ExecForTest(ctx, `DELETE FROM credit_registration_admin_actions WHERE target_id = $1`, id); err == nil {
+		t.Error("DELETE of an audit row succeeded")
+	}
+	if l := b.ledger(t, id); l.Audits != 1 {
+		t.Errorf("audit rows = %d, want 1", l.Audits)
+	}
+}
+
+// TestNoActionWritesSubmitting tries every action on a row in every state, with a lookup that
+// found the credit and one that found nothing, and confirms any risk: no path leaves a row in
+// submitting that was not there, and no admin event moves one into it.
+func TestNoActionWritesSubmitting(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	applied := 0
+	for _, st := range schedule.States() {
+		for _, details := range []string{notInSisu, registeredOurs, partlyOurs} {
+			for _, a := range schedule.Actions() {
+				id := b.addRow(t, storetest.Registration{State: string(st), ErrorCode: "sisu_timeout", NeedsAdminAttention: true,
+					SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), PartiallyRegisteredAt: ptrTime(actionNow.Add(-48 * time.Hour)),
+					SubmittedAttainmentID: "hy-kur-1", SubmitRetryCount: 6})
+				b.addLookup(t, id, actionNow.Add(-time.Minute), details)
+				page, err := b.st.RegistrationActionsGet(ctx, actionNow, id, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: a,
+					Version: page.Version, LookupID: page.Lookup.EventID, Reason: "exhaustive", Actor: b.anna,
+					ConfirmedRisk: page.Decisions[indexOf(a)].Risk})
+				if err == nil {
+					applied++
+				} else if _, refused := errors.AsType[*store.RefusedError](err); !refused {
+					t.Fatalf("%s on %s: %v", a, st, err)
+				}
+				if got := b.ledger(t, id).State; got == "submitting" && st != schedule.StateSubmitting || res.After == schedule.StateSubmitting && st != schedule.StateSubmitting {
+					t.Errorf("%s on %s left the row in submitting", a, st)
+				}
+			}
+		}
+	}
+	var n int
+	if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_events
+WHERE kind = 'admin_action' AND to_state = 'submitting' AND from_state IS DISTINCT FROM 'submitting'`).Scan(&n); err != nil || n != 0 {
+		t.Errorf("%d admin events moved a row into submitting (%v)", n, err)
+	}
+	if applied < 50 {
+		t.Errorf("only %d actions applied; the test exercises too little", applied)
+	}
+}
+
+func indexOf(a schedule.Action) int {
+	for i, x := range schedule.Actions() {
+		if x == a {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestParseLookupDetails(t *testing.T) {
+	t.Parallel()
+
+	tests := []struct {
+		name string
+		raw  string
+		want store.LookupDetails
+	}{
+		{"Agreed", registeredOurs, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+		{"NotOurs", registeredOther, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-9", MatchType: "CourseUnitAttainment"}},
+		{"NoMatch", notInSisu, store.LookupDetails{Verdict: schedule.VerdictNotInSisu}},
+		{"VerdictObject", `{"verdict": {"kind": "partly_registered", "match": {"id": "a", "type": "AssessmentItemAttainment"}, "ours": ["a"]}}`,
+			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "a", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
+		{"VerdictObjectNotOurs", `{"verdict": {"kind": "registered", "match": {"id": "a"}, "ours": ["b"]}}`,
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
+		{"OursMissing", `{"verdict": "registered", "match": {"id": "a"}}`, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
+		{"BareVerdictObject", `{"Kind": "registered", "Match": {"ID": "c", "Type": "CourseUnitAttainment"}, "Reason": "…", "Ours": ["c"]}`,
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "c", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+		{"ConflictingKeepsNoMatch", `{"verdict": "conflicting", "match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictConflicting}},
+		{"Recorded", `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "cu-1", "type": "CourseUnitAttainment"}],
+			"verdict": {"kind": "registered", "reason": "…", "match_id": "cu-1", "matches": ["cu-1"], "ours": ["hy-kur-1", "cu-1"]}}`,
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+		{"RecordedNotOurs", `{"v": 1, "attainments": [{"id": "cu-9", "type": "CourseUnitAttainment"}],
+			"verdict": {"kind": "registered", "match_id": "cu-9", "ours": []}}`,
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "cu-9", MatchType: "CourseUnitAttainment"}},
+		{"RecordedByVerifyOnly", `{"v": 1, "attainments": [], "verify_call": {"attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
+			"verdict": {"kind": "partly_registered", "ours": ["hy-kur-1"]}}`,
+			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "hy-kur-1", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
+		{"RecordedFailure", `{"v": 1, "error": "Suotar did not answer"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"UnknownVerdict", `{"verdict": "probably"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"NoVerdict", `{"match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"Null", `null`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"Empty", ``, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"NotJSON", `{verdict`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"WrongTypes", `{"verdict": 3, "match": "x"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := store.ParseLookupDetails([]byte(tc.raw)); got != tc.want {
+				t.Errorf("ParseLookupDetails(%s) = %+v, want %+v", tc.raw, got, tc.want)
+			}
+		})
+	}
+}
