@@ -6,6 +6,7 @@
 //	regdesk demo        make run's one-box setup: private database, demo data, fake Suotar, dashboard
 //	regdesk devdb       start or stop the project's private PostgreSQL
 //	regdesk fakesuotar  a faithful fake of the Suotar registry API, for development and tests
+//	regdesk user        add, change the password of, disable and list staff accounts
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -55,6 +57,7 @@ commands:
   demo      private PostgreSQL + demo data + fake Suotar + dashboard (what make run does)
   devdb     up|down|url: the project's private PostgreSQL under .pgdata
   fakesuotar  a fake Suotar registry for development and tests
+  user      add|passwd|disable|list: staff accounts
 
 Run "regdesk <command> -h" for a command's flags.`
 
@@ -73,6 +76,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return devdbCommand(ctx, args, getenv, stdout, stderr)
 	case "fakesuotar":
 		return fakeSuotarCommand(ctx, args, getenv, stdout, stderr)
+	case "user":
+		return userCommand(ctx, args, getenv, os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -90,6 +95,13 @@ type config struct {
 	RunMigrations    bool
 	LogLevel         slog.Level
 	StatementTimeout time.Duration
+	SessionSecure    bool
+	SessionIdle      time.Duration
+	SessionLifetime  time.Duration
+	TrustedOrigins   []string
+	TrustedProxies   []netip.Prefix
+	ProxyHeader      string
+	ProxyTrusted     []netip.Prefix
 }
 
 // configFlags registers the serve flags on fs with defaults from the environment; parse fs, then
@@ -104,6 +116,13 @@ type configFlags struct {
 	runMigrations    *string
 	logLevel         *string
 	statementTimeout *string
+	sessionSecure    *string
+	sessionIdle      *string
+	sessionLifetime  *string
+	trustedOrigins   *string
+	trustedProxies   *string
+	proxyHeader      *string
+	proxyTrusted     *string
 }
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
@@ -115,6 +134,13 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		runMigrations:    fs.String("migrate", cmpOr(getenv("RUN_MIGRATIONS"), "0"), "1 applies pending migrations at start (env RUN_MIGRATIONS)"),
 		logLevel:         fs.String("log-level", cmpOr(getenv("LOG_LEVEL"), "info"), "debug, info, warn or error (env LOG_LEVEL)"),
 		statementTimeout: fs.String("statement-timeout", cmpOr(getenv("STATEMENT_TIMEOUT"), "5s"), "bound on every dashboard query (env STATEMENT_TIMEOUT)"),
+		sessionSecure:    fs.String("session-secure", cmpOr(getenv("SESSION_SECURE"), "1"), "0 sends the session cookie over plain HTTP: local development only (env SESSION_SECURE)"),
+		sessionIdle:      fs.String("session-idle-timeout", cmpOr(getenv("SESSION_IDLE_TIMEOUT"), web.DefaultIdleTimeout.String()), "a session unused this long ends (env SESSION_IDLE_TIMEOUT)"),
+		sessionLifetime:  fs.String("session-lifetime", cmpOr(getenv("SESSION_LIFETIME"), web.DefaultLifetime.String()), "every session ends this long after sign-in (env SESSION_LIFETIME)"),
+		trustedOrigins:   fs.String("trusted-origins", getenv("TRUSTED_ORIGINS"), "other origins allowed to send state-changing requests, comma-separated (env TRUSTED_ORIGINS)"),
+		trustedProxies:   fs.String("trusted-proxies", getenv("TRUSTED_PROXIES"), "reverse proxies (CIDRs) whose X-Forwarded-For names the client (env TRUSTED_PROXIES)"),
+		proxyHeader:      fs.String("auth-proxy-header", getenv("AUTH_PROXY_HEADER"), "header in which an authenticating proxy names the person by e-mail; empty: off (env AUTH_PROXY_HEADER)"),
+		proxyTrusted:     fs.String("auth-proxy-trusted", getenv("AUTH_PROXY_TRUSTED"), "addresses (CIDRs) of that proxy, comma-separated (env AUTH_PROXY_TRUSTED)"),
 	}
 }
 
@@ -158,10 +184,71 @@ func (c *configFlags) validate() (config, error) {
 	if err := cfg.LogLevel.UnmarshalText([]byte(*c.logLevel)); err != nil {
 		c.problem("LOG_LEVEL: %q is not debug, info, warn or error", *c.logLevel)
 	}
+	cfg.SessionSecure = c.boolValue("SESSION_SECURE", *c.sessionSecure)
+	cfg.SessionIdle = c.durationValue("SESSION_IDLE_TIMEOUT", *c.sessionIdle)
+	cfg.SessionLifetime = c.durationValue("SESSION_LIFETIME", *c.sessionLifetime)
+	if cfg.SessionIdle == 0 || cfg.SessionLifetime == 0 {
+		c.problem("SESSION_IDLE_TIMEOUT and SESSION_LIFETIME must be longer than 0")
+	} else if cfg.SessionIdle > cfg.SessionLifetime {
+		c.problem("SESSION_IDLE_TIMEOUT (%s) is longer than SESSION_LIFETIME (%s)", cfg.SessionIdle, cfg.SessionLifetime)
+	}
+	for _, o := range listValue(*c.trustedOrigins) {
+		if err := http.NewCrossOriginProtection().AddTrustedOrigin(o); err != nil {
+			c.problem("TRUSTED_ORIGINS: %q is not an origin such as https://regdesk.example.org", o)
+			continue
+		}
+		cfg.TrustedOrigins = append(cfg.TrustedOrigins, o)
+	}
+	cfg.TrustedProxies = c.prefixesValue("TRUSTED_PROXIES", *c.trustedProxies)
+	cfg.ProxyHeader = strings.TrimSpace(*c.proxyHeader)
+	cfg.ProxyTrusted = c.prefixesValue("AUTH_PROXY_TRUSTED", *c.proxyTrusted)
+	switch {
+	case cfg.ProxyHeader != "" && !validHeaderName(cfg.ProxyHeader):
+		c.problem("AUTH_PROXY_HEADER: %q is not a header name", cfg.ProxyHeader)
+	case cfg.ProxyHeader != "" && len(cfg.ProxyTrusted) == 0:
+		c.problem("AUTH_PROXY_HEADER is set but AUTH_PROXY_TRUSTED is empty: name the proxy's addresses, or anyone could sign in as anyone")
+	case cfg.ProxyHeader == "" && len(cfg.ProxyTrusted) > 0:
+		c.problem("AUTH_PROXY_TRUSTED is set but AUTH_PROXY_HEADER is empty: name the header the proxy sets")
+	}
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
 	}
 	return cfg, nil
+}
+
+// listValue splits a comma- or space-separated list, dropping empty items.
+func listValue(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// prefixesValue parses a list of CIDRs; a bare address stands for itself alone.
+func (c *configFlags) prefixesValue(name, v string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, item := range listValue(v) {
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		if a, err := netip.ParseAddr(item); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		c.problem("%s: %q is not an address or a CIDR such as 10.0.0.0/8", name, item)
+	}
+	return out
+}
+
+// validHeaderName reports whether s is an HTTP header field name (an RFC 9110 token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
 }
 
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
@@ -198,7 +285,25 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	srv := web.New(web.Deps{Store: st, Log: log, Now: time.Now})
+	srv := web.New(web.Deps{
+		Store: st, Log: log, Now: time.Now,
+		Session: web.SessionConfig{
+			Insecure:        !cfg.SessionSecure,
+			IdleTimeout:     cfg.SessionIdle,
+			Lifetime:        cfg.SessionLifetime,
+			CleanupInterval: 5 * time.Minute,
+		},
+		TrustedOrigins: cfg.TrustedOrigins,
+		TrustedProxies: cfg.TrustedProxies,
+		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
+	})
+	defer srv.Close()
+	if !cfg.SessionSecure {
+		log.Warn("SESSION_SECURE=0: the session cookie travels over plain HTTP; use this only on your own machine")
+	}
+	if cfg.ProxyHeader != "" {
+		log.Info("single sign-on through the authenticating proxy is on", "header", cfg.ProxyHeader, "trusted", cfg.ProxyTrusted)
+	}
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})
