@@ -36,11 +36,35 @@ var (
 // alike, so the form tells a guesser nothing about which addresses have accounts.
 const loginFailed = "That e-mail address and password do not match an active regdesk account."
 
+// sessionKey marks a request whose session identify has loaded, so page may read the flash.
+const sessionKey ctxKey = iota + 300
+
+// flashKey is the session value holding a one-time message for the next page.
+const flashKey = "flash"
+
+// setFlash leaves msg for the next page this person sees, typically after a POST's redirect.
+func (s *Server) setFlash(r *http.Request, msg string) {
+	if r.Context().Value(sessionKey) != nil {
+		s.sessions.Put(r.Context(), flashKey, msg)
+	}
+}
+
+// popFlash returns and forgets the one-time message, if the request has a session.
+func (s *Server) popFlash(r *http.Request) string {
+	if r.Context().Value(sessionKey) == nil {
+		// Answers made outside the session middleware (a cross-origin refusal, a failed session
+		// load) have no session to read; scs would panic.
+		return ""
+	}
+	return s.sessions.PopString(r.Context(), flashKey)
+}
+
 // identify puts the person a request comes from on its context, when there is one: the person the
 // trusted proxy names, or the account of the session. It lets anonymous requests through; the
 // routes that need a person add requireUser.
 func (s *Server) identify(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(context.WithValue(r.Context(), sessionKey, true))
 		a, sso, err := s.authenticate(r)
 		if err != nil {
 			s.renderError(w, r, err)
@@ -154,8 +178,13 @@ func (s *Server) requireRole(roles ...Role) func(http.Handler) http.Handler {
 func (s *Server) refuseAnonymous(w http.ResponseWriter, r *http.Request) {
 	if r.Header.Get("HX-Request") == "true" {
 		// htmx would follow a redirect inside the page and swap the sign-in form into a fragment's
-		// place. Send the whole tab to sign in instead, returning to the page the person is on.
-		w.Header().Set("HX-Redirect", loginURL(currentPage(r)))
+		// place. Send the whole tab to sign in instead, returning to where the person was going: the
+		// link of a boosted navigation, else the page they are on.
+		back := currentPage(r)
+		if r.Header.Get("HX-Boosted") == "true" && r.Method == http.MethodGet {
+			back = r.URL.RequestURI()
+		}
+		w.Header().Set("HX-Redirect", loginURL(back))
 		s.renderError(w, r, errSignIn)
 		return
 	}

@@ -220,7 +220,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // page builds the layout's view model for this request: the person in the top bar and the
 // screens their role may open.
 func (s *Server) page(r *http.Request, title string) views.Page {
-	p := views.Page{Title: title}
+	p := views.Page{Title: title, Flash: s.popFlash(r)}
 	a := actorFrom(r.Context())
 	if a == nil {
 		return p
