@@ -11,3 +11,13 @@ const (
 
 // IDQueueResults is the queue's list region, swapped when a filter changes.
 const IDQueueResults = "queue-results"
+
+// IDLookup is the registration page's "Is it in Sisu?" region, swapped by a lookup; IDLookupSpinner
+// is its busy indicator.
+const (
+	IDLookup        = "lookup"
+	IDLookupSpinner = "lookup-spinner"
+)
+
+// IDTimeline is the registration page's history.
+const IDTimeline = "timeline"

@@ -5,6 +5,7 @@ type RegistrationVM struct {
 	Page     Page
 	ID       string
 	Header   RegistrationHeaderVM
+	Lookup   LookupVM
 	Facts    []FactGroup
 	Attempts []AttemptVM
 	Events   []EventVM

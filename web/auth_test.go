@@ -370,8 +370,16 @@ func TestTeacherSeesOnlyTheirCourses(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || strings.Contains(body, "Cecilia") {
 		t.Errorf("a teacher asking for another course's row got %d, want 404 without the row", resp.StatusCode)
 	}
-	if resp, _ := b.getWith(t, teacher, "/registrations/"+b.permanent, false); resp.StatusCode != http.StatusOK {
+	resp, body = b.getWith(t, teacher, "/registrations/"+b.permanent, false)
+	if resp.StatusCode != http.StatusOK {
 		t.Errorf("a teacher asking for their own course's row got %d, want 200", resp.StatusCode)
+	}
+	// Teachers read only: the page offers no lookup, and the route refuses one.
+	if !strings.Contains(body, "Only support staff and administrators look registrations up in Sisu.") || strings.Contains(body, `hx-post="/registrations/`) {
+		t.Errorf("a teacher's registration page offers a lookup")
+	}
+	if resp, _ := b.postForm(t, teacher, "/registrations/"+b.permanent+"/lookup", url.Values{}); resp.StatusCode != http.StatusForbidden {
+		t.Errorf("a teacher's lookup = %d, want 403", resp.StatusCode)
 	}
 	for _, path := range []string{"/?show=all", "/?show=all&q=cecilia", "/?show=all&q=016000001", "/?show=all&q=" + foreign, "/?course=" + other.ID} {
 		resp, body := b.getWith(t, teacher, path, false)

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"regdesk/store/storetest"
+	"regdesk/store/suotar/suotarfake"
 )
 
 // One headless Chromium serves the whole package; each test opens its own browser context, so
@@ -362,5 +363,48 @@ func TestBrowserSignOutEndsTheSession(t *testing.T) {
 	resp, _ := do(t, newClient(t), req)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Errorf("the signed-out token still opens the queue (GET / = %d)", resp.StatusCode)
+	}
+}
+
+func TestBrowserLookUpInSisu(t *testing.T) {
+	t.Parallel()
+	world := lookupWorld()
+	world.AddSubmission(submissionOf("hy-kur-landed"))
+	// Suotar is slow where it reads Sisu: long enough to see the spinner and the disabled button.
+	b := setupLookup(t, world, 0, suotarfake.WithFaults(suotarfake.Fault{Effect: suotarfake.FaultLatency,
+		Endpoint: suotarfake.PathResolveEnrolments, Delay: suotarfake.Duration(1500 * time.Millisecond)}))
+	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
+		t.Fatal(err)
+	}
+	id := b.row(t, "hy-kur-landed")
+	bt := newTab(t)
+
+	bt.do(t,
+		login(b.server.URL, lookupSupportEmail, testPassword),
+		chromedp.Navigate(b.server.URL+"/registrations/"+id),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lookup"][data-verdict="none"]`)),
+	)
+	bt.eval(t, `document.body.dataset.marker = "kept"; "ok"`)
+	bt.do(t,
+		chromedp.Click(chromedp.CSS(`[data-testid="lookup-button"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#lookup-spinner.htmx-request`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lookup-button"][disabled]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lookup"][data-verdict="registered"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline"] [data-kind="sisu_lookup"]`)),
+	)
+	if got := bt.eval(t, `document.body.dataset.marker || "reloaded"`); got != "kept" {
+		t.Errorf("the lookup reloaded the page; want an htmx swap")
+	}
+	if got := bt.text(t, `[data-testid="verdict-label"]`); got != "Registered in Sisu" {
+		t.Errorf("verdict badge = %q, want Registered in Sisu", got)
+	}
+	if got := bt.text(t, `[data-testid="attainment"][data-status="match"] td:first-child`); got != "Course unit" {
+		t.Errorf("the highlighted attainment is a %q, want the course unit attainment", got)
+	}
+	if got := bt.eval(t, `String(document.querySelectorAll('[data-testid="lookup"]').length)`); got != "1" {
+		t.Errorf("%s lookup regions after the swap, want 1", got)
+	}
+	if got := bt.eval(t, `document.querySelector('[data-testid="lookup-button"]').disabled ? "disabled" : "enabled"`); got != "enabled" {
+		t.Errorf("the button is %s after the lookup", got)
 	}
 }

@@ -37,8 +37,13 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 		Page:   s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:     reg.ID,
 		Header: registrationHeaderVM(reg, now),
+		Lookup: s.lookupVM(reg, events, now),
 		Facts:  registrationFacts(reg, now),
 		Events: eventVMs(events, now),
+	}
+	if !actorFrom(r.Context()).CanAct() {
+		// Teachers read; the route refuses their lookups, so the page does not offer one.
+		vm.Lookup.Unavailable = msgLookupNotYours
 	}
 	for _, a := range attempts {
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{
@@ -203,7 +208,7 @@ func eventTitle(e store.Event) string {
 	case "cancelled":
 		parts = append(parts, "Cancelled")
 	case "sisu_lookup":
-		parts = append(parts, "Looked up in Sisu")
+		parts = append(parts, lookupTitle(e))
 	default:
 		parts = append(parts, e.Kind)
 	}

@@ -29,11 +29,13 @@ func (a answer) String() string {
 }
 
 var (
-	ok200       = answer{status: http.StatusOK}
-	notFound404 = answer{status: http.StatusNotFound}
-	// forbidden403 is what a teacher gets from the support- and admin-only routes.
+	ok200        = answer{status: http.StatusOK}
+	notFound404  = answer{status: http.StatusNotFound}
+	unauth401    = answer{status: http.StatusUnauthorized}
 	forbidden403 = answer{status: http.StatusForbidden}
-	unproc422    = answer{status: http.StatusUnprocessableEntity}
+	// unavailable503 is a lookup without Suotar configured.
+	unavailable503 = answer{status: http.StatusServiceUnavailable}
+	unproc422      = answer{status: http.StatusUnprocessableEntity}
 )
 
 // toLogin is the answer to an anonymous visit of a protected page: off to sign in, and back to
@@ -68,6 +70,12 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 		"POST /logout":      {{path: "/logout", public: true, want: seeOther("/login")}},
 		"GET /":             {{path: "/?show=all", anon: toLogin("/?show=all"), teacher: ok200, support: ok200, admin: ok200}},
 		"GET /queue/counts": {{path: "/queue/counts", anon: toLogin("/queue/counts"), teacher: ok200, support: ok200, admin: ok200}},
+		// Without Suotar configured (as here) support and admins get past the role check to the 503
+		// that says so; teachers never get that far.
+		"POST /registrations/{id}/lookup": {
+			{path: "/registrations/" + b.uncertainOverdue + "/lookup", form: url.Values{},
+				anon: unauth401, teacher: forbidden403, support: unavailable503, admin: unavailable503},
+		},
 		"GET /registrations/{id}": {
 			{path: own, anon: toLogin(own), teacher: ok200, support: ok200, admin: ok200},
 			// A teacher asking for a row of a course they do not teach learns nothing, not even that it exists.

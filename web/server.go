@@ -38,6 +38,9 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	// LoginLimits bound failed sign-ins; zero fields take the defaults.
 	LoginLimits LoginLimits
+	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
+	// the lookup button then says so.
+	Registry Registry
 }
 
 // SessionConfig is how sessions last and how their cookie is sent.
@@ -88,11 +91,13 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	byAddress      *limiter
 	byAccount      *limiter
+	registry       Registry
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
-	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies}
+	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
+		registry: d.Registry}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -191,6 +196,7 @@ func (s *Server) Routes() http.Handler {
 			// Hand actions, lookups in Sisu and the audit page go here: support and admin only.
 			r.Group(func(r chi.Router) {
 				r.Use(s.requireRole(RoleSupport, RoleAdmin))
+				r.Post("/registrations/{id}/lookup", s.handle(s.registrationLookup))
 			})
 		})
 	})

@@ -20,6 +20,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"os"
 	"os/signal"
 	"strconv"
@@ -29,6 +30,7 @@ import (
 	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
 
 	"regdesk/store"
+	"regdesk/store/suotar"
 	"regdesk/web"
 )
 
@@ -102,6 +104,17 @@ type config struct {
 	TrustedProxies   []netip.Prefix
 	ProxyHeader      string
 	ProxyTrusted     []netip.Prefix
+	// SuotarURL and SuotarToken reach Suotar for lookups; both empty leaves lookups off.
+	SuotarURL     string
+	SuotarToken   string
+	SuotarTimeout time.Duration
+}
+
+// suotarConfigured reports whether lookups can reach Suotar.
+func (c config) suotarConfigured() bool { return c.SuotarURL != "" }
+
+func (c config) suotarConfig() suotar.Config {
+	return suotar.Config{BaseURL: c.SuotarURL, Token: c.SuotarToken, Timeout: c.SuotarTimeout}
 }
 
 // configFlags registers the serve flags on fs with defaults from the environment; parse fs, then
@@ -123,6 +136,8 @@ type configFlags struct {
 	trustedProxies   *string
 	proxyHeader      *string
 	proxyTrusted     *string
+	suotarURL        *string
+	suotarTimeout    *string
 }
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
@@ -141,6 +156,8 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		trustedProxies:   fs.String("trusted-proxies", getenv("TRUSTED_PROXIES"), "reverse proxies (CIDRs) whose X-Forwarded-For names the client (env TRUSTED_PROXIES)"),
 		proxyHeader:      fs.String("auth-proxy-header", getenv("AUTH_PROXY_HEADER"), "header in which an authenticating proxy names the person by e-mail; empty: off (env AUTH_PROXY_HEADER)"),
 		proxyTrusted:     fs.String("auth-proxy-trusted", getenv("AUTH_PROXY_TRUSTED"), "addresses (CIDRs) of that proxy, comma-separated (env AUTH_PROXY_TRUSTED)"),
+		suotarURL:        fs.String("suotar-url", getenv("SUOTAR_URL"), "Suotar's batch API base URL for Sisu lookups; empty turns lookups off (env SUOTAR_URL; the token is read from SUOTAR_TOKEN only)"),
+		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
 	}
 }
 
@@ -210,6 +227,7 @@ func (c *configFlags) validate() (config, error) {
 	case cfg.ProxyHeader == "" && len(cfg.ProxyTrusted) > 0:
 		c.problem("AUTH_PROXY_TRUSTED is set but AUTH_PROXY_HEADER is empty: name the header the proxy sets")
 	}
+	c.validateSuotar(&cfg)
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
 	}
@@ -251,6 +269,40 @@ func validHeaderName(s string) bool {
 	return true
 }
 
+// validateSuotar reads the Suotar settings into cfg. The token comes from the environment only,
+// so it never shows in a process list or in -help.
+func (c *configFlags) validateSuotar(cfg *config) {
+	cfg.SuotarURL = strings.TrimSpace(*c.suotarURL)
+	cfg.SuotarToken = strings.TrimSpace(c.getenv("SUOTAR_TOKEN"))
+	known := len(c.problems)
+	cfg.SuotarTimeout = c.durationValue("SUOTAR_TIMEOUT", *c.suotarTimeout)
+	if len(c.problems) == known && cfg.SuotarTimeout == 0 {
+		c.problem("SUOTAR_TIMEOUT: must be longer than 0")
+	}
+	switch {
+	case cfg.SuotarURL == "" && cfg.SuotarToken == "":
+		return // lookups are off; the page says so
+	case cfg.SuotarURL == "":
+		c.problem("SUOTAR_URL is not set, but SUOTAR_TOKEN is: set both to look students up in Sisu, or neither")
+		return
+	case cfg.SuotarToken == "":
+		c.problem("SUOTAR_TOKEN is not set, but SUOTAR_URL is: set both to look students up in Sisu, or neither")
+		return
+	}
+	if _, err := suotar.New(cfg.suotarConfig()); err != nil {
+		c.problem("SUOTAR_URL: %q is not an absolute http(s) URL", cfg.SuotarURL)
+	}
+}
+
+// redactedURL hides any password in u, for logs.
+func redactedURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return "(unreadable URL)"
+	}
+	return parsed.Redacted()
+}
+
 func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
@@ -285,7 +337,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	srv := web.New(web.Deps{
+	deps := web.Deps{
 		Store: st, Log: log, Now: time.Now,
 		Session: web.SessionConfig{
 			Insecure:        !cfg.SessionSecure,
@@ -296,14 +348,25 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		TrustedOrigins: cfg.TrustedOrigins,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
-	})
-	defer srv.Close()
+	}
+	if cfg.suotarConfigured() {
+		client, err := suotar.New(cfg.suotarConfig())
+		if err != nil {
+			return fmt.Errorf("suotar: %w", err)
+		}
+		deps.Registry = client
+		log.Info("Sisu lookups go to Suotar", "url", redactedURL(cfg.SuotarURL), "timeout", cfg.SuotarTimeout)
+	} else {
+		log.Info("Suotar is not configured: Sisu lookups are off (set SUOTAR_URL and SUOTAR_TOKEN)")
+	}
 	if !cfg.SessionSecure {
 		log.Warn("SESSION_SECURE=0: the session cookie travels over plain HTTP; use this only on your own machine")
 	}
 	if cfg.ProxyHeader != "" {
 		log.Info("single sign-on through the authenticating proxy is on", "header", cfg.ProxyHeader, "trusted", cfg.ProxyTrusted)
 	}
+	srv := web.New(deps)
+	defer srv.Close()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})

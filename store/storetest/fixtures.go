@@ -93,6 +93,7 @@ type Registration struct {
 	NotRegisteredReimportCount int
 	// Frozen payload; set for rows past checking_enrolment.
 	StudentNumber         string
+	SisuPersonID          string
 	GradeScaleID, GradeID string
 	Credits               float32
 	AttainedAt            *time.Time
@@ -149,16 +150,16 @@ VALUES ($1, $2, $3, $4, $5, $6, 4, true)`, r.CompletionID, r.Student.ID, r.Cours
   state_changed_at, phase_started_at, error_code, error_message, needs_admin_attention, next_attempt_at, first_failed_at,
   submit_retry_count, not_registered_reimport_count, terminal_at, submitted_at, registered_at, partially_registered_at,
   resubmit_not_before, student_number, uh_course_code, grade_scale_id, grade_id, credits, attained_at,
-  submitted_attainment_id, submitted_attainment_type, sisu_attainment_id)
+  submitted_attainment_id, submitted_attainment_type, sisu_attainment_id, sisu_person_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24,
-  $25, $26, $27, $28, $29, $30, $31, $32, CASE WHEN $32::text IS NULL THEN NULL ELSE 'AssessmentItemAttainment' END, $33)`,
+  $25, $26, $27, $28, $29, $30, $31, $32, CASE WHEN $32::text IS NULL THEN NULL ELSE 'AssessmentItemAttainment' END, $33, $34)`,
 		r.ID, r.StateChangedAt.Add(-72*time.Hour), r.StateChangedAt, r.CompletionID, r.Student.ID, r.Course.ID,
 		r.Course.ModuleID, r.Course.InstanceID, r.AttemptNumber, nullable(r.SupersededByID), supersededAt, r.State,
 		r.StateChangedAt, nullable(r.ErrorCode), nullable(r.ErrorMessage), r.NeedsAdminAttention, r.NextAttemptAt,
 		r.FirstFailedAt, r.SubmitRetryCount, r.NotRegisteredReimportCount, terminalAt, r.SubmittedAt, registeredAt,
 		r.PartiallyRegisteredAt, r.ResubmitNotBefore, nullable(r.StudentNumber), nullable(r.Course.Code),
 		nullable(r.GradeScaleID), nullable(r.GradeID), credits, r.AttainedAt, nullable(r.SubmittedAttainmentID),
-		nullable(r.SisuAttainmentID))
+		nullable(r.SisuAttainmentID), nullable(r.SisuPersonID))
 	// The history opens with the row's creation and ends with its current state, as the pipeline writes it.
 	exec(tb, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, to_state)
 VALUES ($1, $2, $3, 'created', 'pending')`, NewID(), r.StateChangedAt.Add(-72*time.Hour), r.ID)

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"regdesk/store/storetest"
+)
+
+// env returns a getenv over a fixed map, so a test never reads the machine's environment.
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestServeReportsEveryConfigurationProblemAtOnce(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"serve"}, env(map[string]string{
+		"REGDESK_ADDR":      "nowhere",
+		"RUN_MIGRATIONS":    "perhaps",
+		"LOG_LEVEL":         "loud",
+		"STATEMENT_TIMEOUT": "forever",
+	}), io.Discard, &stderr)
+	if err == nil {
+		t.Fatal("run(serve) with a bad configuration returned nil")
+	}
+	for _, want := range []string{"DATABASE_URL", "REGDESK_ADDR", "RUN_MIGRATIONS", "LOG_LEVEL", "STATEMENT_TIMEOUT"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not name %s:\n%v", want, err)
+		}
+	}
+}
+
+func TestUnknownCommandPrintsUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	err := run(context.Background(), []string{"frobnicate"}, env(nil), io.Discard, &stderr)
+	if err != errUsage {
+		t.Fatalf("run(frobnicate) = %v, want errUsage", err)
+	}
+	if !strings.Contains(stderr.String(), "usage: regdesk") {
+		t.Errorf("no usage printed: %q", stderr.String())
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server goroutine to write while the test reads.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func TestServeMigratesServesAndShutsDown(t *testing.T) {
+	t.Parallel()
+	_, dbURL := storetest.NewWithURL(t, storetest.Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	var stdout syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve"}, env(map[string]string{
+			"DATABASE_URL":   dbURL,
+			"REGDESK_ADDR":   "127.0.0.1:0",
+			"RUN_MIGRATIONS": "1",
+		}), &stdout, io.Discard)
+	}()
+	addrRE := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)/`)
+	var addr string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := addrRE.FindStringSubmatch(stdout.String()); m != nil {
+			addr = m[1]
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v", err)
+		default:
+		}
+	}
+	if addr == "" {
+		t.Fatalf("serve never printed its address; stdout: %q", stdout.String())
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("GET /healthz = %d, want 200", resp.StatusCode)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("serve returned %v after shutdown, want nil", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not shut down")
+	}
+}
+
+func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster")
+	}
+	if _, err := postgresBin(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := filepath.Join(t.TempDir(), "pgdata")
+	args := []string{"-dir", dir, "-db", "probe"}
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, append([]string{"devdb", "up"}, args...), env(nil), &out, &errOut); err != nil {
+		t.Fatalf("devdb up: %v\n%s", err, errOut.String())
+	}
+	t.Cleanup(func() {
+		_ = run(ctx, append([]string{"devdb", "down"}, args...), env(nil), io.Discard, io.Discard)
+		if c, err := findDevCluster(dir, env(nil)); err == nil && c.dir != dir {
+			os.RemoveAll(c.dir) // the root fallback outside the test's folder
+		}
+	})
+	url := strings.TrimSpace(out.String())
+	if !strings.HasPrefix(url, "postgres://postgres@/probe?host=") {
+		t.Fatalf("devdb up printed %q, want a socket URL of the probe database", url)
+	}
+	// A second up finds the cluster running and the database there.
+	out.Reset()
+	if err := run(ctx, append([]string{"devdb", "up"}, args...), env(nil), &out, io.Discard); err != nil {
+		t.Fatalf("second devdb up: %v", err)
+	}
+	if got := strings.TrimSpace(out.String()); got != url {
+		t.Errorf("second devdb up printed %q, want %q", got, url)
+	}
+	migrate := run(ctx, []string{"migrate", "-database-url", url}, env(nil), io.Discard, io.Discard)
+	if migrate != nil {
+		t.Errorf("migrate on the private cluster: %v", migrate)
+	}
+}

@@ -1,0 +1,637 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/suotar"
+	"regdesk/views"
+)
+
+// Registry is what a Sisu lookup needs from Suotar; *suotar.Client provides it.
+type Registry interface {
+	Attainments(ctx context.Context, studentNumber, courseCode string) (suotar.StudentAttainments, error)
+	VerifyAttainments(ctx context.Context, submittedAttainmentIDs []string) (suotar.Batch[suotar.VerifyAnswer], error)
+}
+
+const msgLookupNotYours = "Only support staff and administrators look registrations up in Sisu."
+
+const msgNoSuotar = "Suotar is not configured, so regdesk cannot look anything up in Sisu (an administrator sets SUOTAR_URL and SUOTAR_TOKEN)."
+
+// registrationLookup asks Suotar what Sisu holds for the row's student on its course, judges
+// whether that is the row's submission, and records the lookup in the row's history; the row
+// itself never changes: POST /registrations/{id}/lookup. A Suotar failure is an answer too: it is
+// shown in the lookup region and recorded, never an error page.
+// Only support staff and administrators reach it (requireRole); the lookup records who looked.
+func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if !store.IsUUID(id) {
+		return errNotFound
+	}
+	reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
+	if err != nil {
+		return err
+	}
+	if s.registry == nil {
+		return &Error{Status: http.StatusServiceUnavailable, Message: msgNoSuotar}
+	}
+	q, problem := lookupQueryFor(reg)
+	if problem != "" {
+		return &Error{Status: http.StatusUnprocessableEntity, Message: problem}
+	}
+
+	rec := s.lookUp(r.Context(), reg, q)
+	details, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("registrationLookup %s: encode details: %w", id, err)
+	}
+	actor := actorFrom(r.Context())
+	var actorID *string
+	if actor != nil && actor.ID != "" {
+		actorID = &actor.ID
+	}
+	call := rec.Attainments
+	// The person may have given up waiting; the lookup happened all the same and is recorded.
+	_, err = s.store.EventInsertLookup(context.WithoutCancel(r.Context()), store.LookupEvent{
+		RegistrationID: reg.ID, ActorID: actorID, CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond),
+		Message: rec.message(), Details: details, Endpoint: call.Endpoint, RequestedAt: call.RequestedAt,
+		AnsweredAt: call.AnsweredAt, Answer: call.Answer,
+	})
+	if err != nil {
+		return fmt.Errorf("registrationLookup %s: %w", id, err)
+	}
+
+	if !wantsFragment(r) {
+		redirect(w, r, "/registrations/"+reg.ID+"#"+views.IDLookup)
+		return nil
+	}
+	// The swap shows the lookup as the page will: read back from the history, which the swap
+	// refreshes too.
+	events, err := s.store.EventListByRegistration(r.Context(), reg.ID)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(reg, events, now), eventVMs(events, now)))
+}
+
+// lookupQuery is what a lookup asks Suotar, and where each part came from.
+type lookupQuery struct {
+	StudentNumber string
+	NumberSource  string // frozen or linked
+	CourseCode    string
+	CodeSource    string // frozen or module
+	SubmittedID   string
+}
+
+// lookupQueryFor picks what to ask: the frozen payload where the row has one, since that is what
+// was sent, else the student's linked number and the module's course code. The second result
+// says why nothing can be asked.
+func lookupQueryFor(reg store.Registration) (lookupQuery, string) {
+	q := lookupQuery{SubmittedID: strings.TrimSpace(deref(reg.SubmittedAttempt))}
+	if n := strings.TrimSpace(deref(reg.FrozenStudentNumber)); n != "" {
+		q.StudentNumber, q.NumberSource = n, "frozen"
+	} else if n := strings.TrimSpace(deref(reg.LinkedStudentNumber)); n != "" {
+		q.StudentNumber, q.NumberSource = n, "linked"
+	}
+	if c := strings.TrimSpace(deref(reg.FrozenCourseCode)); c != "" {
+		q.CourseCode, q.CodeSource = c, "frozen"
+	} else if c := strings.TrimSpace(deref(reg.UhCourseCode)); c != "" {
+		q.CourseCode, q.CodeSource = c, "module"
+	}
+	switch {
+	case q.StudentNumber == "":
+		return q, "This row has no student number, frozen or linked to the student, so there is nobody to look up in Sisu."
+	case q.CourseCode == "":
+		return q, "This row's module has no course code, so there is no course to look up in Sisu."
+	}
+	return q, ""
+}
+
+// lookupRecord is what a lookup keeps in the history's details: what support needs to read the
+// lookup again, and nothing personal beyond what the row already holds (no names, no e-mails, no
+// person id other than the row's own).
+type lookupRecord struct {
+	V                   int                `json:"v"`
+	DurationMS          int64              `json:"duration_ms"`
+	StudentNumber       string             `json:"student_number"`
+	StudentNumberSource string             `json:"student_number_source"`
+	CourseCode          string             `json:"course_code"`
+	CourseCodeSource    string             `json:"course_code_source"`
+	Sent                lookupSent         `json:"sent"`
+	Attainments         lookupCall         `json:"attainments_call"`
+	Verify              *lookupCall        `json:"verify_call,omitempty"`
+	Person              string             `json:"person"`
+	PersonID            string             `json:"person_id,omitempty"`
+	Held                []lookupAttainment `json:"attainments"`
+	Skipped             int                `json:"skipped,omitempty"`
+	Verdict             *lookupVerdict     `json:"verdict,omitempty"`
+	// Error is why the lookup has no verdict, in words.
+	Error string `json:"error,omitempty"`
+}
+
+// The person field: how the Sisu person on the attainments compares with the row's.
+const (
+	personSame       = "same_as_row"
+	personDifferent  = "differs_from_row"
+	personRowHasNone = "row_has_none"
+	personNotSeen    = "not_seen"
+)
+
+// lookupSent is the frozen payload the verdict compared with.
+type lookupSent struct {
+	GradeScaleID          string     `json:"grade_scale_id,omitempty"`
+	GradeID               string     `json:"grade_id,omitempty"`
+	AttainmentDate        string     `json:"attainment_date,omitempty"`
+	Credits               *float64   `json:"credits,omitempty"`
+	SubmittedAt           *time.Time `json:"submitted_at,omitempty"`
+	SubmittedAttainmentID string     `json:"submitted_attainment_id,omitempty"`
+}
+
+// lookupCall is one Suotar call of a lookup.
+type lookupCall struct {
+	Endpoint      string     `json:"endpoint"`
+	CorrelationID string     `json:"correlation_id,omitempty"`
+	Answer        string     `json:"answer"`
+	Code          string     `json:"code,omitempty"`
+	RequestedAt   time.Time  `json:"requested_at"`
+	AnsweredAt    *time.Time `json:"answered_at,omitempty"`
+	DurationMS    int64      `json:"duration_ms"`
+	Failure       *lookupErr `json:"failure,omitempty"`
+	// The verify answer's attainment (registered) and retryAfter (submissionPending).
+	AttainmentID   string     `json:"attainment_id,omitempty"`
+	AttainmentType string     `json:"attainment_type,omitempty"`
+	RetryAfter     *time.Time `json:"retry_after,omitempty"`
+}
+
+// lookupErr is a failed call, without Suotar's body, which may quote anything.
+type lookupErr struct {
+	Kind       string `json:"kind"`
+	HTTPStatus int    `json:"http_status,omitempty"`
+	Message    string `json:"message"`
+}
+
+type lookupAttainment struct {
+	ID               string   `json:"id"`
+	Type             string   `json:"type,omitempty"`
+	State            string   `json:"state,omitempty"`
+	AttainmentDate   string   `json:"attainment_date,omitempty"`
+	RegistrationDate string   `json:"registration_date,omitempty"`
+	GradeScaleID     string   `json:"grade_scale_id,omitempty"`
+	GradeID          string   `json:"grade_id,omitempty"`
+	Credits          *float64 `json:"credits,omitempty"`
+}
+
+type lookupVerdict struct {
+	Kind      schedule.VerdictKind `json:"kind"`
+	Reason    string               `json:"reason"`
+	MatchID   string               `json:"match_id,omitempty"`
+	Matches   []string             `json:"matches,omitempty"`
+	Ours      []string             `json:"ours,omitempty"`
+	Conflicts []lookupConflict     `json:"conflicts,omitempty"`
+}
+
+type lookupConflict struct {
+	ID          string   `json:"id"`
+	Differences []string `json:"differences"`
+}
+
+// message is the lookup in words for the history's message column.
+func (rec lookupRecord) message() string {
+	if rec.Verdict == nil {
+		return "Lookup failed: " + rec.Error
+	}
+	return rec.Verdict.Kind.Label() + ": " + rec.Verdict.Reason
+}
+
+// lookUp makes the calls, concurrently, and judges the answer. It never fails: a failed call is
+// part of the record.
+func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQuery) lookupRecord {
+	at := s.clock()
+	start := time.Now() // a stopwatch only; every recorded instant derives from the clock
+	rec := lookupRecord{V: 1, StudentNumber: q.StudentNumber, StudentNumberSource: q.NumberSource,
+		CourseCode: q.CourseCode, CourseCodeSource: q.CodeSource, Sent: sentOf(reg)}
+
+	var (
+		wg         sync.WaitGroup
+		held       suotar.StudentAttainments
+		heldErr    error
+		verify     suotar.Batch[suotar.VerifyAnswer]
+		verifyErr  error
+		heldCall   lookupCall
+		verifyCall lookupCall
+	)
+	timed := func(endpoint string, call func() error) lookupCall {
+		from := time.Since(start)
+		err := call()
+		return callRecord(endpoint, at.Add(from), time.Since(start)-from, err)
+	}
+	wg.Go(func() {
+		heldCall = timed(store.EndpointResolveEnrolments, func() error {
+			held, heldErr = s.registry.Attainments(ctx, q.StudentNumber, q.CourseCode)
+			return heldErr
+		})
+	})
+	if q.SubmittedID != "" {
+		wg.Go(func() {
+			verifyCall = timed(store.EndpointVerifyAttainments, func() error {
+				verify, verifyErr = s.registry.VerifyAttainments(ctx, []string{q.SubmittedID})
+				return verifyErr
+			})
+		})
+	}
+	wg.Wait()
+	rec.DurationMS = time.Since(start).Milliseconds()
+
+	heldCall.CorrelationID = held.CorrelationID
+	rec.Attainments = heldCall
+	var evidence *schedule.VerifyEvidence
+	if q.SubmittedID != "" {
+		verifyCall.CorrelationID = verify.CorrelationID
+		if verifyErr == nil {
+			evidence = verifyEvidence(verify, &verifyCall)
+		}
+		rec.Verify = &verifyCall
+	}
+	if heldErr != nil {
+		rec.Error = heldCall.Failure.Message
+		s.log.WarnContext(ctx, "sisu lookup failed", "registration", reg.ID, "err", heldErr, "correlation_id", held.CorrelationID,
+			"duration_ms", rec.DurationMS)
+		return rec
+	}
+	rec.Attainments.Code = held.RawCode
+	rec.Skipped = len(held.Skipped)
+
+	lookup := schedule.Lookup{Code: held.RawCode, Verify: evidence}
+	seen := map[string]bool{}
+	for _, a := range held.Attainments {
+		rec.Held = append(rec.Held, lookupAttainment{ID: a.ID, Type: a.Type, State: a.State, AttainmentDate: a.AttainmentDate.String(),
+			RegistrationDate: a.RegistrationDate.String(), GradeScaleID: a.GradeScaleID, GradeID: a.GradeID, Credits: a.Credits})
+		lookup.Attainments = append(lookup.Attainments, schedule.SisuAttainment{ID: a.ID, Type: a.Type, State: a.State,
+			AttainmentDate: civil(a.AttainmentDate), RegistrationDate: civil(a.RegistrationDate), GradeScaleID: a.GradeScaleID,
+			GradeID: a.GradeID, Credits: a.Credits})
+		if a.PersonID != "" {
+			seen[a.PersonID] = true
+		}
+	}
+	rec.Person, rec.PersonID = personCheck(deref(reg.SisuPersonID), seen)
+
+	v := schedule.Judge(submissionOf(reg), lookup, at)
+	rec.Verdict = &lookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
+	if v.Match != nil {
+		rec.Verdict.MatchID = v.Match.ID
+	}
+	for _, c := range v.Conflicts {
+		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, lookupConflict{ID: c.AttainmentID, Differences: c.Differences})
+	}
+	s.log.InfoContext(ctx, "sisu lookup", "registration", reg.ID, "verdict", v.Kind, "correlation_id", held.CorrelationID,
+		"duration_ms", rec.DurationMS)
+	return rec
+}
+
+// callRecord describes a finished call. Suotar refused a call when it answered with a
+// request-level error that says nothing was acted on (4xx, 503, 429); a call is unanswered when
+// no usable answer came (5xx, timeouts, dropped connections, unreadable answers).
+func callRecord(endpoint string, requested time.Time, took time.Duration, err error) lookupCall {
+	c := lookupCall{Endpoint: endpoint, RequestedAt: requested, DurationMS: took.Milliseconds(), Answer: store.AnswerAnswered}
+	answered := requested.Add(took)
+	if err == nil {
+		c.AnsweredAt = &answered
+		return c
+	}
+	c.Answer = store.AnswerUnanswered
+	e, ok := errors.AsType[*suotar.Error](err)
+	if !ok {
+		c.Failure = &lookupErr{Kind: "other", Message: "The Suotar lookup failed; try again."}
+		return c
+	}
+	c.Failure = &lookupErr{Kind: string(e.Kind), HTTPStatus: e.HTTPStatus, Message: e.UserMessage()}
+	if e.HTTPStatus != 0 {
+		c.AnsweredAt = &answered
+	}
+	if s := e.HTTPStatus; s >= 400 && s < 500 || s == http.StatusServiceUnavailable || e.Kind == suotar.KindInvalidInput {
+		c.Answer = store.AnswerRefused
+	}
+	return c
+}
+
+// verifyEvidence reads the one verify answer into call and returns it as the verdict's evidence;
+// nil when Suotar left the item out or it could not be read.
+func verifyEvidence(b suotar.Batch[suotar.VerifyAnswer], call *lookupCall) *schedule.VerifyEvidence {
+	if len(b.Items) == 0 {
+		return nil
+	}
+	a := b.Items[0]
+	if a.Missing || a.Unreadable != "" {
+		call.Answer = store.AnswerUnanswered
+		call.Failure = &lookupErr{Kind: string(suotar.KindBadAnswer), Message: "Suotar's answer left the submitted id out or could not be read; try again."}
+		return nil
+	}
+	call.Code = a.RawCode
+	ev := &schedule.VerifyEvidence{Code: a.RawCode}
+	if a.Attainment != nil {
+		call.AttainmentID, call.AttainmentType = a.Attainment.ID, a.Attainment.Type
+		ev.AttainmentID, ev.AttainmentType = a.Attainment.ID, a.Attainment.Type
+	}
+	if !a.RetryAfter.IsZero() {
+		ra := a.RetryAfter.UTC()
+		call.RetryAfter, ev.RetryAfter = &ra, &ra
+	}
+	return ev
+}
+
+// personCheck compares the Sisu persons on the attainments with the row's; the id is kept only
+// when it is the row's own.
+func personCheck(rowPersonID string, seen map[string]bool) (string, string) {
+	switch {
+	case len(seen) == 0:
+		return personNotSeen, ""
+	case rowPersonID == "":
+		return personRowHasNone, ""
+	case len(seen) == 1 && seen[rowPersonID]:
+		return personSame, rowPersonID
+	}
+	return personDifferent, ""
+}
+
+func civil(d suotar.Date) schedule.Date {
+	return schedule.Date{Year: d.Year, Month: d.Month, Day: d.Day}
+}
+
+func sentOf(reg store.Registration) lookupSent {
+	s := lookupSent{GradeScaleID: deref(reg.GradeScaleID), GradeID: deref(reg.GradeID), SubmittedAt: reg.SubmittedAt,
+		SubmittedAttainmentID: deref(reg.SubmittedAttempt)}
+	if reg.AttainedAt != nil {
+		s.AttainmentDate = schedule.HelsinkiDate(*reg.AttainedAt).String()
+	}
+	if reg.Credits != nil {
+		c, _ := strconv.ParseFloat(strconv.FormatFloat(float64(*reg.Credits), 'f', -1, 32), 64)
+		s.Credits = &c
+	}
+	return s
+}
+
+func submissionOf(reg store.Registration) schedule.Submission {
+	return schedule.Submission{GradeScaleID: strings.TrimSpace(deref(reg.GradeScaleID)), GradeID: strings.TrimSpace(deref(reg.GradeID)),
+		AttainedAt: reg.AttainedAt, SubmittedAt: reg.SubmittedAt, SubmittedAttainmentID: strings.TrimSpace(deref(reg.SubmittedAttempt))}
+}
+
+// lookupVM builds the lookup region from the latest lookup in the row's history (events newest
+// first), so a swap and a page always show the same thing.
+func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time.Time) views.LookupVM {
+	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup"}
+	if s.registry == nil {
+		vm.Unavailable = msgNoSuotar
+	} else if _, problem := lookupQueryFor(reg); problem != "" {
+		vm.Unavailable = problem
+	}
+	i := slices.IndexFunc(events, func(e store.Event) bool { return e.Kind == "sisu_lookup" })
+	if i < 0 {
+		return vm
+	}
+	e := events[i]
+	res := &views.LookupResultVM{When: views.NewWhen(&e.CreatedAt, now), By: deref(e.ActorName)}
+	vm.Last = res
+	var rec lookupRecord
+	if err := json.Unmarshal(e.Details, &rec); err != nil || rec.V != 1 {
+		res.Error = "This lookup was recorded in a form this version of regdesk cannot show; its history entry has the details."
+		return vm
+	}
+	res.Took = took(rec.DurationMS)
+	switch {
+	case reg.SubmittedAt != nil && reg.SubmittedAt.After(e.CreatedAt):
+		res.Stale = "The row was sent to Suotar again after this lookup: look again before acting on it."
+	case reg.StateChangedAt.After(e.CreatedAt):
+		res.Stale = "The row has moved to " + string(reg.State) + " since this lookup: look again before acting on it."
+	}
+	res.Sent = sentFacts(rec)
+	res.Person = personFacts(rec)
+	res.Calls = callFacts(rec)
+	if rec.Verify != nil {
+		res.Verify = verifyVM(rec.Sent.SubmittedAttainmentID, *rec.Verify)
+	}
+	if rec.Verdict == nil {
+		res.Error = rec.Error
+		return vm
+	}
+	k := rec.Verdict.Kind
+	res.Verdict = views.LookupVerdictVM{Kind: string(k), Label: k.Label(), Explanation: k.Explanation(), Reason: rec.Verdict.Reason}
+	conflicts := map[string]string{}
+	for _, c := range rec.Verdict.Conflicts {
+		conflicts[c.ID] = strings.Join(c.Differences, "; ")
+	}
+	for _, a := range rec.Held {
+		row := views.LookupAttainmentVM{
+			ID: a.ID, Type: typeLabel(a.Type), TypeTitle: a.Type, AttainmentDate: dash(a.AttainmentDate),
+			RegistrationDate: dash(a.RegistrationDate), Grade: gradeLabel(a.GradeScaleID, a.GradeID), Scale: dash(a.GradeScaleID),
+			State: dash(a.State), Credits: creditsLabel(a.Credits),
+			Match: a.ID == rec.Verdict.MatchID, AlsoMatches: a.ID != rec.Verdict.MatchID && slices.Contains(rec.Verdict.Matches, a.ID),
+			Ours: slices.Contains(rec.Verdict.Ours, a.ID), Conflict: conflicts[a.ID],
+		}
+		// Differences are marked only where they matter: on attainments that are, or look like,
+		// the submission. An old attainment differs in everything and says nothing.
+		if row.Status() != "other" {
+			row.GradeDiffers = a.GradeID != rec.Sent.GradeID
+			row.ScaleDiffers = schedule.ScaleFamily(a.GradeScaleID) != schedule.ScaleFamily(rec.Sent.GradeScaleID)
+			row.DateDiffers = a.AttainmentDate != rec.Sent.AttainmentDate
+		}
+		res.Attainments = append(res.Attainments, row)
+	}
+	// Newest registration first: what Sisu did last is what a person looks for.
+	slices.SortStableFunc(res.Attainments, func(x, y views.LookupAttainmentVM) int {
+		if c := strings.Compare(y.RegistrationDate, x.RegistrationDate); c != 0 {
+			return c
+		}
+		return strings.Compare(y.AttainmentDate, x.AttainmentDate)
+	})
+	res.AttainmentsNote = attainmentsNote(rec)
+	return vm
+}
+
+func sentFacts(rec lookupRecord) []views.Fact {
+	s := rec.Sent
+	facts := []views.Fact{
+		{Label: "Student number", Value: rec.StudentNumber, Mono: true, Title: sourceWords(rec.StudentNumberSource)},
+		{Label: "Course code", Value: rec.CourseCode, Mono: true, Title: sourceWords(rec.CourseCodeSource)},
+		{Label: "Grade", Value: gradeLabel(s.GradeScaleID, s.GradeID)},
+		{Label: "Grade scale", Value: dash(s.GradeScaleID), Mono: true},
+		{Label: "Attainment date", Value: dash(s.AttainmentDate), Title: "The Helsinki date of attained_at"},
+		{Label: "Credits", Value: creditsLabel(s.Credits)},
+		{Label: "Submitted attainment", Value: dash(s.SubmittedAttainmentID), Mono: true},
+	}
+	submitted := views.Fact{Label: "Submitted", Value: "—"}
+	if s.SubmittedAt != nil {
+		submitted.Value = s.SubmittedAt.In(views.Helsinki).Format("2006-01-02 15:04")
+		submitted.Title = "Registrations 0–2 days after this Helsinki day count as this submission"
+	}
+	return append(facts, submitted)
+}
+
+func sourceWords(source string) string {
+	switch source {
+	case "frozen":
+		return "From the row's frozen payload: what was sent"
+	case "linked":
+		return "The row has no frozen number; this is the student's linked number"
+	case "module":
+		return "The row has no frozen code; this is the module's course code"
+	}
+	return ""
+}
+
+func personFacts(rec lookupRecord) []views.Fact {
+	number := views.Fact{Label: "Looked up", Value: rec.StudentNumber + " on " + rec.CourseCode, Mono: true}
+	answer := views.Fact{Label: "Suotar said", Value: dash(rec.Attainments.Code), Mono: true}
+	switch rec.Attainments.Code {
+	case "enrolmentFound":
+		answer.Title = "The student is enrolled on the course"
+	case "enrolmentNotFound", "enrolmentNotAccepted":
+		answer.Title = "The student has no usable enrolment; Sisu's attainments are listed all the same"
+	case "personNotFound":
+		answer.Title = "Sisu knows no person with this student number"
+	case "courseCodeNotFound":
+		answer.Title = "Sisu has no course unit with this code"
+	}
+	person := views.Fact{Label: "Sisu person"}
+	switch rec.Person {
+	case personSame:
+		person.Value, person.Mono, person.Title = rec.PersonID, true, "The attainments are the row's Sisu person's"
+	case personDifferent:
+		person.Value = "Not the row's Sisu person: check the student number"
+	case personRowHasNone:
+		person.Value = "The row names no Sisu person to compare with"
+	default:
+		person.Value = "—"
+	}
+	return []views.Fact{number, answer, person}
+}
+
+func callFacts(rec lookupRecord) []views.Fact {
+	facts := []views.Fact{callFact("Attainments (enrolments/resolve)", rec.Attainments)}
+	if rec.Verify != nil {
+		facts = append(facts, callFact("Verify (attainments/verify)", *rec.Verify))
+	}
+	return facts
+}
+
+func callFact(label string, c lookupCall) views.Fact {
+	v := c.Answer + " in " + took(c.DurationMS)
+	if c.Failure != nil && c.Failure.HTTPStatus != 0 {
+		v += " (HTTP " + strconv.Itoa(c.Failure.HTTPStatus) + ")"
+	}
+	if c.CorrelationID != "" {
+		v += " · X-Correlation-Id " + c.CorrelationID
+	}
+	return views.Fact{Label: label, Value: v, Title: "Quote the correlation id when asking about this call in Suotar's logs"}
+}
+
+func verifyVM(submittedID string, c lookupCall) *views.LookupVerifyVM {
+	vm := &views.LookupVerifyVM{SubmittedID: submittedID, Code: c.Code}
+	if c.Failure != nil {
+		vm.Error = c.Failure.Message
+		return vm
+	}
+	switch c.Code {
+	case "registered":
+		if c.AttainmentType == schedule.AttainmentCourseUnit {
+			vm.Says = "Sisu holds course unit attainment " + c.AttainmentID + " for it: registered."
+		} else {
+			vm.Says = "Sisu holds the assessment item attainment " + c.AttainmentID + ", not yet the course unit attainment: partly registered."
+		}
+	case "notRegistered":
+		vm.Says = "Suotar has no evidence of it in Sisu."
+	case "submissionPending":
+		vm.Says = "Submitted recently; Sisu does not show it to Suotar yet."
+		if c.RetryAfter != nil {
+			vm.Says += " Do not resubmit before " + c.RetryAfter.In(views.Helsinki).Format("2006-01-02 15:04") + "."
+		}
+	case "misregistered":
+		vm.Says = "Sisu marked it misregistered: the attainment was reversed."
+	default:
+		vm.Says = "An answer regdesk does not know."
+	}
+	return vm
+}
+
+func attainmentsNote(rec lookupRecord) string {
+	var notes []string
+	switch rec.Attainments.Code {
+	case "enrolmentNotFound", "enrolmentNotAccepted":
+		notes = append(notes, "The student has no usable enrolment on the course ("+rec.Attainments.Code+"); Sisu's attainments are listed all the same.")
+	}
+	if rec.Skipped > 0 {
+		notes = append(notes, fmt.Sprintf("Suotar sent %d entries regdesk could not read; they are left out.", rec.Skipped))
+	}
+	notes = append(notes, "Suotar lists attainments that are not misregistered and no older than ten years.")
+	return strings.Join(notes, " ")
+}
+
+func typeLabel(t string) string {
+	switch t {
+	case schedule.AttainmentCourseUnit:
+		return "Course unit"
+	case schedule.AttainmentAssessmentItem:
+		return "Assessment item"
+	}
+	return dash(t)
+}
+
+// gradeLabel shows a grade as a person reads it: the pass/fail scale's ids mean nothing alone.
+func gradeLabel(scale, grade string) string {
+	if grade == "" {
+		return "—"
+	}
+	if schedule.ScaleFamily(scale) == "sis-hyl-hyv" {
+		switch grade {
+		case "0":
+			return "0 · fail"
+		case "1":
+			return "1 · pass"
+		}
+	}
+	return grade
+}
+
+func creditsLabel(c *float64) string {
+	if c == nil {
+		return "—"
+	}
+	return strconv.FormatFloat(*c, 'f', -1, 64)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+// took says how long a call took: "340 ms", "1.2 s".
+func took(ms int64) string {
+	if ms < 1000 {
+		return strconv.FormatInt(ms, 10) + " ms"
+	}
+	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+}
+
+// lookupTitle names a lookup in the history: its verdict, or that it failed.
+func lookupTitle(e store.Event) string {
+	var rec lookupRecord
+	if json.Unmarshal(e.Details, &rec) != nil || rec.V != 1 {
+		return "Looked up in Sisu"
+	}
+	if rec.Verdict == nil {
+		return "Looked up in Sisu · failed after " + took(rec.DurationMS)
+	}
+	return "Looked up in Sisu · " + rec.Verdict.Kind.Label() + " · " + took(rec.DurationMS)
+}
