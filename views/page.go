@@ -17,6 +17,9 @@ type Page struct {
 type User struct {
 	Name string
 	Role string
+	// SingleSignOn is set when the authenticating proxy vouches for the person on every request:
+	// signing out of regdesk alone would change nothing, so the page offers no sign-out button.
+	SingleSignOn bool
 }
 
 // NavItem is one link of the top bar.

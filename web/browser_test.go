@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,8 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"regdesk/store/storetest"
 	"regdesk/store/suotar/suotarfake"
 )
 
@@ -195,12 +198,32 @@ func (bt *browserTest) eval(t *testing.T, js string) string {
 	return v
 }
 
+// login signs in through the real form and waits for the page it leads to.
+func login(base, email, password string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.Navigate(base+"/login"),
+		fillLogin(email, password),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="whoami"]`)),
+	)
+}
+
+// fillLogin fills in and submits the sign-in form the tab shows.
+func fillLogin(email, password string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="login-email"]`), email),
+		chromedp.SendKeys(chromedp.CSS(`[data-testid="login-password"]`), password),
+		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
+	)
+}
+
 func TestBrowserQueueFiltersAndOpensARow(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	bt := newTab(t)
 
 	bt.do(t,
+		login(b.server.URL, b.support.Email, testPassword),
 		chromedp.Navigate(b.server.URL+"/"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queue-counts"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.uncertainOverdue+`"]`)),
@@ -252,10 +275,111 @@ func TestBrowserWorksWithoutJavaScriptForms(t *testing.T) {
 
 	// The plain form submit (what a browser without htmx does) lands on a full page with the filter.
 	bt.do(t,
+		login(b.server.URL, b.support.Email, testPassword),
 		chromedp.Navigate(b.server.URL+"/?show=all&state=registered"),
 		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.settled+`"]`)),
 		chromedp.WaitNotPresent(chromedp.CSS(`tr[data-id="`+b.dense+`"]`)),
 	)
+}
+
+func TestBrowserSignInFromADeepLinkLandsOnTheRegistration(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bt := newTab(t)
+	deep := b.server.URL + "/registrations/" + b.dense + "?from=alert&tab=history"
+
+	// The link from an alert e-mail, opened by someone not signed in.
+	bt.do(t, chromedp.Navigate(deep), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+	if loc := bt.location(t); !strings.Contains(loc, "/login?next=") {
+		t.Errorf("location = %s, want the sign-in page carrying the link", loc)
+	}
+	bt.do(t,
+		fillLogin(b.support.Email, testPassword),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-id="`+b.dense+`"]`)),
+	)
+	if loc := bt.location(t); loc != deep {
+		t.Errorf("after signing in location = %s, want %s", loc, deep)
+	}
+	if got := bt.text(t, `[data-testid="whoami-role"]`); got != "support" {
+		t.Errorf("the top bar shows role %q, want support", got)
+	}
+}
+
+func TestBrowserTeacherCannotSeeAnotherCoursesStudent(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
+	cecilia := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Cecilia", LastName: "Virtanen", Email: "cecilia@example.invalid", StudentNumber: "016000001"})
+	foreign := storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: cecilia, Course: other, State: "failed_permanent", ErrorCode: "course_not_allowed",
+		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour),
+	})
+	bt := newTab(t)
+	bt.allow("status of 404") // Chromium logs the refused page's status
+
+	bt.do(t,
+		login(b.server.URL, b.teacher.Email, testPassword),
+		chromedp.Navigate(b.server.URL+"/?show=all"),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+b.permanent+`"]`)),
+		chromedp.WaitNotPresent(chromedp.CSS(`tr[data-id="`+foreign+`"]`)),
+	)
+	if got := bt.text(t, `[data-testid="whoami-role"]`); got != "teacher" {
+		t.Errorf("the top bar shows role %q, want teacher", got)
+	}
+	bt.do(t,
+		chromedp.Navigate(b.server.URL+"/registrations/"+foreign),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="error-page"][data-status="404"]`)),
+	)
+	if body := bt.text(t, "main"); strings.Contains(body, "Cecilia") || strings.Contains(body, "Virtanen") {
+		t.Errorf("the 404 page names the other course's student: %s", body)
+	}
+}
+
+func TestBrowserSignOutEndsTheSession(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bt := newTab(t)
+
+	bt.do(t, login(b.server.URL, b.admin.Email, testPassword))
+	cookies, err := chromedp.Call(bt.ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{b.server.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var token string
+	for _, c := range cookies.Cookies {
+		if c.Name == "regdesk_session" {
+			token = c.Value
+			if !c.HTTPOnly || c.SameSite != network.CookieSameSiteLax {
+				t.Errorf("session cookie HttpOnly=%v SameSite=%v, want HttpOnly and Lax", c.HTTPOnly, c.SameSite)
+			}
+		}
+	}
+	if token == "" {
+		t.Fatal("the browser holds no session cookie after signing in")
+	}
+
+	bt.do(t,
+		chromedp.Click(chromedp.CSS(`[data-testid="logout"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
+	)
+	if loc := bt.location(t); loc != b.server.URL+"/login" {
+		t.Errorf("after signing out location = %s, want the sign-in page", loc)
+	}
+	// The queue is closed to this tab now...
+	bt.do(t, chromedp.Navigate(b.server.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)))
+	if loc := bt.location(t); !strings.Contains(loc, "/login?next=") {
+		t.Errorf("after signing out GET / led to %s, want the sign-in page", loc)
+	}
+	// ...and to anyone holding a copy of the old cookie: the session is gone on the server too.
+	req, err := http.NewRequest(http.MethodGet, b.server.URL+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.AddCookie(&http.Cookie{Name: "regdesk_session", Value: token})
+	resp, _ := do(t, newClient(t), req)
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Errorf("the signed-out token still opens the queue (GET / = %d)", resp.StatusCode)
+	}
 }
 
 func TestBrowserLookUpInSisu(t *testing.T) {
@@ -272,6 +396,7 @@ func TestBrowserLookUpInSisu(t *testing.T) {
 	bt := newTab(t)
 
 	bt.do(t,
+		login(b.server.URL, lookupSupportEmail, testPassword),
 		chromedp.Navigate(b.server.URL+"/registrations/"+id),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lookup"][data-verdict="none"]`)),
 	)

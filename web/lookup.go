@@ -24,14 +24,15 @@ type Registry interface {
 	VerifyAttainments(ctx context.Context, submittedAttainmentIDs []string) (suotar.Batch[suotar.VerifyAnswer], error)
 }
 
+const msgLookupNotYours = "Only support staff and administrators look registrations up in Sisu."
+
 const msgNoSuotar = "Suotar is not configured, so regdesk cannot look anything up in Sisu (an administrator sets SUOTAR_URL and SUOTAR_TOKEN)."
 
 // registrationLookup asks Suotar what Sisu holds for the row's student on its course, judges
 // whether that is the row's submission, and records the lookup in the row's history; the row
 // itself never changes: POST /registrations/{id}/lookup. A Suotar failure is an answer too: it is
 // shown in the lookup region and recorded, never an error page.
-//
-// Who may look is the accounts work's to decide: the route acts for actorFrom and records it.
+// Only support staff and administrators reach it (requireRole); the lookup records who looked.
 func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if !store.IsUUID(id) {

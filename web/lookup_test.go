@@ -17,6 +17,9 @@ import (
 	"regdesk/web"
 )
 
+// lookupSupportEmail signs in the support person of setupLookup, with testPassword.
+const lookupSupportEmail = "support@example.invalid"
+
 const (
 	fakeToken    = "suotar_web-test-token"
 	annaNumber   = "014979622"
@@ -54,6 +57,8 @@ func submissionOf(id string) suotarfake.Submission {
 type lookupBundle struct {
 	store  *store.Store
 	server *httptest.Server
+	// client is signed in as support, who may look students up.
+	client *http.Client
 	fake   *suotarfake.Server
 	course storetest.Course
 	anna   storetest.Student
@@ -80,9 +85,11 @@ func setupLookup(t *testing.T, world *suotarfake.World, timeout time.Duration, o
 	b := &lookupBundle{store: st, fake: fake}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: basicsCode})
 	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: annaNumber})
-	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Registry: client})
+	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Registry: client, Session: web.SessionConfig{Insecure: true}})
 	b.server = httptest.NewServer(srv.Routes())
 	t.Cleanup(b.server.Close)
+	signIn := &testBundle{store: st, server: b.server}
+	b.client = signIn.login(t, signIn.addAccount(t, "Sami Support", lookupSupportEmail, web.RoleSupport))
 	return b
 }
 
@@ -99,9 +106,9 @@ func (b *lookupBundle) row(t *testing.T, submittedID string, edit ...func(*store
 	return storetest.AddRegistration(t, b.store, r)
 }
 
-// post sends the lookup form, as htmx does when htmx is true and as a plain browser otherwise;
-// redirects are not followed.
-func postLookup(t *testing.T, base, id string, htmx bool) (*http.Response, string) {
+// post sends the lookup form with client c, as htmx does when htmx is true and as a plain browser
+// otherwise; redirects are not followed.
+func postLookup(t *testing.T, c *http.Client, base, id string, htmx bool) (*http.Response, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, base+"/registrations/"+id+"/lookup", nil)
 	if err != nil {
@@ -111,8 +118,7 @@ func postLookup(t *testing.T, base, id string, htmx bool) (*http.Response, strin
 		req.Header.Set("HX-Request", "true")
 		req.Header.Set("HX-Target", "lookup")
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +150,7 @@ func (b *lookupBundle) lookupChecked(t *testing.T, id string) (string, recorded)
 		t.Fatal(err)
 	}
 
-	resp, body := postLookup(t, b.server.URL, id, true)
+	resp, body := postLookup(t, b.client, b.server.URL, id, true)
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("POST lookup = %d, want 200:\n%s", resp.StatusCode, body)
 	}
@@ -419,19 +425,19 @@ func TestLookupWithoutJavaScriptRedirectsToThePage(t *testing.T) {
 	}
 	id := b.row(t, "hy-kur-landed")
 
-	_, page := (&testBundle{server: b.server}).get(t, "/registrations/"+id, false)
+	_, page := (&testBundle{server: b.server, client: b.client}).get(t, "/registrations/"+id, false)
 	if !strings.Contains(page, `data-testid="lookup-none"`) || !strings.Contains(page, `action="/registrations/`+id+`/lookup"`) {
 		t.Errorf("before a lookup the page lacks the plain form")
 	}
 
-	resp, _ := postLookup(t, b.server.URL, id, false)
+	resp, _ := postLookup(t, b.client, b.server.URL, id, false)
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("POST without htmx = %d, want 303", resp.StatusCode)
 	}
 	if got := resp.Header.Get("Location"); got != "/registrations/"+id+"#lookup" {
 		t.Errorf("Location = %q", got)
 	}
-	_, page = (&testBundle{server: b.server}).get(t, "/registrations/"+id, false)
+	_, page = (&testBundle{server: b.server, client: b.client}).get(t, "/registrations/"+id, false)
 	for _, want := range []string{`data-verdict="registered"`, "Registered in Sisu", `data-testid="lookup-meta"`, "Looked up", "Look up again",
 		`data-kind="sisu_lookup"`, "Looked up in Sisu · Registered in Sisu"} {
 		if !strings.Contains(page, want) {
@@ -448,7 +454,7 @@ func TestLookupWithoutSuotarExplainsInsteadOfFailing(t *testing.T) {
 	if !strings.Contains(page, `data-testid="lookup-unavailable"`) || !strings.Contains(page, "Suotar is not configured") {
 		t.Errorf("the page does not explain that Suotar is not configured")
 	}
-	resp, body := postLookup(t, b.server.URL, b.uncertainOverdue, true)
+	resp, body := postLookup(t, b.client, b.server.URL, b.uncertainOverdue, true)
 	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "Suotar is not configured") {
 		t.Errorf("POST lookup = %d %s, want 503 with the explanation", resp.StatusCode, body)
 	}
@@ -469,7 +475,7 @@ func TestLookupRefusesARowWithNothingToLookUp(t *testing.T) {
 	unlinked := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Ville", LastName: "V", Email: "v@example.invalid"})
 	id := storetest.AddRegistration(t, b.store, storetest.Registration{Student: unlinked, Course: b.course, State: "pending"})
 
-	resp, body := postLookup(t, b.server.URL, id, true)
+	resp, body := postLookup(t, b.client, b.server.URL, id, true)
 	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "no student number") {
 		t.Errorf("POST lookup = %d %s, want 422 saying there is no student number", resp.StatusCode, body)
 	}
@@ -477,7 +483,7 @@ func TestLookupRefusesARowWithNothingToLookUp(t *testing.T) {
 		t.Errorf("Suotar was called %d times for a row with nothing to look up", len(calls))
 	}
 	for _, path := range []string{"/registrations/" + storetest.NewID() + "/lookup", "/registrations/not-a-uuid/lookup"} {
-		resp, err := http.Post(b.server.URL+path, "", nil)
+		resp, err := b.client.Post(b.server.URL+path, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -89,10 +89,13 @@ func (s *Server) recoverPanic(next http.Handler) http.Handler {
 const contentSecurityPolicy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
 
-// securityHeaders sets the headers every answer carries.
+// securityHeaders sets the headers every answer carries: pages, redirects, errors, refusals.
+// Nothing may be cached unless a handler says so (the hashed static files do): most answers hold
+// students' personal data, and a redirect to sign in must not be replayed from a cache.
 func securityHeaders(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
+		h.Set("Cache-Control", "no-store")
 		h.Set("Content-Security-Policy", contentSecurityPolicy)
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")

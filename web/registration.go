@@ -41,6 +41,10 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 		Facts:  registrationFacts(reg, now),
 		Events: eventVMs(events, now),
 	}
+	if !actorFrom(r.Context()).CanAct() {
+		// Teachers read; the route refuses their lookups, so the page does not offer one.
+		vm.Lookup.Unavailable = msgLookupNotYours
+	}
 	for _, a := range attempts {
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{
 			Label:   fmt.Sprintf("Attempt %d", a.AttemptNumber),

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/a-h/templ"
 )
@@ -20,7 +22,7 @@ func wantsFragment(r *http.Request) bool {
 // render writes page for a navigation and part for an htmx swap (part nil: always the page). It
 // renders into a buffer first, so a failing component still yields a clean error answer.
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page, part templ.Component) error {
-	w.Header().Add("Vary", "HX-Request")
+	addVary(w.Header(), "HX-Request")
 	c := page
 	if part != nil && (page == nil || wantsFragment(r)) {
 		c = part
@@ -38,6 +40,16 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 		s.log.DebugContext(r.Context(), "write response", "err", err)
 	}
 	return nil
+}
+
+// addVary adds field to the one Vary header line (the session middleware has already named
+// Cookie), so a reader of Header.Get sees every field.
+func addVary(h http.Header, field string) {
+	fields := h.Values("Vary")
+	if slices.Contains(fields, field) {
+		return
+	}
+	h.Set("Vary", strings.Join(append(fields, field), ", "))
 }
 
 // redirect ends a successful POST: htmx follows HX-Redirect, a plain form follows 303.

@@ -3,11 +3,15 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 
+	"github.com/alexedwards/scs/pgxstore"
+	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
 
 	"regdesk/static"
@@ -21,29 +25,128 @@ type Deps struct {
 	Log   *slog.Logger
 	// Now is the clock; tests pass a fixed one.
 	Now func() time.Time
+	// Session sets the session cookie and lifetimes; its zero value is the production default.
+	Session SessionConfig
+	// TrustedOrigins are other origins (scheme://host[:port]) whose pages may send regdesk
+	// state-changing requests. Origins that do not parse are logged and ignored; the caller
+	// validates them first.
+	TrustedOrigins []string
+	// ProxyAuth turns on single sign-on behind an authenticating proxy; its zero value is off.
+	ProxyAuth ProxyAuth
+	// TrustedProxies are reverse proxies whose X-Forwarded-For names the client, so that sign-in
+	// limits count people rather than the proxy.
+	TrustedProxies []netip.Prefix
+	// LoginLimits bound failed sign-ins; zero fields take the defaults.
+	LoginLimits LoginLimits
 	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
 	// the lookup button then says so.
 	Registry Registry
 }
 
+// SessionConfig is how sessions last and how their cookie is sent.
+type SessionConfig struct {
+	// Insecure drops the cookie's Secure flag: only for plain-HTTP local development.
+	Insecure bool
+	// IdleTimeout ends a session nobody used for this long (default DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// Lifetime ends every session this long after sign-in, used or not (default DefaultLifetime).
+	Lifetime time.Duration
+	// CleanupInterval is how often expired sessions are deleted from the database; 0 never (they
+	// are refused anyway). Close stops the cleanup.
+	CleanupInterval time.Duration
+}
+
+// The session defaults: an idle office afternoon ends a session, and nobody stays signed in from
+// one working day to the next.
+const (
+	DefaultIdleTimeout = 2 * time.Hour
+	DefaultLifetime    = 12 * time.Hour
+)
+
+// ProxyAuth is single sign-on through an authenticating reverse proxy that puts the person's
+// e-mail address in Header. The header is believed only from the Trusted addresses.
+type ProxyAuth struct {
+	Header  string
+	Trusted []netip.Prefix
+}
+
+// LoginLimits bound failed sign-ins per client address and per account within Window. Several
+// people share an office's address, so it allows more than an account does.
+type LoginLimits struct {
+	PerAddress int           // default 30
+	PerAccount int           // default 10
+	Window     time.Duration // default 15 minutes
+}
+
 // Server carries what every handler needs. Build it with New.
 type Server struct {
-	store    *store.Store
-	log      *slog.Logger
-	now      func() time.Time
-	registry Registry
+	store          *store.Store
+	log            *slog.Logger
+	now            func() time.Time
+	sessions       *scs.SessionManager
+	sessionStore   *pgxstore.PostgresStore
+	cleanup        bool
+	csrf           *http.CrossOriginProtection
+	proxy          ProxyAuth
+	trustedProxies []netip.Prefix
+	byAddress      *limiter
+	byAccount      *limiter
+	registry       Registry
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
-	s := &Server{store: d.Store, log: d.Log, now: d.Now, registry: d.Registry}
+	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
+		registry: d.Registry}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	lim := d.LoginLimits
+	window := cmp.Or(lim.Window, 15*time.Minute)
+	s.byAddress = newLimiter(cmp.Or(lim.PerAddress, 30), window)
+	s.byAccount = newLimiter(cmp.Or(lim.PerAccount, 10), window)
+
+	s.csrf = http.NewCrossOriginProtection()
+	for _, o := range d.TrustedOrigins {
+		if err := s.csrf.AddTrustedOrigin(o); err != nil {
+			s.log.Error("trusted origin ignored", "origin", o, "err", err)
+		}
+	}
+	s.csrf.SetDenyHandler(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errCrossOrigin }))
+
+	s.sessionStore = pgxstore.NewWithCleanupInterval(d.Store.Pool(), d.Session.CleanupInterval)
+	s.cleanup = d.Session.CleanupInterval > 0
+	sm := scs.New()
+	sm.Store = s.sessionStore
+	// The table holds hashes of the tokens: a leaked copy of it signs nobody in.
+	sm.HashTokenInStore = true
+	sm.IdleTimeout = cmp.Or(d.Session.IdleTimeout, DefaultIdleTimeout)
+	sm.Lifetime = cmp.Or(d.Session.Lifetime, DefaultLifetime)
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Path = "/"
+	// No Expires: closing the browser ends the session; the server enforces both timeouts anyway.
+	sm.Cookie.Persist = false
+	sm.Cookie.Secure = !d.Session.Insecure
+	sm.Cookie.Name = "regdesk_session"
+	if sm.Cookie.Secure {
+		// The __Host- prefix makes browsers refuse the cookie unless it is Secure, host-only and for
+		// every path, so no sibling subdomain can plant or shadow it.
+		sm.Cookie.Name = "__Host-regdesk_session"
+	}
+	sm.ErrorFunc = s.renderError
+	s.sessions = sm
 	return s
+}
+
+// Close stops the server's background work (the session cleanup). It does not close the store.
+func (s *Server) Close() {
+	if s.cleanup {
+		s.sessionStore.StopCleanup()
+	}
 }
 
 // clock returns now in UTC at the database's microsecond precision, so the Go rules and their SQL
@@ -65,18 +168,44 @@ func (s *Server) handle(h handlerFunc) http.HandlerFunc {
 // Routes returns the complete handler tree.
 func (s *Server) Routes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(requestID, s.accessLog, s.recoverPanic, securityHeaders)
-	r.NotFound(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound }))
-	r.MethodNotAllowed(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errMethod }))
+	// CrossOriginProtection refuses state-changing requests from other sites on every route.
+	r.Use(requestID, s.accessLog, s.recoverPanic, securityHeaders, s.csrf.Handler)
+	// Error pages know who is asking, so a signed-in person keeps their top bar.
+	notFound := s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound })
+	r.NotFound(s.withPerson(notFound).ServeHTTP)
+	methodNotAllowed := s.handle(func(w http.ResponseWriter, r *http.Request) error { return errMethod })
+	r.MethodNotAllowed(s.withPerson(methodNotAllowed).ServeHTTP)
 	r.Handle("/static/*", static.Handler())
 	r.Handle("/favicon.ico", static.Favicon())
 	r.Get("/healthz", s.healthz)
 
-	r.Get("/", s.handle(s.queueShow))
-	r.Get("/queue/counts", s.handle(s.queueCountsShow))
-	r.Get("/registrations/{id}", s.handle(s.registrationShow))
-	r.Post("/registrations/{id}/lookup", s.handle(s.registrationLookup))
+	r.Group(func(r chi.Router) {
+		r.Use(s.sessions.LoadAndSave, s.identify)
+		r.Get("/login", s.handle(s.loginForm))
+		r.Post("/login", s.handle(s.login))
+		r.Post("/logout", s.handle(s.logout))
+
+		// Everything below shows students' personal data: only signed-in people, and every query
+		// is scoped by the person's courses (s.courseScope).
+		r.Group(func(r chi.Router) {
+			r.Use(s.requireUser)
+			r.Get("/", s.handle(s.queueShow))
+			r.Get("/queue/counts", s.handle(s.queueCountsShow))
+			r.Get("/registrations/{id}", s.handle(s.registrationShow))
+
+			// Hand actions, lookups in Sisu and the audit page go here: support and admin only.
+			r.Group(func(r chi.Router) {
+				r.Use(s.requireRole(RoleSupport, RoleAdmin))
+				r.Post("/registrations/{id}/lookup", s.handle(s.registrationLookup))
+			})
+		})
+	})
 	return r
+}
+
+// withPerson loads the session and the person for h, for handlers outside the session group.
+func (s *Server) withPerson(h http.Handler) http.Handler {
+	return s.sessions.LoadAndSave(s.identify(h))
 }
 
 // healthz answers whether the database answers: GET /healthz.
@@ -94,12 +223,22 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("ok\n"))
 }
 
-// page builds the layout's view model for this request.
+// page builds the layout's view model for this request: the person in the top bar and the
+// screens their role may open.
 func (s *Server) page(r *http.Request, title string) views.Page {
-	return views.Page{Title: title, Nav: navFor(r)}
+	p := views.Page{Title: title, Flash: s.popFlash(r)}
+	a := actorFrom(r.Context())
+	if a == nil {
+		return p
+	}
+	p.User = &views.User{Name: a.Name, Role: string(a.Role), SingleSignOn: viaSSO(r.Context())}
+	p.Nav = navFor(r, a)
+	return p
 }
 
-func navFor(r *http.Request) []views.NavItem {
+// navFor lists the top-level screens a's role may open. The queue is everyone's; the audit page
+// (support and admin) joins when its route exists.
+func navFor(r *http.Request, a *Actor) []views.NavItem {
 	items := []views.NavItem{{Label: "Queue", URL: "/"}}
 	for i := range items {
 		items[i].Active = items[i].URL == r.URL.Path

@@ -1,11 +1,14 @@
 package web_test
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,22 +20,48 @@ import (
 // testNow is the fixed clock of every handler test.
 var testNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 
+// testPassword is every test account's password.
+const testPassword = "correct horse battery staple"
+
+// testClock is a clock tests can move: the limits on sign-ins count time.
+type testClock struct{ ns atomic.Int64 }
+
+func newTestClock() *testClock { c := &testClock{}; c.ns.Store(testNow.UnixNano()); return c }
+
+func (c *testClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *testClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// testAccount is a signed-up person of a test.
+type testAccount struct {
+	ID, Name, Email string
+	Role            web.Role
+}
+
 type testBundle struct {
 	store  *store.Store
 	server *httptest.Server
+	clock  *testClock
 	course storetest.Course
 	anna   storetest.Student
 	// ids of the fixture rows, by what they show.
 	uncertainOverdue, dense, settled, permanent string
+	// One account per role; the teacher teaches course.
+	admin, support, teacher testAccount
+	// client is signed in as support: the role of most tests.
+	client *http.Client
 }
 
 func ptr[T any](v T) *T { return &v }
 
-// setup starts regdesk on a fresh database holding a handful of rows in known places.
-func setup(t *testing.T) *testBundle {
+// setup starts regdesk on a fresh database holding a handful of rows in known places and an
+// account per role, and signs in as support.
+func setup(t *testing.T) *testBundle { return setupWith(t, nil) }
+
+// setupWith is setup with the server's dependencies adjusted by edit first.
+func setupWith(t *testing.T, edit func(*web.Deps)) *testBundle {
 	t.Helper()
 	st := storetest.New(t)
-	b := &testBundle{store: st}
+	b := &testBundle{store: st, clock: newTestClock()}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
 	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: "014979622"})
 	other := storetest.AddStudent(t, st, storetest.Student{FirstName: "Ben", LastName: "Okafor", Email: "ben@example.invalid", StudentNumber: "015448314"})
@@ -54,24 +83,78 @@ func setup(t *testing.T) *testBundle {
 		Student: b.anna, Course: b.course, State: "failed_permanent", ErrorCode: "course_not_allowed",
 		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-3 * time.Hour),
 	})
-	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }})
+	b.admin = b.addAccount(t, "Aino Admin", "admin@example.invalid", web.RoleAdmin)
+	b.support = b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport)
+	b.teacher = b.addAccount(t, "Tuula Teacher", "teacher@example.invalid", web.RoleTeacher, b.course.ID)
+
+	deps := web.Deps{Store: st, Now: b.clock.Now, Session: web.SessionConfig{Insecure: true}}
+	if edit != nil {
+		edit(&deps)
+	}
+	srv := web.New(deps)
+	t.Cleanup(srv.Close)
 	b.server = httptest.NewServer(srv.Routes())
 	t.Cleanup(b.server.Close)
+	b.client = b.login(t, b.support)
 	return b
 }
 
-// get fetches path, with htmx's request headers when htmx is true.
-func (b *testBundle) get(t *testing.T, path string, htmx bool) (*http.Response, string) {
+// addAccount creates an account with testPassword teaching courseIDs.
+func (b *testBundle) addAccount(t *testing.T, name, email string, role web.Role, courseIDs ...string) testAccount {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
+	hash, err := web.HashPassword(testPassword)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if htmx {
-		req.Header.Set("HX-Request", "true")
-		req.Header.Set("HX-Target", "queue-results")
+	acct, err := b.store.AccountCreate(context.Background(), store.AccountCreateParams{
+		Name: name, Email: email, Role: string(role), PasswordHash: hash, CourseIDs: courseIDs,
+	})
+	if err != nil {
+		t.Fatalf("AccountCreate(%s): %v", email, err)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	return testAccount{ID: acct.ID, Name: name, Email: email, Role: role}
+}
+
+// newClient returns a client with a cookie jar of its own that reports redirects instead of
+// following them.
+func newClient(t *testing.T) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// login signs a in through the form and returns a client holding the session.
+func (b *testBundle) login(t *testing.T, a testAccount) *http.Client {
+	t.Helper()
+	c := newClient(t)
+	resp, body := b.postForm(t, c, "/login", url.Values{"email": {a.Email}, "password": {testPassword}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign in as %s: status %d, want 303\n%s", a.Email, resp.StatusCode, body)
+	}
+	return c
+}
+
+// clientFor returns a fresh client signed in with role, or an anonymous one for "".
+func (b *testBundle) clientFor(t *testing.T, role web.Role) *http.Client {
+	t.Helper()
+	switch role {
+	case web.RoleAdmin:
+		return b.login(t, b.admin)
+	case web.RoleSupport:
+		return b.login(t, b.support)
+	case web.RoleTeacher:
+		return b.login(t, b.teacher)
+	}
+	return newClient(t)
+}
+
+// do sends req with c and returns the answer and its body.
+func do(t *testing.T, c *http.Client, req *http.Request) (*http.Response, string) {
+	t.Helper()
+	resp, err := c.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +164,37 @@ func (b *testBundle) get(t *testing.T, path string, htmx bool) (*http.Response, 
 		t.Fatal(err)
 	}
 	return resp, string(body)
+}
+
+// postForm posts form to path with c, as a plain browser form would.
+func (b *testBundle) postForm(t *testing.T, c *http.Client, path string, form url.Values) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.server.URL+path, strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return do(t, c, req)
+}
+
+// get fetches path as support, with htmx's request headers when htmx is true.
+func (b *testBundle) get(t *testing.T, path string, htmx bool) (*http.Response, string) {
+	t.Helper()
+	return b.getWith(t, b.client, path, htmx)
+}
+
+// getWith fetches path with c, with htmx's request headers when htmx is true.
+func (b *testBundle) getWith(t *testing.T, c *http.Client, path string, htmx bool) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if htmx {
+		req.Header.Set("HX-Request", "true")
+		req.Header.Set("HX-Target", "queue-results")
+	}
+	return do(t, c, req)
 }
 
 func TestQueueShowsWhatNeedsAdminByDefault(t *testing.T) {
@@ -250,18 +364,53 @@ func TestErrorsInSwapsGoToTheFlash(t *testing.T) {
 func TestEveryAnswerCarriesTheSecurityHeaders(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-
-	for _, path := range []string{"/", "/nowhere", "/healthz", "/favicon.ico"} {
-		resp, _ := b.get(t, path, false)
+	anon := newClient(t)
+	request := func(method, path string, header http.Header) *http.Request {
+		req, err := http.NewRequest(method, b.server.URL+path, strings.NewReader("email=a%40b.c&password=x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		return req
+	}
+	cases := []struct {
+		name   string
+		client *http.Client
+		req    *http.Request
+		// cacheable answers carry no personal data (hashed assets, the icon).
+		cacheable bool
+	}{
+		{"queue", b.client, request(http.MethodGet, "/", nil), false},
+		{"not found", b.client, request(http.MethodGet, "/nowhere", nil), false},
+		{"healthz", b.client, request(http.MethodGet, "/healthz", nil), false},
+		{"favicon", b.client, request(http.MethodGet, "/favicon.ico", nil), true},
+		{"sign-in page", anon, request(http.MethodGet, "/login", nil), false},
+		{"redirect to sign in", anon, request(http.MethodGet, "/registrations/"+b.dense, nil), false},
+		{"failed sign-in", anon, request(http.MethodPost, "/login", nil), false},
+		{"anonymous not found", anon, request(http.MethodGet, "/nowhere", nil), false},
+		{"method not allowed", b.client, request(http.MethodPost, "/", nil), false},
+		{"cross-origin refusal", anon, request(http.MethodPost, "/login", http.Header{"Sec-Fetch-Site": {"cross-site"}}), false},
+		{"htmx refusal", anon, request(http.MethodGet, "/queue/counts", http.Header{"Hx-Request": {"true"}}), false},
+		{"sign-out redirect", b.login(t, b.admin), request(http.MethodPost, "/logout", nil), false},
+	}
+	for _, tc := range cases {
+		resp, _ := do(t, tc.client, tc.req)
 		h := resp.Header
+		what := tc.name + " (" + tc.req.Method + " " + tc.req.URL.Path + ")"
 		if csp := h.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") || strings.Contains(csp, "unsafe") {
-			t.Errorf("GET %s: Content-Security-Policy = %q", path, csp)
+			t.Errorf("%s: Content-Security-Policy = %q", what, csp)
 		}
 		if got := h.Get("X-Content-Type-Options"); got != "nosniff" {
-			t.Errorf("GET %s: X-Content-Type-Options = %q", path, got)
+			t.Errorf("%s: X-Content-Type-Options = %q", what, got)
 		}
 		if got := h.Get("Referrer-Policy"); got == "" {
-			t.Errorf("GET %s: no Referrer-Policy", path)
+			t.Errorf("%s: no Referrer-Policy", what)
+		}
+		if got := h.Get("Cache-Control"); !tc.cacheable && got != "no-store" {
+			t.Errorf("%s: Cache-Control = %q, want no-store", what, got)
 		}
 	}
 }

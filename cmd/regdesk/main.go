@@ -6,6 +6,7 @@
 //	regdesk demo        make run's one-box setup: private database, demo data, fake Suotar, dashboard
 //	regdesk devdb       start or stop the project's private PostgreSQL
 //	regdesk fakesuotar  a faithful fake of the Suotar registry API, for development and tests
+//	regdesk user        add, change the password of, disable and list staff accounts
 package main
 
 import (
@@ -18,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/signal"
@@ -57,6 +59,7 @@ commands:
   demo      private PostgreSQL + demo data + fake Suotar + dashboard (what make run does)
   devdb     up|down|url: the project's private PostgreSQL under .pgdata
   fakesuotar  a fake Suotar registry for development and tests
+  user      add|passwd|disable|list: staff accounts
 
 Run "regdesk <command> -h" for a command's flags.`
 
@@ -75,6 +78,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return devdbCommand(ctx, args, getenv, stdout, stderr)
 	case "fakesuotar":
 		return fakeSuotarCommand(ctx, args, getenv, stdout, stderr)
+	case "user":
+		return userCommand(ctx, args, getenv, os.Stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, usage)
 		return nil
@@ -92,6 +97,13 @@ type config struct {
 	RunMigrations    bool
 	LogLevel         slog.Level
 	StatementTimeout time.Duration
+	SessionSecure    bool
+	SessionIdle      time.Duration
+	SessionLifetime  time.Duration
+	TrustedOrigins   []string
+	TrustedProxies   []netip.Prefix
+	ProxyHeader      string
+	ProxyTrusted     []netip.Prefix
 	// SuotarURL and SuotarToken reach Suotar for lookups; both empty leaves lookups off.
 	SuotarURL     string
 	SuotarToken   string
@@ -117,6 +129,13 @@ type configFlags struct {
 	runMigrations    *string
 	logLevel         *string
 	statementTimeout *string
+	sessionSecure    *string
+	sessionIdle      *string
+	sessionLifetime  *string
+	trustedOrigins   *string
+	trustedProxies   *string
+	proxyHeader      *string
+	proxyTrusted     *string
 	suotarURL        *string
 	suotarTimeout    *string
 }
@@ -130,6 +149,13 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		runMigrations:    fs.String("migrate", cmpOr(getenv("RUN_MIGRATIONS"), "0"), "1 applies pending migrations at start (env RUN_MIGRATIONS)"),
 		logLevel:         fs.String("log-level", cmpOr(getenv("LOG_LEVEL"), "info"), "debug, info, warn or error (env LOG_LEVEL)"),
 		statementTimeout: fs.String("statement-timeout", cmpOr(getenv("STATEMENT_TIMEOUT"), "5s"), "bound on every dashboard query (env STATEMENT_TIMEOUT)"),
+		sessionSecure:    fs.String("session-secure", cmpOr(getenv("SESSION_SECURE"), "1"), "0 sends the session cookie over plain HTTP: local development only (env SESSION_SECURE)"),
+		sessionIdle:      fs.String("session-idle-timeout", cmpOr(getenv("SESSION_IDLE_TIMEOUT"), web.DefaultIdleTimeout.String()), "a session unused this long ends (env SESSION_IDLE_TIMEOUT)"),
+		sessionLifetime:  fs.String("session-lifetime", cmpOr(getenv("SESSION_LIFETIME"), web.DefaultLifetime.String()), "every session ends this long after sign-in (env SESSION_LIFETIME)"),
+		trustedOrigins:   fs.String("trusted-origins", getenv("TRUSTED_ORIGINS"), "other origins allowed to send state-changing requests, comma-separated (env TRUSTED_ORIGINS)"),
+		trustedProxies:   fs.String("trusted-proxies", getenv("TRUSTED_PROXIES"), "reverse proxies (CIDRs) whose X-Forwarded-For names the client (env TRUSTED_PROXIES)"),
+		proxyHeader:      fs.String("auth-proxy-header", getenv("AUTH_PROXY_HEADER"), "header in which an authenticating proxy names the person by e-mail; empty: off (env AUTH_PROXY_HEADER)"),
+		proxyTrusted:     fs.String("auth-proxy-trusted", getenv("AUTH_PROXY_TRUSTED"), "addresses (CIDRs) of that proxy, comma-separated (env AUTH_PROXY_TRUSTED)"),
 		suotarURL:        fs.String("suotar-url", getenv("SUOTAR_URL"), "Suotar's batch API base URL for Sisu lookups; empty turns lookups off (env SUOTAR_URL; the token is read from SUOTAR_TOKEN only)"),
 		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
 	}
@@ -175,11 +201,72 @@ func (c *configFlags) validate() (config, error) {
 	if err := cfg.LogLevel.UnmarshalText([]byte(*c.logLevel)); err != nil {
 		c.problem("LOG_LEVEL: %q is not debug, info, warn or error", *c.logLevel)
 	}
+	cfg.SessionSecure = c.boolValue("SESSION_SECURE", *c.sessionSecure)
+	cfg.SessionIdle = c.durationValue("SESSION_IDLE_TIMEOUT", *c.sessionIdle)
+	cfg.SessionLifetime = c.durationValue("SESSION_LIFETIME", *c.sessionLifetime)
+	if cfg.SessionIdle == 0 || cfg.SessionLifetime == 0 {
+		c.problem("SESSION_IDLE_TIMEOUT and SESSION_LIFETIME must be longer than 0")
+	} else if cfg.SessionIdle > cfg.SessionLifetime {
+		c.problem("SESSION_IDLE_TIMEOUT (%s) is longer than SESSION_LIFETIME (%s)", cfg.SessionIdle, cfg.SessionLifetime)
+	}
+	for _, o := range listValue(*c.trustedOrigins) {
+		if err := http.NewCrossOriginProtection().AddTrustedOrigin(o); err != nil {
+			c.problem("TRUSTED_ORIGINS: %q is not an origin such as https://regdesk.example.org", o)
+			continue
+		}
+		cfg.TrustedOrigins = append(cfg.TrustedOrigins, o)
+	}
+	cfg.TrustedProxies = c.prefixesValue("TRUSTED_PROXIES", *c.trustedProxies)
+	cfg.ProxyHeader = strings.TrimSpace(*c.proxyHeader)
+	cfg.ProxyTrusted = c.prefixesValue("AUTH_PROXY_TRUSTED", *c.proxyTrusted)
+	switch {
+	case cfg.ProxyHeader != "" && !validHeaderName(cfg.ProxyHeader):
+		c.problem("AUTH_PROXY_HEADER: %q is not a header name", cfg.ProxyHeader)
+	case cfg.ProxyHeader != "" && len(cfg.ProxyTrusted) == 0:
+		c.problem("AUTH_PROXY_HEADER is set but AUTH_PROXY_TRUSTED is empty: name the proxy's addresses, or anyone could sign in as anyone")
+	case cfg.ProxyHeader == "" && len(cfg.ProxyTrusted) > 0:
+		c.problem("AUTH_PROXY_TRUSTED is set but AUTH_PROXY_HEADER is empty: name the header the proxy sets")
+	}
 	c.validateSuotar(&cfg)
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
 	}
 	return cfg, nil
+}
+
+// listValue splits a comma- or space-separated list, dropping empty items.
+func listValue(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}
+
+// prefixesValue parses a list of CIDRs; a bare address stands for itself alone.
+func (c *configFlags) prefixesValue(name, v string) []netip.Prefix {
+	var out []netip.Prefix
+	for _, item := range listValue(v) {
+		if p, err := netip.ParsePrefix(item); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		if a, err := netip.ParseAddr(item); err == nil {
+			out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+			continue
+		}
+		c.problem("%s: %q is not an address or a CIDR such as 10.0.0.0/8", name, item)
+	}
+	return out
+}
+
+// validHeaderName reports whether s is an HTTP header field name (an RFC 9110 token).
+func validHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune("\"(),/:;<=>?@[\\]{}", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // validateSuotar reads the Suotar settings into cfg. The token comes from the environment only,
@@ -250,7 +337,18 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
-	deps := web.Deps{Store: st, Log: log, Now: time.Now}
+	deps := web.Deps{
+		Store: st, Log: log, Now: time.Now,
+		Session: web.SessionConfig{
+			Insecure:        !cfg.SessionSecure,
+			IdleTimeout:     cfg.SessionIdle,
+			Lifetime:        cfg.SessionLifetime,
+			CleanupInterval: 5 * time.Minute,
+		},
+		TrustedOrigins: cfg.TrustedOrigins,
+		TrustedProxies: cfg.TrustedProxies,
+		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
+	}
 	if cfg.suotarConfigured() {
 		client, err := suotar.New(cfg.suotarConfig())
 		if err != nil {
@@ -261,7 +359,14 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	} else {
 		log.Info("Suotar is not configured: Sisu lookups are off (set SUOTAR_URL and SUOTAR_TOKEN)")
 	}
+	if !cfg.SessionSecure {
+		log.Warn("SESSION_SECURE=0: the session cookie travels over plain HTTP; use this only on your own machine")
+	}
+	if cfg.ProxyHeader != "" {
+		log.Info("single sign-on through the authenticating proxy is on", "header", cfg.ProxyHeader, "trusted", cfg.ProxyTrusted)
+	}
 	srv := web.New(deps)
+	defer srv.Close()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})

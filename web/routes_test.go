@@ -1,0 +1,211 @@
+package web_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"regdesk/static"
+	"regdesk/store/storetest"
+	"regdesk/web"
+)
+
+// answer is the kind of response a request gets: a status, and for a redirect where it leads.
+type answer struct {
+	status   int
+	location string
+}
+
+func (a answer) String() string {
+	if a.location != "" {
+		return fmt.Sprintf("%d → %s", a.status, a.location)
+	}
+	return fmt.Sprint(a.status)
+}
+
+var (
+	ok200        = answer{status: http.StatusOK}
+	notFound404  = answer{status: http.StatusNotFound}
+	unauth401    = answer{status: http.StatusUnauthorized}
+	forbidden403 = answer{status: http.StatusForbidden}
+	// unavailable503 is a lookup without Suotar configured.
+	unavailable503 = answer{status: http.StatusServiceUnavailable}
+	unproc422      = answer{status: http.StatusUnprocessableEntity}
+)
+
+// toLogin is the answer to an anonymous visit of a protected page: off to sign in, and back to
+// path afterwards.
+func toLogin(path string) answer {
+	return answer{status: http.StatusSeeOther, location: "/login?next=" + url.QueryEscape(path)}
+}
+
+func seeOther(path string) answer { return answer{status: http.StatusSeeOther, location: path} }
+
+// routeCase is one request to a route and the answer each kind of visitor must get.
+type routeCase struct {
+	path string
+	form url.Values // sent as the body of a POST
+	// public marks routes anyone may use: every visitor gets the same answer, want.
+	public                        bool
+	want                          answer // for public routes
+	anon, teacher, support, admin answer
+}
+
+// routePolicies states who may use every route regdesk serves, keyed by "METHOD pattern" as chi
+// reports them ("*" for a route that takes every method). TestEveryRouteHasARolePolicy fails for a
+// route missing here: whoever adds a route must say who may use it.
+func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
+	own := "/registrations/" + b.uncertainOverdue + "?from=alert"
+	return map[string][]routeCase{
+		"* /static/*":       {{path: static.Path("css/app.css"), public: true, want: ok200}},
+		"* /favicon.ico":    {{path: "/favicon.ico", public: true, want: ok200}},
+		"GET /healthz":      {{path: "/healthz", public: true, want: ok200}},
+		"GET /login":        {{path: "/login?next=%2Fqueue", anon: ok200, teacher: seeOther("/queue"), support: seeOther("/queue"), admin: seeOther("/queue")}},
+		"POST /login":       {{path: "/login", form: url.Values{}, public: true, want: unproc422}},
+		"POST /logout":      {{path: "/logout", public: true, want: seeOther("/login")}},
+		"GET /":             {{path: "/?show=all", anon: toLogin("/?show=all"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /queue/counts": {{path: "/queue/counts", anon: toLogin("/queue/counts"), teacher: ok200, support: ok200, admin: ok200}},
+		// Without Suotar configured (as here) support and admins get past the role check to the 503
+		// that says so; teachers never get that far.
+		"POST /registrations/{id}/lookup": {
+			{path: "/registrations/" + b.uncertainOverdue + "/lookup", form: url.Values{},
+				anon: unauth401, teacher: forbidden403, support: unavailable503, admin: unavailable503},
+		},
+		"GET /registrations/{id}": {
+			{path: own, anon: toLogin(own), teacher: ok200, support: ok200, admin: ok200},
+			// A teacher asking for a row of a course they do not teach learns nothing, not even that it exists.
+			{path: "/registrations/" + foreign, anon: toLogin("/registrations/" + foreign), teacher: notFound404, support: ok200, admin: ok200},
+		},
+	}
+}
+
+// walkedRoutes returns every "METHOD pattern" the router serves, with chi's every-method routes
+// folded into "* pattern".
+func walkedRoutes(t *testing.T, h http.Handler) map[string][]string {
+	t.Helper()
+	routes, ok := h.(chi.Routes)
+	if !ok {
+		t.Fatalf("Routes() is a %T, not a chi router the test can walk", h)
+	}
+	methods := map[string][]string{} // pattern → methods
+	err := chi.Walk(routes, func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		methods[route] = append(methods[route], method)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for pattern, ms := range methods {
+		if len(ms) >= 9 { // Handle: chi registers it for every method it knows
+			out["* "+pattern] = ms
+			continue
+		}
+		for _, m := range ms {
+			out[m+" "+pattern] = []string{m}
+		}
+	}
+	return out
+}
+
+func TestEveryRouteHasARolePolicy(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
+	foreign := storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: b.anna, Course: other, State: "failed_permanent", StateChangedAt: testNow.Add(-time.Hour),
+	})
+	policies := routePolicies(b, foreign)
+	walked := walkedRoutes(t, web.New(web.Deps{Store: b.store}).Routes())
+
+	for key := range walked {
+		if _, ok := policies[key]; !ok {
+			t.Errorf("route %s has no policy in routePolicies: state what anonymous visitors, teachers, support and admins get", key)
+		}
+	}
+	for key := range policies {
+		if _, ok := walked[key]; !ok {
+			t.Errorf("routePolicies has %s, which is no longer a route: remove it", key)
+		}
+	}
+
+	visitors := []web.Role{"", web.RoleTeacher, web.RoleSupport, web.RoleAdmin}
+	for key, cases := range policies {
+		methods := walked[key]
+		if strings.HasPrefix(key, "* ") {
+			methods = []string{http.MethodGet} // the same handler for every method; GET stands for them
+		}
+		for _, method := range methods {
+			for _, tc := range cases {
+				for _, role := range visitors {
+					want := tc.want
+					if !tc.public {
+						want = map[web.Role]answer{"": tc.anon, web.RoleTeacher: tc.teacher, web.RoleSupport: tc.support, web.RoleAdmin: tc.admin}[role]
+					}
+					// A fresh client per request: a sign-out must not spoil the next case.
+					got := b.send(t, b.clientFor(t, role), method, tc.path, tc.form)
+					if got != want {
+						t.Errorf("%s %s as %s = %s, want %s", method, tc.path, visitorName(role), got, want)
+					}
+				}
+			}
+		}
+	}
+
+	// A method a pattern does not take is 405 for everyone, signed in or not.
+	for key := range policies {
+		method, pattern, _ := strings.Cut(key, " ")
+		if method == "*" {
+			continue
+		}
+		other := http.MethodPost
+		if method == http.MethodPost {
+			other = http.MethodGet
+		}
+		if _, taken := walked[other+" "+pattern]; taken {
+			continue
+		}
+		path := policies[key][0].path
+		for _, role := range visitors {
+			if got := b.send(t, b.clientFor(t, role), other, path, url.Values{}); got.status != http.StatusMethodNotAllowed {
+				t.Errorf("%s %s as %s = %s, want 405", other, path, visitorName(role), got)
+			}
+		}
+	}
+}
+
+// send makes one request with c and returns the kind of answer it got.
+func (b *testBundle) send(t *testing.T, c *http.Client, method, path string, form url.Values) answer {
+	t.Helper()
+	var body *strings.Reader
+	if form != nil {
+		body = strings.NewReader(form.Encode())
+	} else {
+		body = strings.NewReader("")
+	}
+	req, err := http.NewRequest(method, b.server.URL+path, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if form != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, _ := do(t, c, req)
+	a := answer{status: resp.StatusCode}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		a.location = resp.Header.Get("Location")
+	}
+	return a
+}
+
+func visitorName(r web.Role) string {
+	if r == "" {
+		return "anonymous"
+	}
+	return string(r)
+}
