@@ -416,3 +416,44 @@ ORDER BY cr.attempt_number, cr.created_at`, completionID)
 	}
 	return list, nil
 }
+
+// RegistrationCountCapped counts the rows matching f, as RegistrationList would list them, but
+// stops at limit: a result of limit means "limit or more". Bulk selection shows it, and bulk
+// actions are capped, so counting past the cap would only cost.
+func (q *Queries) RegistrationCountCapped(ctx context.Context, now time.Time, f RegistrationFilter, limit int) (int, error) {
+	w := newWhere(now)
+	w.apply(f)
+	var n int
+	err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1
+FROM `+listFrom+`
+  CROSS JOIN LATERAL (SELECT `+sqlReasons+` AS reasons) rs
+WHERE `+w.sql()+`
+LIMIT `+w.arg(limit)+`) capped`, w.args...).Scan(&n)
+	if err != nil {
+		return 0, classify("RegistrationCountCapped", err)
+	}
+	return n, nil
+}
+
+// RegistrationListByIDs returns the live rows with the given ids (superseded ones included), in
+// id order; ids naming no row, or a row outside scope (when not nil), are left out.
+func (q *Queries) RegistrationListByIDs(ctx context.Context, ids []string, scope []string) ([]RegistrationListRow, error) {
+	var valid []string
+	for _, id := range ids {
+		if IsUUID(id) {
+			valid = append(valid, id)
+		}
+	}
+	if len(valid) == 0 {
+		return nil, nil
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+listColumns+`
+FROM `+listFrom+`
+WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))
+ORDER BY cr.id`, valid, scope)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
+	if err != nil {
+		return nil, classify("RegistrationListByIDs", err)
+	}
+	return list, nil
+}

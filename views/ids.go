@@ -21,3 +21,12 @@ const (
 
 // IDTimeline is the registration page's history.
 const IDTimeline = "timeline"
+
+// IDActions is the registration page's hand-action panel, swapped by an action that failed and
+// refreshed out of band by a lookup; IDBulkForm is the queue's bulk-selection form, which the
+// row checkboxes join by their form attribute; IDAuditResults is the audit page's list.
+const (
+	IDActions      = "actions"
+	IDBulkForm     = "bulk-form"
+	IDAuditResults = "audit-results"
+)

@@ -60,6 +60,8 @@ type QueueResultsVM struct {
 	Empty     string
 	Summary   string
 	PageLimit int
+	// Bulk is the bulk selection; nil for people who may not act (no checkboxes either).
+	Bulk *BulkBarVM
 }
 
 // QueueRowVM is one registration in the queue.
@@ -84,6 +86,8 @@ type QueueRowVM struct {
 	LastActivity     When
 	NeedsAdmin       bool
 	Reasons          []ReasonVM
+	// Selectable shows the row's bulk-selection checkbox.
+	Selectable bool
 }
 
 // ReasonVM is one attention reason on a row.

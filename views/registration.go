@@ -2,10 +2,12 @@ package views
 
 // RegistrationVM is a registration's page.
 type RegistrationVM struct {
-	Page     Page
-	ID       string
-	Header   RegistrationHeaderVM
-	Lookup   LookupVM
+	Page   Page
+	ID     string
+	Header RegistrationHeaderVM
+	Lookup LookupVM
+	// Actions is the hand-action panel; nil for people who may not act (no panel at all).
+	Actions  *ActionsVM
 	Facts    []FactGroup
 	Attempts []AttemptVM
 	Events   []EventVM
@@ -35,6 +37,8 @@ type RegistrationHeaderVM struct {
 	ErrorLabel       string
 	ErrorMessage     string
 	Superseded       string
+	// DrawnAt is the server's now (RFC 3339) the countdowns count from in the browser.
+	DrawnAt string
 }
 
 // FactGroup is a titled list of label/value pairs.
@@ -67,5 +71,20 @@ type EventVM struct {
 	Title   string
 	Actor   string
 	Message string
-	Detail  string
+	// Reason is a hand action's reason, as the person typed it (then Message is not shown).
+	Reason string
+	// Note adds a line about a hand action: the risk accepted, what a check asks.
+	Note string
+	// AuditURL leads to the hand action's audit entry.
+	AuditURL string
+	// Request and Response are a Suotar exchange, side by side, when the details hold them.
+	Request, Response string
+	Detail            string
+}
+
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
 }

@@ -82,7 +82,14 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	now := s.clock()
-	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(reg, events, now), eventVMs(events, now)))
+	// A new lookup changes what may be done (marking rests on it), so the action panel comes too.
+	var actions *views.ActionsVM
+	if actor.CanAct() {
+		if actions, err = s.actionsVM(r.Context(), reg.ID, now); err != nil {
+			return err
+		}
+	}
+	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(reg, events, now), eventVMs(reg.ID, events, now), actions))
 }
 
 // lookupQuery is what a lookup asks Suotar, and where each part came from.

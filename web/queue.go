@@ -234,8 +234,16 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 		nv.Set("after", formatCursor(*next))
 		vm.NextURL = "/?" + nv.Encode()
 	}
+	canAct := actorFrom(r.Context()).CanAct()
 	for _, row := range rows {
-		vm.Rows = append(vm.Rows, queueRowVM(row, now))
+		rv := queueRowVM(row, now)
+		rv.Selectable = canAct
+		vm.Rows = append(vm.Rows, rv)
+	}
+	if canAct && len(rows) > 0 {
+		if vm.Bulk, err = s.bulkBar(r, p, len(rows), next != nil || p.after != nil, now, scope); err != nil {
+			return views.QueueResultsVM{}, err
+		}
 	}
 	what := "registrations"
 	if p.needsAdmin {

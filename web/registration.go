@@ -16,32 +16,45 @@ import (
 
 // registrationShow is a registration's page: GET /registrations/{id}.
 func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
+	vm, err := s.registrationVM(r, r.PathValue("id"), s.clock())
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, views.RegistrationPage(vm), nil)
+}
+
+// registrationVM builds the registration page as this person may see it at now: the hand-action
+// panel only for people who may act (hidden, not disabled, for the others).
+func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (views.RegistrationVM, error) {
 	if !store.IsUUID(id) {
-		return errNotFound
+		return views.RegistrationVM{}, errNotFound
 	}
-	reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
+	ctx := r.Context()
+	reg, err := s.store.RegistrationGet(ctx, id, s.courseScope(r))
 	if err != nil {
-		return err
+		return views.RegistrationVM{}, err
 	}
-	events, err := s.store.EventListByRegistration(r.Context(), id)
+	events, err := s.store.EventListByRegistration(ctx, id)
 	if err != nil {
-		return err
+		return views.RegistrationVM{}, err
 	}
-	attempts, err := s.store.RegistrationAttemptList(r.Context(), reg.CourseModuleCompletionID)
+	attempts, err := s.store.RegistrationAttemptList(ctx, reg.CourseModuleCompletionID)
 	if err != nil {
-		return err
+		return views.RegistrationVM{}, err
 	}
-	now := s.clock()
 	vm := views.RegistrationVM{
 		Page:   s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:     reg.ID,
 		Header: registrationHeaderVM(reg, now),
 		Lookup: s.lookupVM(reg, events, now),
 		Facts:  registrationFacts(reg, now),
-		Events: eventVMs(events, now),
+		Events: eventVMs(reg.ID, events, now),
 	}
-	if !actorFrom(r.Context()).CanAct() {
+	if actorFrom(ctx).CanAct() {
+		if vm.Actions, err = s.actionsVM(ctx, reg.ID, now); err != nil {
+			return views.RegistrationVM{}, err
+		}
+	} else {
 		// Teachers read; the route refuses their lookups, so the page does not offer one.
 		vm.Lookup.Unavailable = msgLookupNotYours
 	}
@@ -54,7 +67,7 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 			Current: a.ID == reg.ID,
 		})
 	}
-	return s.render(w, r, http.StatusOK, views.RegistrationPage(vm), nil)
+	return vm, nil
 }
 
 func registrationHeaderVM(reg store.Registration, now time.Time) views.RegistrationHeaderVM {
@@ -80,6 +93,7 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 		Escalates:        views.NewWhen(st.EscalatesAt, now),
 		ErrorCode:        string(reg.ErrorCode),
 		ErrorMessage:     deref(reg.ErrorMessage),
+		DrawnAt:          now.UTC().Format(time.RFC3339),
 	}
 	if reg.ErrorCode != "" {
 		h.ErrorLabel = reg.ErrorCode.Explanation()
@@ -159,7 +173,9 @@ func registrationFacts(reg store.Registration, now time.Time) []views.FactGroup 
 	}
 }
 
-func eventVMs(events []store.Event, now time.Time) []views.EventVM {
+// eventVMs is the row's history as the page shows it: hand actions with who, why and a link to
+// their audit entry, Suotar exchanges with what was sent beside what came back.
+func eventVMs(registrationID string, events []store.Event, now time.Time) []views.EventVM {
 	out := make([]views.EventVM, 0, len(events))
 	for _, e := range events {
 		vm := views.EventVM{
@@ -169,15 +185,66 @@ func eventVMs(events []store.Event, now time.Time) []views.EventVM {
 			Actor:   deref(e.ActorName),
 			Message: deref(e.Message),
 		}
-		if len(e.Details) > 0 && string(e.Details) != "null" {
-			var buf bytes.Buffer
-			if json.Indent(&buf, e.Details, "", "  ") == nil {
-				vm.Detail = buf.String()
+		if e.Kind == "admin_action" {
+			vm.Reason, vm.Message = vm.Message, ""
+			a := adminActionDetails(e.Details)
+			if a.AuditID != "" {
+				vm.AuditURL = "/audit?registration=" + registrationID + "#audit-" + a.AuditID
 			}
+			vm.Note = a.note()
+		}
+		var parts map[string]json.RawMessage
+		if json.Unmarshal(e.Details, &parts) == nil && (parts["request"] != nil || parts["response"] != nil) {
+			vm.Request, vm.Response = indentJSON(parts["request"]), indentJSON(parts["response"])
+		} else {
+			vm.Detail = indentJSON(e.Details)
 		}
 		out = append(out, vm)
 	}
 	return out
+}
+
+// indentJSON shows a JSON value indented; "" for none or null.
+func indentJSON(raw json.RawMessage) string {
+	if len(raw) == 0 || string(raw) == "null" {
+		return ""
+	}
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "", "  ") != nil {
+		return ""
+	}
+	return buf.String()
+}
+
+// adminAction is what an admin_action event's details say (store/action.go writes them).
+type adminAction struct {
+	Action           schedule.Action      `json:"action"`
+	AuditID          string               `json:"audit_id"`
+	Risk             schedule.RiskLabel   `json:"risk"`
+	Check            schedule.CheckTarget `json:"check"`
+	DismissedReasons []schedule.Reason    `json:"dismissed_reasons"`
+}
+
+func adminActionDetails(raw json.RawMessage) adminAction {
+	var a adminAction
+	_ = json.Unmarshal(raw, &a) // unreadable details just show less
+	return a
+}
+
+// note says what a hand action carried beyond its reason: an accepted risk, dismissed reasons.
+func (a adminAction) note() string {
+	var notes []string
+	if a.Risk.NeedsConfirmation() {
+		notes = append(notes, "Accepted the risk: "+a.Risk.Label()+".")
+	}
+	if len(a.DismissedReasons) > 0 {
+		labels := make([]string, len(a.DismissedReasons))
+		for i, r := range a.DismissedReasons {
+			labels[i] = r.Label()
+		}
+		notes = append(notes, "Dismissed: "+strings.Join(labels, ", ")+".")
+	}
+	return strings.Join(notes, " ")
 }
 
 func eventTitle(e store.Event) string {
@@ -203,6 +270,9 @@ func eventTitle(e store.Event) string {
 		parts = append(parts, "Retry scheduled")
 	case "admin_action":
 		parts = append(parts, "Hand action")
+		if a := adminActionDetails(e.Details).Action; a.Valid() {
+			parts = append(parts, "·", a.Label())
+		}
 	case "student_action":
 		parts = append(parts, "Student action")
 	case "cancelled":

@@ -36,6 +36,7 @@ var (
 	// unavailable503 is a lookup without Suotar configured.
 	unavailable503 = answer{status: http.StatusServiceUnavailable}
 	unproc422      = answer{status: http.StatusUnprocessableEntity}
+	badRequest400  = answer{status: http.StatusBadRequest}
 )
 
 // toLogin is the answer to an anonymous visit of a protected page: off to sign in, and back to
@@ -76,6 +77,15 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			{path: "/registrations/" + b.uncertainOverdue + "/lookup", form: url.Values{},
 				anon: unauth401, teacher: forbidden403, support: unavailable503, admin: unavailable503},
 		},
+		// Hand actions, bulk and the audit: support and admins. The forms here are empty, so those who
+		// get past the role check are told what is missing and nothing changes.
+		"POST /registrations/{id}/actions/{action}": {
+			{path: "/registrations/" + b.uncertainOverdue + "/actions/cancel", form: url.Values{},
+				anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400},
+		},
+		"POST /bulk/preview": {{path: "/bulk/preview", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: unproc422, admin: unproc422}},
+		"POST /bulk/apply":   {{path: "/bulk/apply", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400}},
+		"GET /audit":         {{path: "/audit", anon: toLogin("/audit"), teacher: forbidden403, support: ok200, admin: ok200}},
 		"GET /registrations/{id}": {
 			{path: own, anon: toLogin(own), teacher: ok200, support: ok200, admin: ok200},
 			// A teacher asking for a row of a course they do not teach learns nothing, not even that it exists.

@@ -197,6 +197,10 @@ func (s *Server) Routes() http.Handler {
 			r.Group(func(r chi.Router) {
 				r.Use(s.requireRole(RoleSupport, RoleAdmin))
 				r.Post("/registrations/{id}/lookup", s.handle(s.registrationLookup))
+				r.Post("/registrations/{id}/actions/{action}", s.handle(s.registrationActionApply))
+				r.Post("/bulk/preview", s.handle(s.bulkPreview))
+				r.Post("/bulk/apply", s.handle(s.bulkApply))
+				r.Get("/audit", s.handle(s.auditList))
 			})
 		})
 	})
@@ -237,9 +241,12 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 }
 
 // navFor lists the top-level screens a's role may open. The queue is everyone's; the audit page
-// (support and admin) joins when its route exists.
+// is for the people who act (support and admin).
 func navFor(r *http.Request, a *Actor) []views.NavItem {
 	items := []views.NavItem{{Label: "Queue", URL: "/"}}
+	if a.CanAct() {
+		items = append(items, views.NavItem{Label: "Audit", URL: "/audit"})
+	}
 	for i := range items {
 		items[i].Active = items[i].URL == r.URL.Path
 	}

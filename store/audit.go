@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// This file reads credit_registration_admin_actions, the audit of every hand action. Nothing
+// here, or anywhere, updates or deletes an audit row: the table's trigger refuses both, and the
+// only writer is action.go, inside the transaction of the action it records.
+
+// AuditFilter narrows the audit list. Empty fields do not filter.
+type AuditFilter struct {
+	// ActorID keeps the actions of one account.
+	ActorID string
+	// Action keeps one hand action (schedule.Action, as the entry's details name it) or, for
+	// entries no hand action wrote, one value of the audit's own action enum.
+	Action string
+	// CourseID keeps actions on registrations of one course, bulk actions included when any of
+	// their rows is on it.
+	CourseID string
+	// RegistrationID keeps actions on one registration, bulk actions that named it included.
+	RegistrationID string
+	// From and To bound created_at: From inclusive, To exclusive.
+	From, To *time.Time
+}
+
+// AuditCursor marks where an audit page ended; the next page starts after it.
+type AuditCursor struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// AuditEntry is one audit row with the name of the person who acted.
+type AuditEntry struct {
+	ID        string    `db:"id"`
+	CreatedAt time.Time `db:"created_at"`
+	// Action is the audit enum value (transition_item, mark_resolved, ...); HandAction the hand
+	// action the details name ("" when none).
+	Action     string  `db:"action"`
+	HandAction string  `db:"hand_action"`
+	TargetKind string  `db:"target_kind"`
+	TargetID   *string `db:"target_id"`
+	// TargetLabel names a registration target: "student · course"; "" for other targets.
+	TargetLabel string  `db:"target_label"`
+	ActorID     string  `db:"actor_id"`
+	ActorName   string  `db:"actor_name"`
+	ActorRole   string  `db:"actor_role"`
+	Reason      string  `db:"reason"`
+	BeforeState *string `db:"before_state"`
+	AfterState  *string `db:"after_state"`
+	// Details is the entry's jsonb as written (action.go documents the shapes).
+	Details  json.RawMessage `db:"details"`
+	Affected int32           `db:"affected_row_count"`
+}
+
+const auditColumns = `a.id::text AS id, a.created_at, a.action::text AS action,
+  coalesce(a.details->>'action', '') AS hand_action, a.target_kind::text AS target_kind,
+  a.target_id::text AS target_id,
+  coalesce(ts.first_name || ' ' || ts.last_name || ' · ' || tc.name, '') AS target_label, a.actor_user_id::text AS actor_id, coalesce(ac.name, '') AS actor_name,
+  a.actor_role, a.reason, a.before_state::text AS before_state, a.after_state::text AS after_state, a.details,
+  a.affected_row_count`
+
+// auditRegistrationIDs is the registrations an audit row names: its target, and a bulk action's
+// every row.
+const auditRegistrationIDs = `(SELECT a.target_id WHERE a.target_kind = 'credit_registration'
+  UNION SELECT x::uuid FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(a.details->'credit_registration_ids') = 'array'
+    THEN a.details->'credit_registration_ids' ELSE '[]'::jsonb END) x)`
+
+// AuditList returns up to limit audit entries matching f, newest first, starting after the cursor
+// (nil: the first page), and the cursor of the next page (nil: this was the last). An id in the
+// filter that is not a UUID matches nothing.
+func (q *Queries) AuditList(ctx context.Context, f AuditFilter, after *AuditCursor, limit int) ([]AuditEntry, *AuditCursor, error) {
+	var conds []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return fmt.Sprintf("$%d", len(args))
+	}
+	for _, id := range []string{f.ActorID, f.CourseID, f.RegistrationID} {
+		if id != "" && !IsUUID(id) {
+			return nil, nil, nil
+		}
+	}
+	if f.ActorID != "" {
+		conds = append(conds, `a.actor_user_id = `+arg(f.ActorID)+`::uuid`)
+	}
+	if f.Action != "" {
+		p := arg(f.Action)
+		conds = append(conds, `(a.details->>'action' = `+p+` OR (a.details->>'action' IS NULL AND a.action::text = `+p+`))`)
+	}
+	if f.RegistrationID != "" {
+		conds = append(conds, arg(f.RegistrationID)+`::uuid IN `+auditRegistrationIDs)
+	}
+	if f.CourseID != "" {
+		conds = append(conds, `EXISTS (SELECT 1 FROM credit_registrations cr WHERE cr.course_id = `+arg(f.CourseID)+
+			`::uuid AND cr.id IN `+auditRegistrationIDs+`)`)
+	}
+	if f.From != nil {
+		conds = append(conds, `a.created_at >= `+arg(*f.From))
+	}
+	if f.To != nil {
+		conds = append(conds, `a.created_at < `+arg(*f.To))
+	}
+	if after != nil {
+		conds = append(conds, `(a.created_at, a.id) < (`+arg(after.CreatedAt)+`, `+arg(after.ID)+`::uuid)`)
+	}
+	where := "true"
+	if len(conds) > 0 {
+		where = strings.Join(conds, "\n  AND ")
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+auditColumns+`
+FROM credit_registration_admin_actions a
+  LEFT JOIN accounts ac ON ac.id = a.actor_user_id
+  LEFT JOIN credit_registrations tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
+  LEFT JOIN students ts ON ts.id = tr.user_id
+  LEFT JOIN courses tc ON tc.id = tr.course_id
+WHERE `+where+`
+ORDER BY a.created_at DESC, a.id DESC
+LIMIT `+arg(limit+1), args...)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AuditEntry])
+	if err != nil {
+		return nil, nil, classify("AuditList", err)
+	}
+	if len(list) <= limit {
+		return list, nil, nil
+	}
+	list = list[:limit]
+	last := list[limit-1]
+	return list, &AuditCursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
+}

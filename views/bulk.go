@@ -1,0 +1,102 @@
+package views
+
+// BulkBarVM is the queue's bulk selection, for people who may act: the ticked rows, or every row
+// matching the queue's filter, previewed before anything happens.
+type BulkBarVM struct {
+	// URL is where the selection posts (the preview).
+	URL     string
+	Actions []Option
+	// Filter is the queue's filter as form fields, so "all matching" means this view.
+	Filter []Hidden
+	// AllLabel is the select-all button's text ("Select all 37 matching this filter"); TooMany,
+	// when set, replaces the button: more rows match than a bulk action may touch.
+	AllLabel string
+	TooMany  string
+}
+
+// Hidden is a hidden form field.
+type Hidden struct {
+	Name  string
+	Value string
+}
+
+// BulkPreviewVM is the preview of a bulk action: the selected rows grouped by what would happen to
+// each, and the form that applies it to exactly the rows that would be acted on.
+type BulkPreviewVM struct {
+	Page              Page
+	Action            string
+	ActionLabel       string
+	ActionExplanation string
+	// Actions offers another action for the same rows; IDs are those rows.
+	Actions []Option
+	IDs     []string
+	// Selection says which rows were selected and how; QueueURL leads back.
+	Selection string
+	QueueURL  string
+	Groups    []BulkGroupVM
+	// NotFound are selected ids that name no row this person may act on.
+	NotFound []string
+	// Apply is the apply form; nil when every row would be skipped.
+	Apply *BulkApplyVM
+	// Message explains a selection that could not be previewed, or why the apply did nothing.
+	Message string
+}
+
+// BulkGroupVM is the rows for which the same thing would happen.
+type BulkGroupVM struct {
+	Allowed bool
+	// Key names the group for tests: the refusal code, or "apply".
+	Key   string
+	Title string
+	Words string
+	Count int
+	Rows  []BulkRowVM
+}
+
+// BulkRowVM is one row of a preview or a result.
+type BulkRowVM struct {
+	ID      string
+	URL     string
+	Student string
+	Course  string
+	State   string
+	// Words says why a row is skipped, or what happened to it.
+	Words string
+	// Outcome and OutcomeLabel are a result's: applied, skipped, changed, risk_not_confirmed,
+	// not_found.
+	Outcome      string
+	OutcomeLabel string
+	Before       string
+	After        string
+}
+
+// BulkApplyVM is the apply form: the rows as the preview saw them, a reason, and a box to tick for
+// every risk some of them carry.
+type BulkApplyVM struct {
+	// Rows are "id:version:lookup_id" of the rows that would be acted on.
+	Rows   []string
+	Count  int
+	Risks  []RiskVM
+	Reason string
+	Error  string
+	// ErrorField is the field Error is about: reason or confirm_risk.
+	ErrorField string
+}
+
+// RiskVM is a risk the person must confirm by name.
+type RiskVM struct {
+	Value   string
+	Label   string
+	Warning string
+}
+
+// BulkResultVM is what a bulk action did, row by row.
+type BulkResultVM struct {
+	Page        Page
+	ActionLabel string
+	Reason      string
+	Counts      []CountItem
+	Rows        []BulkRowVM
+	AuditURL    string
+	QueueURL    string
+}

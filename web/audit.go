@@ -1,0 +1,223 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// auditPageSize is how many entries one audit page shows.
+const auditPageSize = 50
+
+// auditParams is the audit page's state, as the URL carries it.
+type auditParams struct {
+	actor, action, course, registration string
+	// from and to are Helsinki days, "2006-01-02"; "" for none.
+	from, to string
+	after    *store.AuditCursor
+}
+
+func parseAuditParams(q url.Values) (auditParams, error) {
+	p := auditParams{actor: q.Get("actor"), action: q.Get("action"), course: q.Get("course"), registration: q.Get("registration"),
+		from: q.Get("from"), to: q.Get("to")}
+	for name, v := range map[string]string{"person": p.actor, "course": p.course, "registration": p.registration} {
+		if v != "" && !store.IsUUID(v) {
+			return p, badRequest(fmt.Sprintf("Unknown %s %q: pick one from the list.", name, v))
+		}
+	}
+	if p.action != "" {
+		a, err := schedule.ParseAction(p.action)
+		if err != nil {
+			return p, badRequest(err.Error())
+		}
+		p.action = string(a)
+	}
+	for _, d := range []string{p.from, p.to} {
+		if d == "" {
+			continue
+		}
+		if _, err := time.ParseInLocation(time.DateOnly, d, views.Helsinki); err != nil {
+			return p, badRequest(fmt.Sprintf("%q is not a date: use the form YYYY-MM-DD.", d))
+		}
+	}
+	if p.from != "" && p.to != "" && p.to < p.from {
+		return p, badRequest("The period ends before it starts: pick a “to” date on or after the “from” date.")
+	}
+	if a := q.Get("after"); a != "" {
+		c, err := parseCursor(a)
+		if err != nil {
+			return p, badRequest("That page link is damaged: start again from the newest entries.")
+		}
+		p.after = &store.AuditCursor{CreatedAt: c.UpdatedAt, ID: c.ID}
+	}
+	return p, nil
+}
+
+// filter turns the URL's Helsinki days into the half-open instants the store takes.
+func (p auditParams) filter() store.AuditFilter {
+	f := store.AuditFilter{ActorID: p.actor, Action: p.action, CourseID: p.course, RegistrationID: p.registration}
+	if p.from != "" {
+		t, _ := time.ParseInLocation(time.DateOnly, p.from, views.Helsinki)
+		f.From = &t
+	}
+	if p.to != "" {
+		t, _ := time.ParseInLocation(time.DateOnly, p.to, views.Helsinki)
+		t = t.AddDate(0, 0, 1)
+		f.To = &t
+	}
+	return f
+}
+
+// values renders p back into a query string, without the cursor.
+func (p auditParams) values() url.Values {
+	v := url.Values{}
+	for k, x := range map[string]string{"actor": p.actor, "action": p.action, "course": p.course, "registration": p.registration,
+		"from": p.from, "to": p.to} {
+		if x != "" {
+			v.Set(k, x)
+		}
+	}
+	return v
+}
+
+// auditList is the audit of hand actions, newest first, filtered by person, action, course,
+// registration and period: GET /audit. It only reads. Support and admins only (requireRole).
+func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	p, err := parseAuditParams(q)
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	entries, next, err := s.store.AuditList(ctx, p.filter(), p.after, auditPageSize)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	base := p.values()
+	results := views.AuditResultsVM{IsFirst: p.after == nil, FirstURL: "/audit?" + base.Encode(), Empty: "No hand action matches these filters."}
+	if len(base) == 0 {
+		results.Empty = "Nobody has acted by hand yet."
+	}
+	if next != nil {
+		nv := p.values()
+		nv.Set("after", formatCursor(store.RegistrationCursor{UpdatedAt: next.CreatedAt, ID: next.ID}))
+		results.NextURL = "/audit?" + nv.Encode()
+	}
+	for _, e := range entries {
+		results.Rows = append(results.Rows, auditRowVM(e, now))
+	}
+	if wantsFragment(r) {
+		return s.render(w, r, http.StatusOK, nil, views.AuditResults(results))
+	}
+	accounts, err := s.store.AccountList(ctx)
+	if err != nil {
+		return err
+	}
+	courses, err := s.store.CourseList(ctx, nil)
+	if err != nil {
+		return err
+	}
+	f := views.AuditFilterVM{From: p.from, To: p.to, ClearURL: "/audit"}
+	for _, a := range accounts {
+		if a.Role == store.AccountRoleTeacher {
+			continue // teachers cannot act, so they are never in the audit
+		}
+		f.Actors = append(f.Actors, views.Option{Value: a.ID, Label: a.Name + " (" + a.Role + ")", Selected: a.ID == p.actor})
+	}
+	slices.SortStableFunc(f.Actors, func(x, y views.Option) int {
+		return strings.Compare(strings.ToLower(x.Label), strings.ToLower(y.Label))
+	})
+	for _, a := range schedule.Actions() {
+		f.Actions = append(f.Actions, views.Option{Value: string(a), Label: a.Label(), Selected: string(a) == p.action})
+	}
+	for _, c := range courses {
+		f.Courses = append(f.Courses, views.Option{Value: c.ID, Label: c.Name, Selected: c.ID == p.course})
+	}
+	if p.registration != "" {
+		f.Registration = p.registration
+		f.RegistrationURL = "/registrations/" + p.registration
+		without := p.values()
+		without.Del("registration")
+		f.ClearRegistrationURL = "/audit?" + without.Encode()
+	}
+	vm := views.AuditVM{Page: s.page(r, "Audit"), Filter: f, Results: results}
+	return s.render(w, r, http.StatusOK, views.AuditPage(vm), views.AuditResults(results))
+}
+
+// auditDetails is what store/action.go writes into an audit entry's details, as far as the page
+// shows it.
+type auditDetails struct {
+	Decision *struct {
+		Risk    schedule.RiskLabel `json:"risk"`
+		Reasons []schedule.Reason  `json:"reasons"`
+	} `json:"decision"`
+	Lookup *struct {
+		Verdict schedule.VerdictKind `json:"verdict"`
+		Match   struct {
+			ID string `json:"id"`
+		} `json:"match"`
+	} `json:"lookup"`
+	Rows []struct {
+		ID      string               `json:"id"`
+		Outcome store.BulkOutcome    `json:"outcome"`
+		Refusal schedule.RefusalCode `json:"refusal"`
+	} `json:"rows"`
+}
+
+func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
+	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: views.NewWhen(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
+		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: deref(e.BeforeState), After: deref(e.AfterState)}
+	if a := schedule.Action(e.HandAction); a.Valid() {
+		vm.Action, vm.ActionKey = a.Label(), string(a)
+	}
+	var d auditDetails
+	_ = json.Unmarshal(e.Details, &d) // unreadable details show less, never fail the page
+	if d.Rows != nil {
+		b := &views.AuditBulkVM{}
+		for _, row := range d.Rows {
+			br := views.AuditBulkRowVM{Label: row.ID, Outcome: outcomeLabel(row.Outcome)}
+			if store.IsUUID(row.ID) {
+				br.URL = "/registrations/" + row.ID
+			}
+			if row.Refusal != "" {
+				br.Outcome += ": " + row.Refusal.Label()
+			}
+			b.Rows = append(b.Rows, br)
+		}
+		b.Summary = fmt.Sprintf("Bulk: %d of %d %s acted on", e.Affected, len(d.Rows), plural(len(d.Rows), "row", "rows"))
+		vm.Bulk = b
+		vm.TargetLabel = strconv.Itoa(len(d.Rows)) + " " + plural(len(d.Rows), "registration", "registrations")
+		return vm
+	}
+	if e.TargetID != nil && e.TargetKind == "credit_registration" {
+		vm.TargetURL = "/registrations/" + *e.TargetID
+		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
+	}
+	if d.Decision != nil && d.Decision.Risk.NeedsConfirmation() {
+		vm.Notes = append(vm.Notes, "Accepted the risk: "+d.Decision.Risk.Label()+".")
+	}
+	if d.Lookup != nil && d.Lookup.Verdict != "" {
+		n := "Rested on the lookup: " + d.Lookup.Verdict.Label()
+		if d.Lookup.Match.ID != "" {
+			n += " (" + d.Lookup.Match.ID + ")"
+		}
+		vm.Notes = append(vm.Notes, n+".")
+	}
+	if d.Decision != nil && e.HandAction == string(schedule.ActionDismissAttention) && len(d.Decision.Reasons) > 0 {
+		vm.Notes = append(vm.Notes, adminAction{DismissedReasons: d.Decision.Reasons}.note())
+	}
+	return vm
+}
