@@ -74,8 +74,11 @@ type BulkRowVM struct {
 // every risk some of them carry.
 type BulkApplyVM struct {
 	// Rows are "id:version:lookup_id" of the rows that would be acted on.
-	Rows   []string
-	Count  int
+	Rows  []string
+	Count int
+	// Title heads the form ("Apply to these 3 rows"); Button is the submit's text.
+	Title  string
+	Button string
 	Risks  []RiskVM
 	Reason string
 	Error  string

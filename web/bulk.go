@@ -182,6 +182,9 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		vm.Groups = append(vm.Groups, gv)
 	}
 	if apply.Count = len(apply.Rows); apply.Count > 0 {
+		rows := plural(apply.Count, "row", "rows")
+		apply.Title = fmt.Sprintf("Apply to these %d %s", apply.Count, rows)
+		apply.Button = fmt.Sprintf("%s: %d %s", a.Label(), apply.Count, rows)
 		vm.Apply = apply
 	}
 	return vm, nil

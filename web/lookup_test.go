@@ -60,6 +60,8 @@ type lookupBundle struct {
 	// client is signed in as support, who may look students up.
 	client *http.Client
 	fake   *suotarfake.Server
+	// clock is regdesk's; it stands at testNow until a test moves it.
+	clock  *testClock
 	course storetest.Course
 	anna   storetest.Student
 }
@@ -82,10 +84,10 @@ func setupLookup(t *testing.T, world *suotarfake.World, timeout time.Duration, o
 		t.Fatalf("suotar.New: %v", err)
 	}
 	st := storetest.New(t)
-	b := &lookupBundle{store: st, fake: fake}
+	b := &lookupBundle{store: st, fake: fake, clock: newTestClock()}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: basicsCode})
 	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: annaNumber})
-	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Registry: client, Session: web.SessionConfig{Insecure: true}})
+	srv := web.New(web.Deps{Store: st, Now: b.clock.Now, Registry: client, Session: web.SessionConfig{Insecure: true}})
 	b.server = httptest.NewServer(srv.Routes())
 	t.Cleanup(b.server.Close)
 	signIn := &testBundle{store: st, server: b.server}

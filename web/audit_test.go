@@ -1,0 +1,172 @@
+package web_test
+
+import (
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store/storetest"
+)
+
+var auditRowID = regexp.MustCompile(`data-testid="audit-row" data-id="([^"]+)" data-action="([^"]+)"`)
+
+// auditRows returns the audit page's entries, in page order, as "action" values.
+func auditActions(body string) []string {
+	var out []string
+	for _, m := range auditRowID.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[2])
+	}
+	return out
+}
+
+func auditIDs(body string) []string {
+	var out []string
+	for _, m := range auditRowID.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
+	elsewhere := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: other, State: "failed_permanent",
+		ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-72 * time.Hour)})
+
+	// Three days of hand actions by two people on two courses.
+	b.actAsStore(t, b.admin, elsewhere, schedule.ActionClearFlag, "Config fixed upstream", testNow.Add(-48*time.Hour))
+	b.actAsStore(t, b.support, b.dense, schedule.ActionCheckNow, "Student asked", testNow.Add(-24*time.Hour))
+	b.actAsStore(t, b.support, b.permanent, schedule.ActionCancel, "Student withdrew", testNow.Add(-time.Hour))
+
+	resp, body := b.get(t, "/audit", false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /audit = %d", resp.StatusCode)
+	}
+	if got := auditActions(body); strings.Join(got, ",") != "cancel,check_now,clear_flag" {
+		t.Errorf("entries = %v, want newest first: cancel, check_now, clear_flag", got)
+	}
+	text := html.UnescapeString(body)
+	for _, want := range []string{"Sami Support", "Aino Admin", `<span class="muted">support</span>`, "Cancel", "Student withdrew",
+		`href="/registrations/` + b.permanent + `"`, "Anna Äijälä · Ohjelmoinnin perusteet", "failed_permanent</span> → <span class=\"badge state\">cancelled",
+		"Mon 30 Nov 11:00", `id="audit-`} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the audit page lacks %q", want)
+		}
+	}
+	// Read only: the only form that posts is the sign-out.
+	if n := strings.Count(body, `method="post"`); n != 1 {
+		t.Errorf("the audit page has %d forms that post, want only sign-out", n)
+	}
+
+	filters := []struct {
+		query string
+		want  string
+	}{
+		{"actor=" + b.admin.ID, "clear_flag"},
+		{"actor=" + b.support.ID, "cancel,check_now"},
+		{"action=check_now", "check_now"},
+		{"course=" + other.ID, "clear_flag"},
+		{"course=" + b.course.ID, "cancel,check_now"},
+		{"registration=" + b.permanent, "cancel"},
+		// Helsinki days: the admin acted on 28 Nov at 12:00, support on 29 Nov and 30 Nov.
+		{"from=2026-11-29", "cancel,check_now"},
+		{"to=2026-11-29", "check_now,clear_flag"},
+		{"from=2026-11-29&to=2026-11-29", "check_now"},
+		{"actor=" + b.support.ID + "&action=cancel", "cancel"},
+		{"action=resubmit", ""},
+	}
+	for _, f := range filters {
+		resp, body := b.get(t, "/audit?"+f.query, false)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET /audit?%s = %d", f.query, resp.StatusCode)
+			continue
+		}
+		if got := strings.Join(auditActions(body), ","); got != f.want {
+			t.Errorf("GET /audit?%s = %s, want %s", f.query, got, f.want)
+		}
+	}
+	_, body = b.get(t, "/audit?action=resubmit", false)
+	if !strings.Contains(body, `data-testid="audit-empty"`) {
+		t.Errorf("an empty filter result says nothing")
+	}
+	for _, bad := range []string{"actor=nobody", "action=explode", "from=yesterday", "from=2026-11-30&to=2026-11-01", "after=garbage"} {
+		resp, body := b.get(t, "/audit?"+bad, false)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, `data-testid="error-page"`) {
+			t.Errorf("GET /audit?%s = %d, want 400 with the error page", bad, resp.StatusCode)
+		}
+	}
+}
+
+func TestAuditShowsABulkActionWithItsRows(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, body := b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"clear_flag"}, "id": {b.permanent, b.uncertainOverdue}})
+	if resp, body := b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"clear_flag"}, "row": previewRows(body), "reason": {"Fixed"}}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("apply = %d\n%s", resp.StatusCode, body)
+	}
+	_, body = b.get(t, "/audit", false)
+	text := html.UnescapeString(body)
+	for _, want := range []string{`data-testid="audit-bulk"`, "Bulk: 1 of 1 row acted on", `href="/registrations/` + b.permanent + `"`,
+		"Clear the attention flag", "1 registration"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the bulk entry lacks %q", want)
+		}
+	}
+	// The bulk entry is found from the row it acted on.
+	_, body = b.get(t, "/audit?registration="+b.permanent, false)
+	if got := auditActions(body); len(got) != 1 || got[0] != "clear_flag" {
+		t.Errorf("the registration's audit = %v, want the bulk entry", got)
+	}
+}
+
+func TestAuditPagesByKeyset(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	retrying := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_retryable",
+		ErrorCode: "sisu_timeout", StateChangedAt: testNow.Add(-time.Hour), NextAttemptAt: testNow.Add(time.Hour)})
+	// 53 entries, the last two at the same instant: the cursor must tell them apart by id.
+	for i := range 53 {
+		at := testNow.Add(-time.Duration(60-i) * time.Minute)
+		if i == 52 {
+			at = testNow.Add(-time.Duration(60-51) * time.Minute)
+		}
+		b.actAsStore(t, b.support, retrying, schedule.ActionCheckNow, "poke", at)
+	}
+	_, first := b.get(t, "/audit", false)
+	page1 := auditIDs(first)
+	if len(page1) != 50 {
+		t.Fatalf("first page has %d entries, want 50", len(page1))
+	}
+	i := strings.Index(first, `data-testid="audit-next-page"`)
+	if i < 0 {
+		t.Fatal("the first page has no link to older entries")
+	}
+	href := first[strings.LastIndex(first[:i], `href="`)+6:]
+	href = html.UnescapeString(href[:strings.Index(href, `"`)])
+	_, second := b.get(t, href, false)
+	page2 := auditIDs(second)
+	if len(page2) != 3 {
+		t.Errorf("second page has %d entries, want 3", len(page2))
+	}
+	seen := map[string]bool{}
+	for _, id := range append(page1, page2...) {
+		if seen[id] {
+			t.Errorf("entry %s is on both pages", id)
+		}
+		seen[id] = true
+	}
+	if strings.Contains(second, `data-testid="audit-next-page"`) || !strings.Contains(second, `data-testid="audit-first-page"`) {
+		t.Errorf("the last page's pager is wrong")
+	}
+	// The filter survives paging.
+	_, filtered := b.get(t, "/audit?action=check_now", false)
+	if !strings.Contains(filtered, "action=check_now&amp;after=") {
+		t.Errorf("the next-page link drops the filter")
+	}
+}

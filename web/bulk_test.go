@@ -1,0 +1,261 @@
+package web_test
+
+import (
+	"context"
+	"html"
+	"net/http"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store/storetest"
+)
+
+var rowField = regexp.MustCompile(`name="row" value="([^"]+)"`)
+
+// previewRows returns the row fields a preview's apply form carries.
+func previewRows(body string) []string {
+	var out []string
+	for _, m := range rowField.FindAllStringSubmatch(body, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// group returns a preview's group with the key (a refusal code, or "apply").
+func group(t *testing.T, body, key string) string {
+	t.Helper()
+	i := strings.Index(body, `data-key="`+key+`"`)
+	if i < 0 {
+		t.Fatalf("the preview has no group %s", key)
+	}
+	rest := body[i:]
+	if j := strings.Index(rest, "</section>"); j >= 0 {
+		rest = rest[:j]
+	}
+	return rest
+}
+
+func TestQueueOffersBulkSelectionOnlyToThoseWhoAct(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+
+	_, body := b.get(t, "/", false)
+	for _, want := range []string{`id="bulk-form"`, `action="/bulk/preview"`, `data-testid="select-row"`, `form="bulk-form"`,
+		`value="` + b.permanent + `"`, "Select all 2 matching this filter (up to 500)", `name="show" value="needs_admin"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the support queue lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `<option value="mark_in_sisu"`) {
+		t.Errorf("the bulk select offers marking as in Sisu, which bulk always skips")
+	}
+	// The filter swap carries the bar too, with the new filter in it.
+	_, frag := b.get(t, "/?show=all&state=registered", true)
+	if !strings.Contains(frag, `name="state" value="registered"`) || !strings.Contains(frag, "Select all 1 matching") {
+		t.Errorf("the swapped list has no bulk bar for its filter")
+	}
+
+	_, teacherQueue := b.getWith(t, b.login(t, b.teacher), "/", false)
+	if strings.Contains(teacherQueue, `data-testid="select-row"`) || strings.Contains(teacherQueue, "bulk-form") {
+		t.Errorf("a teacher's queue offers bulk selection")
+	}
+}
+
+func TestQueueCountsEveryMatchWhenItHasMorePages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for i := range 52 {
+		storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "registered",
+			StateChangedAt: testNow.Add(-time.Duration(i+10) * time.Minute)})
+	}
+	_, body := b.get(t, "/?show=all&state=registered", false)
+	if !strings.Contains(body, "Select all 53 matching this filter") {
+		t.Errorf("the bar does not count all 53 matches across pages")
+	}
+}
+
+func TestBulkPreviewGroupsRowsAndApplyActsOnlyOnUnchangedOnes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_permanent",
+		ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-4 * time.Hour)})
+	third := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_permanent",
+		ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-5 * time.Hour)})
+	missing := storetest.NewID()
+
+	resp, body := b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"cancel"}, "select": {"ticked"},
+		"id": {b.permanent, second, third, b.uncertainOverdue, b.settled, missing}})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("preview = %d\n%s", resp.StatusCode, body)
+	}
+	text := html.UnescapeString(body)
+	if !strings.Contains(text, "Preview: Cancel") || !strings.Contains(text, "The rows you ticked: 6.") {
+		t.Errorf("the preview does not say what and which rows")
+	}
+	apply := group(t, body, "apply")
+	if !strings.Contains(apply, `data-count="3"`) || !strings.Contains(apply, "Would apply: 3 rows → cancelled") {
+		t.Errorf("the apply group is wrong:\n%s", apply)
+	}
+	uncertain := group(t, body, string(schedule.RefusalSubmissionUncertain))
+	if !strings.Contains(uncertain, `data-id="`+b.uncertainOverdue+`"`) || !strings.Contains(html.UnescapeString(uncertain), "bulk actions skip it") {
+		t.Errorf("the uncertain row is not shown as skipped, with why:\n%s", uncertain)
+	}
+	if settled := group(t, body, string(schedule.RefusalAlreadySucceeded)); !strings.Contains(settled, `data-id="`+b.settled+`"`) {
+		t.Errorf("the registered row is not shown as skipped")
+	}
+	if !strings.Contains(body, `data-testid="bulk-not-found"`) || !strings.Contains(body, missing) {
+		t.Errorf("the unknown id is not listed as not found")
+	}
+	rows := previewRows(body)
+	if len(rows) != 3 {
+		t.Fatalf("the apply form carries %d rows, want exactly the 3 that would apply: %v", len(rows), rows)
+	}
+	for _, r := range rows {
+		if strings.HasPrefix(r, b.uncertainOverdue) || strings.HasPrefix(r, b.settled) || strings.HasPrefix(r, missing) {
+			t.Errorf("the apply form carries a row the preview skipped: %s", r)
+		}
+	}
+
+	// Someone clears the flag on one of them after the preview: it must be left alone.
+	b.actAsStore(t, b.admin, third, schedule.ActionClearFlag, "Config fixed", testNow)
+	thirdBefore, uncertainBefore := b.written(t, third), b.written(t, b.uncertainOverdue)
+
+	resp, body = b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"cancel"}, "row": rows, "reason": {"Course closed"}})
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("apply = %d\n%s", resp.StatusCode, body)
+	}
+	outcomes := map[string]string{}
+	for _, m := range regexp.MustCompile(`data-testid="bulk-row" data-id="([^"]+)" data-outcome="([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		outcomes[m[1]] = m[2]
+	}
+	want := map[string]string{b.permanent: "applied", second: "applied", third: "changed"}
+	for id, o := range want {
+		if outcomes[id] != o {
+			t.Errorf("row %s outcome = %q, want %q (all: %v)", id, outcomes[id], o, outcomes)
+		}
+	}
+	if len(outcomes) != 3 {
+		t.Errorf("the result lists %d rows, want the 3 applied to", len(outcomes))
+	}
+	for _, want := range []string{`data-testid="bulk-count-applied" data-count="2"`, `data-testid="bulk-count-changed" data-count="1"`,
+		"Changed since the preview: left alone", `href="/registrations/` + b.permanent + `"`, `data-testid="bulk-audit-link"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the result lacks %s", want)
+		}
+	}
+	for id, st := range map[string]string{b.permanent: "cancelled", second: "cancelled"} {
+		if got := b.written(t, id); got.state != st || got.events != 1 {
+			t.Errorf("row %s: %+v, want %s with one admin event", id, got, st)
+		}
+	}
+	// (The one bulk audit entry names the first id as its target, so audit counts are compared
+	// below, not per row.)
+	if got := b.written(t, third); got.version != thirdBefore.version || got.events != thirdBefore.events {
+		t.Errorf("the row changed after the preview was acted on: %+v → %+v", thirdBefore, got)
+	}
+	if got := b.written(t, b.uncertainOverdue); got.version != uncertainBefore.version || got.events != uncertainBefore.events {
+		t.Errorf("the uncertain row was touched")
+	}
+	var audits, affected int
+	if err := b.store.Pool().QueryRow(context.Background(), `SELECT count(*), max(affected_row_count) FROM credit_registration_admin_actions
+WHERE actor_user_id = $1`, b.support.ID).Scan(&audits, &affected); err != nil {
+		t.Fatal(err)
+	}
+	if audits != 1 || affected != 2 {
+		t.Errorf("support's audit rows = %d affecting %d, want one bulk entry affecting 2", audits, affected)
+	}
+}
+
+func TestBulkPreviewOfEveryRowMatchingTheFilter(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	form := url.Values{"action": {"clear_flag"}, "select": {"all"}, "show": {"all"}, "state": {"failed_permanent"},
+		"id": {b.settled}} // a ticked row is ignored when all matching rows are asked for
+	resp, body := b.postForm(t, b.client, "/bulk/preview", form)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("preview = %d\n%s", resp.StatusCode, body)
+	}
+	if !strings.Contains(body, "Every row matching the queue&#39;s filter at 12:00: 1 rows.") {
+		t.Errorf("the preview does not say it took the filter's rows")
+	}
+	if rows := previewRows(body); len(rows) != 1 || !strings.HasPrefix(rows[0], b.permanent+":") {
+		t.Errorf("apply rows = %v, want only the one failed_permanent row", rows)
+	}
+	if !strings.Contains(body, `href="/?show=all&amp;state=failed_permanent"`) {
+		t.Errorf("the preview does not lead back to the filtered queue")
+	}
+	// Another action for the same rows carries the ids the filter gave, not the filter.
+	if !strings.Contains(body, `data-testid="bulk-change-action"`) || !strings.Contains(body, `name="id" value="`+b.permanent+`"`) {
+		t.Errorf("the preview cannot switch action on the same rows")
+	}
+
+	resp, body = b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"cancel"}, "select": {"ticked"}})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, "Select at least one row.") {
+		t.Errorf("an empty selection = %d, want 422 saying to select a row", resp.StatusCode)
+	}
+	resp, _ = b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"mark_in_sisu"}, "id": {b.permanent}})
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("mark in Sisu in bulk = %d, want 400", resp.StatusCode)
+	}
+	resp, _ = b.postForm(t, b.client, "/bulk/preview", url.Values{"select": {"all"}, "phase": {"soon"}})
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a bad filter = %d, want 400", resp.StatusCode)
+	}
+}
+
+func TestBulkApplyMistakesAre422AndWriteNothing(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	reversed := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "misregistered",
+		NeedsAdminAttention: true, SubmittedAt: ptr(testNow.Add(-10 * 24 * time.Hour)), StateChangedAt: testNow.Add(-time.Hour)})
+	_, body := b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"resubmit"}, "id": {reversed, b.permanent}})
+	rows := previewRows(body)
+	if len(rows) != 2 {
+		t.Fatalf("apply rows = %v, want both", rows)
+	}
+	if !strings.Contains(body, `name="risk" value="replaces_reversed_attainment"`) || !strings.Contains(body, `data-testid="bulk-confirm-risk"`) {
+		t.Fatalf("the preview does not ask to confirm the reversed credit's risk")
+	}
+	before := []written{b.written(t, reversed), b.written(t, b.permanent)}
+	risks := []string{"replaces_reversed_attainment", "likely_rejected_again"}
+	risks = slices.DeleteFunc(risks, func(r string) bool { return !strings.Contains(body, `name="risk" value="`+r+`"`) })
+
+	cases := []struct {
+		name string
+		form url.Values
+		want string
+	}{
+		{"NoReason", url.Values{"action": {"resubmit"}, "row": rows, "risk": risks, "confirm_risk": risks, "reason": {" "}}, "Give a reason"},
+		{"RiskNotConfirmed", url.Values{"action": {"resubmit"}, "row": rows, "risk": risks, "reason": {"Sisu fixed"}}, "Tick the box to confirm you accept the risk"},
+	}
+	for _, tc := range cases {
+		resp, body := b.postForm(t, b.client, "/bulk/apply", tc.form)
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Errorf("%s: status = %d, want 422", tc.name, resp.StatusCode)
+		}
+		if !strings.Contains(body, tc.want) || !strings.Contains(body, "nothing was applied") && !strings.Contains(body, "Nothing was applied") {
+			t.Errorf("%s: the page does not say %q and that nothing was applied", tc.name, tc.want)
+		}
+		if !strings.Contains(body, `data-testid="bulk-apply-form"`) {
+			t.Errorf("%s: the preview is not drawn again", tc.name)
+		}
+	}
+	after := []written{b.written(t, reversed), b.written(t, b.permanent)}
+	if !slices.Equal(before, after) {
+		t.Errorf("a refused bulk apply wrote: %+v → %+v", before, after)
+	}
+	for _, bad := range []url.Values{
+		{"action": {"resubmit"}, "row": {"garbage"}, "reason": {"x"}},
+		{"action": {"resubmit"}, "reason": {"x"}},
+		{"row": rows, "reason": {"x"}},
+	} {
+		if resp, _ := b.postForm(t, b.client, "/bulk/apply", bad); resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("apply %v = %d, want 400", bad, resp.StatusCode)
+		}
+	}
+}
