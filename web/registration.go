@@ -20,6 +20,10 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 	if !store.IsUUID(id) {
 		return errNotFound
 	}
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
 	reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
 	if err != nil {
 		return err
@@ -40,6 +44,9 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 		Lookup: s.lookupVM(reg, events, now),
 		Facts:  registrationFacts(reg, now),
 		Events: eventVMs(events, now),
+	}
+	if vm.Alert, err = s.registrationAlert(r, q, reg, now); err != nil {
+		return err
 	}
 	if !actorFrom(r.Context()).CanAct() {
 		// Teachers read; the route refuses their lookups, so the page does not offer one.
@@ -62,6 +69,7 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 	st := schedule.Classify(facts, now)
 	h := views.RegistrationHeaderVM{
 		StudentName:      reg.StudentName,
+		StudentURL:       "/students/" + reg.StudentID,
 		StudentNumber:    deref(reg.StudentNumber),
 		StudentEmail:     reg.StudentEmail,
 		Course:           reg.CourseName,
