@@ -22,7 +22,7 @@ func TestRegistrationListChangedSince(t *testing.T) {
 	add := func(c storetest.Course, changed time.Time) string {
 		return storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: c, State: "awaiting_verification", StateChangedAt: changed})
 	}
-	moved := add(course, at(10*time.Minute))    // its fixture history moves it after the alert
+	moved := add(course, at(10*time.Minute)) // its fixture history moves it after the alert
 	movedLater := add(course, at(30*time.Minute))
 	before := add(course, at(-time.Hour)) // moved before the alert only
 	polled := add(course, at(-time.Hour))
