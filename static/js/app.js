@@ -108,4 +108,12 @@
       parts.input.focus();
     }
   });
+
+  // A click elsewhere closes the dropdown; typing again reopens it.
+  document.addEventListener("click", function (evt) {
+    var open = document.querySelector("[data-testid=search-results].open");
+    if (open && !(evt.target.closest && evt.target.closest("[data-testid=search-form]"))) {
+      open.classList.remove("open");
+    }
+  });
 })();
