@@ -109,3 +109,33 @@ func Count(n int64) string {
 	}
 	return string(out)
 }
+
+// At says when t is, the way a sentence on a page reads it at now: "14:30" today, "14:30
+// tomorrow", "14:30 yesterday", otherwise "14:30 on Thu 3 Dec" (with the year when it is not
+// now's), all in Helsinki. It fits after "at" or "by".
+func At(t, now time.Time) string {
+	lt, ln := t.In(Helsinki), now.In(Helsinki)
+	sameDay := func(a, b time.Time) bool { return a.Year() == b.Year() && a.YearDay() == b.YearDay() }
+	switch {
+	case sameDay(lt, ln):
+		return lt.Format("15:04")
+	case sameDay(lt, ln.AddDate(0, 0, 1)):
+		return lt.Format("15:04") + " tomorrow"
+	case sameDay(lt, ln.AddDate(0, 0, -1)):
+		return lt.Format("15:04") + " yesterday"
+	}
+	return AtDated(t, now)
+}
+
+// AtDated is At with the date always spelled out, "14:30 on Thu 3 Dec": for text read later and
+// elsewhere, such as a message a teacher passes on to a student, where "tomorrow" would mislead.
+func AtDated(t, now time.Time) string {
+	lt := t.In(Helsinki)
+	if lt.Year() != now.In(Helsinki).Year() {
+		return lt.Format("15:04 on Mon 2 Jan 2006")
+	}
+	return lt.Format("15:04 on Mon 2 Jan")
+}
+
+// Date formats t's Helsinki date, "3 Dec 2026".
+func Date(t time.Time) string { return t.In(Helsinki).Format("2 Jan 2006") }

@@ -43,3 +43,31 @@ func TestCountGroupsThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestAtReadsInASentence(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC) // Mon 30 Nov 12:00 in Helsinki
+	tests := []struct {
+		name      string
+		t         time.Time
+		at, dated string
+	}{
+		{"Today", now.Add(2*time.Hour + 30*time.Minute), "14:30", "14:30 on Mon 30 Nov"},
+		{"LateTonightInHelsinki", time.Date(2026, 11, 30, 21, 30, 0, 0, time.UTC), "23:30", "23:30 on Mon 30 Nov"},
+		{"AfterMidnightInHelsinki", time.Date(2026, 11, 30, 22, 30, 0, 0, time.UTC), "00:30 tomorrow", "00:30 on Tue 1 Dec"},
+		{"Yesterday", now.Add(-24 * time.Hour), "12:00 yesterday", "12:00 on Sun 29 Nov"},
+		{"LaterThisWeek", now.Add(72 * time.Hour), "12:00 on Thu 3 Dec", "12:00 on Thu 3 Dec"},
+		{"NextYear", time.Date(2027, 1, 5, 8, 0, 0, 0, time.UTC), "10:00 on Tue 5 Jan 2027", "10:00 on Tue 5 Jan 2027"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := At(tc.t, now); got != tc.at {
+				t.Errorf("At = %q, want %q", got, tc.at)
+			}
+			if got := AtDated(tc.t, now); got != tc.dated {
+				t.Errorf("AtDated = %q, want %q", got, tc.dated)
+			}
+		})
+	}
+}

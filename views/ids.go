@@ -30,3 +30,13 @@ const (
 	IDBulkForm     = "bulk-form"
 	IDAuditResults = "audit-results"
 )
+
+// IDSearchInput is the top bar's student search box; IDSearchResults is the dropdown its
+// as-you-type results are swapped into.
+const (
+	IDSearchInput   = "student-search"
+	IDSearchResults = "search-results"
+)
+
+// IDSinceAlert is the banner that says what changed since the alert a link came from.
+const IDSinceAlert = "since-alert"

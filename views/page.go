@@ -11,6 +11,8 @@ type Page struct {
 	User *User
 	// Nav lists the top-level screens this person may open.
 	Nav []NavItem
+	// SearchQuery fills the top bar's student search, on the page of its results.
+	SearchQuery string
 }
 
 // User is the signed-in person as the page header shows them.

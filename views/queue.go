@@ -3,6 +3,7 @@ package views
 // QueueVM is the triage queue page.
 type QueueVM struct {
 	Page    Page
+	Alert   AlertBannerVM
 	Counts  CountsVM
 	Filter  QueueFilterVM
 	Results QueueResultsVM

@@ -3,6 +3,7 @@ package views
 // RegistrationVM is a registration's page.
 type RegistrationVM struct {
 	Page   Page
+	Alert  AlertBannerVM
 	ID     string
 	Header RegistrationHeaderVM
 	Lookup LookupVM

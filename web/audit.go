@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -197,9 +196,9 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 			}
 			b.Rows = append(b.Rows, br)
 		}
-		b.Summary = fmt.Sprintf("Bulk: %d of %d %s acted on", e.Affected, len(d.Rows), plural(len(d.Rows), "row", "rows"))
+		b.Summary = fmt.Sprintf("Bulk: %d of %s acted on", e.Affected, plural(int64(len(d.Rows)), "row", "rows"))
 		vm.Bulk = b
-		vm.TargetLabel = strconv.Itoa(len(d.Rows)) + " " + plural(len(d.Rows), "registration", "registrations")
+		vm.TargetLabel = plural(int64(len(d.Rows)), "registration", "registrations")
 		return vm
 	}
 	if e.TargetID != nil && e.TargetKind == "credit_registration" {

@@ -152,7 +152,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		gv := views.BulkGroupVM{Allowed: g.Allowed, Count: len(g.Rows)}
 		if g.Allowed {
 			gv.Key = "apply"
-			gv.Title = fmt.Sprintf("Would apply: %d %s", len(g.Rows), plural(len(g.Rows), "row", "rows"))
+			gv.Title = "Would apply: " + plural(int64(len(g.Rows)), "row", "rows")
 			if g.Target != "" && !slices.Contains([]schedule.Action{schedule.ActionCheckNow, schedule.ActionClearFlag, schedule.ActionDismissAttention}, a) {
 				gv.Title += " → " + string(g.Target)
 			}
@@ -166,7 +166,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 			}
 		} else {
 			gv.Key = string(g.Refusal)
-			gv.Title = fmt.Sprintf("Skipped: %s (%d %s)", g.Refusal.Label(), len(g.Rows), plural(len(g.Rows), "row", "rows"))
+			gv.Title = fmt.Sprintf("Skipped: %s (%s)", g.Refusal.Label(), plural(int64(len(g.Rows)), "row", "rows"))
 			gv.Words = g.Refusal.Explanation()
 		}
 		for _, row := range g.Rows {
@@ -182,9 +182,9 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		vm.Groups = append(vm.Groups, gv)
 	}
 	if apply.Count = len(apply.Rows); apply.Count > 0 {
-		rows := plural(apply.Count, "row", "rows")
-		apply.Title = fmt.Sprintf("Apply to these %d %s", apply.Count, rows)
-		apply.Button = fmt.Sprintf("%s: %d %s", a.Label(), apply.Count, rows)
+		rows := plural(int64(apply.Count), "row", "rows")
+		apply.Title = "Apply to these " + rows
+		apply.Button = a.Label() + ": " + rows
 		vm.Apply = apply
 	}
 	return vm, nil
@@ -365,11 +365,4 @@ func (s *Server) bulkResultVM(r *http.Request, action schedule.Action, reason st
 		vm.Rows = append(vm.Rows, rv)
 	}
 	return vm, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

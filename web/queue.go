@@ -166,8 +166,14 @@ func (p queueParams) filter(scope []string) store.RegistrationFilter {
 	}
 }
 
-// queueShow is the triage queue: GET /.
+// queueShow is the triage queue: GET /. A teacher opening the bare address (the brand link, or
+// after signing in) lands on their courses instead: they ask about students, not the pipeline. A
+// link with a filter still shows them the queue, scoped to their courses.
 func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
+	if a := actorFrom(r.Context()); a.Role == RoleTeacher && r.URL.RawQuery == "" {
+		redirect(w, r, "/courses")
+		return nil
+	}
 	q, err := query(r)
 	if err != nil {
 		return err
@@ -202,6 +208,7 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	vm := views.QueueVM{
 		Page:    s.page(r, "Registrations"),
+		Alert:   queueAlert(q, p, results, counts, now),
 		Counts:  counts,
 		Filter:  queueFilterVM(p, courses),
 		Results: results,

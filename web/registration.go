@@ -30,6 +30,10 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		return views.RegistrationVM{}, errNotFound
 	}
 	ctx := r.Context()
+	q, err := query(r)
+	if err != nil {
+		return views.RegistrationVM{}, err
+	}
 	reg, err := s.store.RegistrationGet(ctx, id, s.courseScope(r))
 	if err != nil {
 		return views.RegistrationVM{}, err
@@ -49,6 +53,9 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		Lookup: s.lookupVM(reg, events, now),
 		Facts:  registrationFacts(reg, now),
 		Events: eventVMs(reg.ID, events, now),
+	}
+	if vm.Alert, err = s.registrationAlert(r, q, reg, now); err != nil {
+		return views.RegistrationVM{}, err
 	}
 	if actorFrom(ctx).CanAct() {
 		if vm.Actions, err = s.actionsVM(ctx, reg.ID, now); err != nil {
@@ -75,6 +82,7 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 	st := schedule.Classify(facts, now)
 	h := views.RegistrationHeaderVM{
 		StudentName:      reg.StudentName,
+		StudentURL:       "/students/" + reg.StudentID,
 		StudentNumber:    deref(reg.StudentNumber),
 		StudentEmail:     reg.StudentEmail,
 		Course:           reg.CourseName,

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -62,14 +63,25 @@ type routeCase struct {
 // route missing here: whoever adds a route must say who may use it.
 func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 	own := "/registrations/" + b.uncertainOverdue + "?from=alert"
+	// The foreign row's student and course are outside the teacher's course.
+	elsewhere, err := b.store.RegistrationGet(context.Background(), foreign, nil)
+	if err != nil {
+		panic(fmt.Sprintf("routePolicies: the foreign row: %v", err))
+	}
+	ownStudent := "/students/" + b.anna.ID + "?alerted_at=2026-11-30T09%3A14%3A00Z"
+	ownCourse := "/courses/" + b.course.ID + "?alerted_at=2026-11-30T09%3A14%3A00Z"
 	return map[string][]routeCase{
-		"* /static/*":       {{path: static.Path("css/app.css"), public: true, want: ok200}},
-		"* /favicon.ico":    {{path: "/favicon.ico", public: true, want: ok200}},
-		"GET /healthz":      {{path: "/healthz", public: true, want: ok200}},
-		"GET /login":        {{path: "/login?next=%2Fqueue", anon: ok200, teacher: seeOther("/queue"), support: seeOther("/queue"), admin: seeOther("/queue")}},
-		"POST /login":       {{path: "/login", form: url.Values{}, public: true, want: unproc422}},
-		"POST /logout":      {{path: "/logout", public: true, want: seeOther("/login")}},
-		"GET /":             {{path: "/?show=all", anon: toLogin("/?show=all"), teacher: ok200, support: ok200, admin: ok200}},
+		"* /static/*":    {{path: static.Path("css/app.css"), public: true, want: ok200}},
+		"* /favicon.ico": {{path: "/favicon.ico", public: true, want: ok200}},
+		"GET /healthz":   {{path: "/healthz", public: true, want: ok200}},
+		"GET /login":     {{path: "/login?next=%2Fqueue", anon: ok200, teacher: seeOther("/queue"), support: seeOther("/queue"), admin: seeOther("/queue")}},
+		"POST /login":    {{path: "/login", form: url.Values{}, public: true, want: unproc422}},
+		"POST /logout":   {{path: "/logout", public: true, want: seeOther("/login")}},
+		"GET /": {
+			{path: "/?show=all", anon: toLogin("/?show=all"), teacher: ok200, support: ok200, admin: ok200},
+			// A teacher's landing page is their courses; support's is the triage queue.
+			{path: "/", anon: toLogin("/"), teacher: seeOther("/courses"), support: ok200, admin: ok200},
+		},
 		"GET /queue/counts": {{path: "/queue/counts", anon: toLogin("/queue/counts"), teacher: ok200, support: ok200, admin: ok200}},
 		// Without Suotar configured (as here) support and admins get past the role check to the 503
 		// that says so; teachers never get that far.
@@ -83,9 +95,20 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			{path: "/registrations/" + b.uncertainOverdue + "/actions/cancel", form: url.Values{},
 				anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400},
 		},
-		"POST /bulk/preview": {{path: "/bulk/preview", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: unproc422, admin: unproc422}},
-		"POST /bulk/apply":   {{path: "/bulk/apply", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400}},
-		"GET /audit":         {{path: "/audit", anon: toLogin("/audit"), teacher: forbidden403, support: ok200, admin: ok200}},
+		"POST /bulk/preview":   {{path: "/bulk/preview", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: unproc422, admin: unproc422}},
+		"POST /bulk/apply":     {{path: "/bulk/apply", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400}},
+		"GET /audit":           {{path: "/audit", anon: toLogin("/audit"), teacher: forbidden403, support: ok200, admin: ok200}},
+		"GET /students":        {{path: "/students?q=anna", anon: toLogin("/students?q=anna"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /students/search": {{path: "/students/search?q=anna", anon: toLogin("/students/search?q=anna"), teacher: seeOther("/students?q=anna"), support: seeOther("/students?q=anna"), admin: seeOther("/students?q=anna")}},
+		"GET /students/{id}": {
+			{path: ownStudent, anon: toLogin(ownStudent), teacher: ok200, support: ok200, admin: ok200},
+			{path: "/students/" + elsewhere.StudentID, anon: toLogin("/students/" + elsewhere.StudentID), teacher: notFound404, support: ok200, admin: ok200},
+		},
+		"GET /courses": {{path: "/courses", anon: toLogin("/courses"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /courses/{id}": {
+			{path: ownCourse, anon: toLogin(ownCourse), teacher: ok200, support: ok200, admin: ok200},
+			{path: "/courses/" + elsewhere.CourseID, anon: toLogin("/courses/" + elsewhere.CourseID), teacher: notFound404, support: ok200, admin: ok200},
+		},
 		"GET /registrations/{id}": {
 			{path: own, anon: toLogin(own), teacher: ok200, support: ok200, admin: ok200},
 			// A teacher asking for a row of a course they do not teach learns nothing, not even that it exists.
@@ -127,8 +150,10 @@ func TestEveryRouteHasARolePolicy(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
+	// A student of the other course only: the teacher of b.course may not see them.
+	cecilia := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Cecilia", LastName: "Virtanen", Email: "cecilia@example.invalid", StudentNumber: "016000001"})
 	foreign := storetest.AddRegistration(t, b.store, storetest.Registration{
-		Student: b.anna, Course: other, State: "failed_permanent", StateChangedAt: testNow.Add(-time.Hour),
+		Student: cecilia, Course: other, State: "failed_permanent", StateChangedAt: testNow.Add(-time.Hour),
 	})
 	policies := routePolicies(b, foreign)
 	walked := walkedRoutes(t, web.New(web.Deps{Store: b.store}).Routes())

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/alexedwards/scs/pgxstore"
@@ -192,6 +193,13 @@ func (s *Server) Routes() http.Handler {
 			r.Get("/", s.handle(s.queueShow))
 			r.Get("/queue/counts", s.handle(s.queueCountsShow))
 			r.Get("/registrations/{id}", s.handle(s.registrationShow))
+			// Students and courses, in plain words for teachers; every query is scoped to the
+			// person's courses, so a teacher finds only their own students.
+			r.Get("/students", s.handle(s.studentList))
+			r.Get("/students/search", s.handle(s.studentSearch))
+			r.Get("/students/{id}", s.handle(s.studentShow))
+			r.Get("/courses", s.handle(s.courseList))
+			r.Get("/courses/{id}", s.handle(s.courseShow))
 
 			// Hand actions, lookups in Sisu and the audit page go here: support and admin only.
 			r.Group(func(r chi.Router) {
@@ -240,15 +248,20 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 	return p
 }
 
-// navFor lists the top-level screens a's role may open. The queue is everyone's; the audit page
-// is for the people who act (support and admin).
+// navFor lists the top-level screens a's role may open. The queue is support's; a teacher's "/"
+// leads to their courses (queueShow), so their first screen is the courses. The audit page is for
+// the people who act (support and admin).
 func navFor(r *http.Request, a *Actor) []views.NavItem {
-	items := []views.NavItem{{Label: "Queue", URL: "/"}}
+	items := []views.NavItem{{Label: "Queue", URL: "/"}, {Label: "Courses", URL: "/courses"}}
 	if a.CanAct() {
 		items = append(items, views.NavItem{Label: "Audit", URL: "/audit"})
 	}
+	if a.Role == RoleTeacher {
+		items = []views.NavItem{{Label: "My courses", URL: "/courses"}}
+	}
 	for i := range items {
-		items[i].Active = items[i].URL == r.URL.Path
+		u := items[i].URL
+		items[i].Active = u == r.URL.Path || (u != "/" && strings.HasPrefix(r.URL.Path, u+"/"))
 	}
 	return items
 }

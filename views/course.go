@@ -1,0 +1,74 @@
+package views
+
+// CoursesVM is the list of the courses a person may open.
+type CoursesVM struct {
+	Page    Page
+	Courses []CourseItemVM
+	Empty   string
+	Note    string
+}
+
+// CourseItemVM is one course of the list.
+type CourseItemVM struct {
+	ID   string
+	URL  string
+	Name string
+	// QueueURL is the triage queue filtered to the course, for support staff; "" for teachers.
+	QueueURL string
+}
+
+// CourseVM is a course's page: its registrations by student-facing status, those whose students
+// can act first.
+type CourseVM struct {
+	Page  Page
+	ID    string
+	Name  string
+	Alert AlertBannerVM
+	Total string
+	// Counts has one entry per status, in the order of Groups.
+	Counts []StatusCountVM
+	Groups []StatusGroupVM
+	// QueueURL and NeedsAdminURL are the triage queue filtered to the course, for support staff.
+	QueueURL      string
+	NeedsAdminURL string
+	// Truncated says that the groups list only some of the registrations the counts count.
+	Truncated string
+}
+
+// StatusCountVM is how many of a course's registrations have one student-facing status.
+type StatusCountVM struct {
+	Status      string
+	Label       string
+	Explanation string
+	N           string
+	Zero        bool
+	// URL is the status's group on the page.
+	URL string
+}
+
+// StatusGroupVM is a course's registrations that share a student-facing status.
+type StatusGroupVM struct {
+	Status      string
+	Label       string
+	Explanation string
+	N           string
+	// StudentCanAct marks a status whose students can move their registration on.
+	StudentCanAct bool
+	// QueueURL is the triage queue showing exactly these rows, for support staff; "" when the
+	// status has no such filter or for teachers.
+	QueueURL string
+	Rows     []CourseRowVM
+}
+
+// CourseRowVM is one registration in a course's group.
+type CourseRowVM struct {
+	RegistrationID string
+	StudentURL     string
+	StudentName    string
+	StudentNumber  string
+	Module         string
+	Grade          string
+	WaitsOn        string
+	WaitsOnLabel   string
+	Sentence       string
+}

@@ -1,0 +1,261 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// alertedAtKey is the query parameter an alert e-mail's link carries: the alert's instant in
+// RFC 3339. The pages it lands on say what changed since.
+const alertedAtKey = "alerted_at"
+
+// alertChangesLimit bounds how many changed registrations a course's banner reads and lists.
+const alertChangesLimit = 20
+
+// alertTime is the alert time a link carries.
+type alertTime struct {
+	// set is true when the link carries one.
+	set bool
+	at  time.Time
+	// note says why the time cannot be used; then nothing is compared.
+	note string
+}
+
+// parseAlertedAt reads ?alerted_at=. A time that cannot be used does not fail the page: the
+// person came for the registration, student or course, so they get it as it stands now, with a
+// note saying why nothing was compared.
+func parseAlertedAt(q url.Values, now time.Time) alertTime {
+	raw := strings.TrimSpace(q.Get(alertedAtKey))
+	if raw == "" {
+		return alertTime{}
+	}
+	a := alertTime{set: true}
+	var t time.Time
+	err := fmt.Errorf("alerted_at %d bytes long", len(raw))
+	if len(raw) <= 64 {
+		t, err = time.Parse(time.RFC3339, raw)
+		if err != nil && strings.Contains(raw, " ") {
+			// An offset such as +02:00 written into a link unescaped arrives as " 02:00": a query
+			// string reads "+" as a space.
+			t, err = time.Parse(time.RFC3339, strings.ReplaceAll(raw, " ", "+"))
+		}
+	}
+	switch {
+	case err != nil:
+		a.note = "This link’s alert time, “" + shown(raw) + "”, is not a date and time regdesk can read " +
+			"(it looks like 2026-11-30T09:14:00Z), so nothing is compared: this is how things stand now."
+	case t.After(now.Add(time.Minute)):
+		a.note = "This link’s alert time, " + views.AtDated(t, now) + ", is in the future, so nothing is compared: " +
+			"this is how things stand now."
+	default:
+		a.at = t.UTC()
+	}
+	return a
+}
+
+// shown is a person's input made safe and short enough to quote back to them.
+func shown(s string) string {
+	s = strings.ToValidUTF8(s, "�")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, s)
+	if utf8.RuneCountInString(s) > 40 {
+		s = string([]rune(s)[:40]) + "…"
+	}
+	return s
+}
+
+// since summarises what happened to reg after at; sum is where reg stands now.
+func (s *Server) since(r *http.Request, regID string, sum schedule.StudentSummary, at time.Time) (schedule.AlertSummary, error) {
+	changes, err := s.store.EventListSince(r.Context(), regID, at, s.courseScope(r))
+	if err != nil {
+		return schedule.AlertSummary{}, err
+	}
+	events := make([]schedule.AlertEvent, len(changes))
+	for i, c := range changes {
+		events[i] = c.AlertEvent()
+	}
+	return schedule.SinceAlert(events, sum, at), nil
+}
+
+// registrationAlert is the banner of a registration's page.
+func (s *Server) registrationAlert(r *http.Request, q url.Values, reg store.Registration, now time.Time) (views.AlertBannerVM, error) {
+	a := parseAlertedAt(q, now)
+	if !a.set || a.note != "" {
+		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
+	}
+	// The student-facing status reads the row's preconditions, which its student's list carries.
+	regs, err := s.store.RegistrationListByStudent(r.Context(), reg.StudentID, s.courseScope(r))
+	if err != nil {
+		return views.AlertBannerVM{}, err
+	}
+	for _, o := range regs {
+		if o.ID != reg.ID {
+			continue
+		}
+		sum, err := s.since(r, reg.ID, schedule.StudentView(o.Facts(), o.Preconditions(), now), a.at)
+		if err != nil {
+			return views.AlertBannerVM{}, err
+		}
+		return views.AlertBannerVM{
+			Show:             true,
+			Headline:         sum.Sentence(func(t time.Time) string { return views.At(t, now) }),
+			Changed:          len(sum.Changes) > 0,
+			StillNeedsAction: sum.StillNeedsAction,
+		}, nil
+	}
+	return views.AlertBannerVM{}, fmt.Errorf("registrationAlert %s: not in its student's list: %w", reg.ID, store.ErrNotFound)
+}
+
+// studentAlert is the banner of a student's page: each registration that changed since the alert
+// or still needs action, in a short list.
+func (s *Server) studentAlert(r *http.Request, q url.Values, student store.Student, regs []store.RegistrationOverview, sums []schedule.StudentSummary, now time.Time) (views.AlertBannerVM, error) {
+	a := parseAlertedAt(q, now)
+	if !a.set || a.note != "" {
+		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
+	}
+	at := func(t time.Time) string { return views.At(t, now) }
+	vm := views.AlertBannerVM{Show: true}
+	changed, needs := 0, 0
+	for i, reg := range regs {
+		sum, err := s.since(r, reg.ID, sums[i], a.at)
+		if err != nil {
+			return vm, err
+		}
+		if len(sum.Changes) == 0 && !sum.StillNeedsAction {
+			continue
+		}
+		if len(sum.Changes) > 0 {
+			changed++
+		}
+		if sum.StillNeedsAction {
+			needs++
+		}
+		vm.Items = append(vm.Items, views.AlertItemVM{
+			// The status tells apart two registrations of one module, such as a replaced attempt.
+			ID: reg.ID, URL: "#reg-" + reg.ID, Label: reg.CourseName + " · " + reg.ModuleName + " (" + sums[i].Status.Label() + ")",
+			Sentence: sum.Sentence(at), StillNeedsAction: sum.StillNeedsAction,
+		})
+	}
+	vm.Changed, vm.StillNeedsAction = changed > 0, needs > 0
+	vm.Headline = alertHeadline(at(a.at), changed, needs, student.FirstName+"’s registrations")
+	return vm, nil
+}
+
+// courseAlert is the banner of a course's page: the registrations that changed since the alert,
+// most recent first, at most alertChangesLimit of them. rows and sums are the page's list.
+func (s *Server) courseAlert(r *http.Request, q url.Values, courseID string, rows []store.RegistrationOverview, sums []schedule.StudentSummary, now time.Time) (views.AlertBannerVM, error) {
+	a := parseAlertedAt(q, now)
+	if !a.set || a.note != "" {
+		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
+	}
+	at := func(t time.Time) string { return views.At(t, now) }
+	vm := views.AlertBannerVM{Show: true}
+	ids, err := s.store.RegistrationListChangedSince(r.Context(), courseID, a.at, s.courseScope(r), alertChangesLimit+1)
+	if err != nil {
+		return vm, err
+	}
+	more := len(ids) > alertChangesLimit
+	if more {
+		ids = ids[:alertChangesLimit]
+	}
+	index := make(map[string]int, len(rows))
+	needs := 0
+	for i, row := range rows {
+		index[row.ID] = i
+		if sums[i].Classified.NeedsAdmin {
+			needs++
+		}
+	}
+	changed := 0
+	for _, id := range ids {
+		i, ok := index[id]
+		if !ok {
+			continue // beyond the page's list; the count below says there is more
+		}
+		sum, err := s.since(r, id, sums[i], a.at)
+		if err != nil {
+			return vm, err
+		}
+		if len(sum.Changes) == 0 {
+			continue // only moves SinceAlert leaves out, such as passing through an in-flight state
+		}
+		changed++
+		row := rows[i]
+		vm.Items = append(vm.Items, views.AlertItemVM{
+			ID: id, URL: "/students/" + row.StudentID + "#reg-" + id, Label: row.StudentName + " · " + row.ModuleName,
+			Sentence: sum.Sentence(at), StillNeedsAction: sum.StillNeedsAction,
+		})
+	}
+	vm.Changed, vm.StillNeedsAction = changed > 0, needs > 0
+	vm.Headline = alertHeadline(at(a.at), changed, needs, "this course’s registrations")
+	if more {
+		vm.Headline += fmt.Sprintf(" The list shows the %d most recent changes.", alertChangesLimit)
+	}
+	return vm, nil
+}
+
+// alertHeadline sums a banner up: "Since the alert at 09:14: 2 of Anna’s registrations changed;
+// 1 still needs action."
+func alertHeadline(alertedAt string, changed, needs int, whose string) string {
+	if changed == 0 && needs == 0 {
+		return "Nothing has changed since the alert at " + alertedAt + ", and nothing needs action now."
+	}
+	var parts []string
+	if changed == 0 {
+		parts = append(parts, "nothing has changed")
+	} else {
+		parts = append(parts, fmt.Sprintf("%d of %s changed", changed, whose))
+	}
+	switch needs {
+	case 0:
+		parts = append(parts, "nothing needs action now")
+	case 1:
+		parts = append(parts, "1 still needs action")
+	default:
+		parts = append(parts, fmt.Sprintf("%d still need action", needs))
+	}
+	return "Since the alert at " + alertedAt + ": " + strings.Join(parts, "; ") + "."
+}
+
+// queueAlert is the banner of the queue: the queue cannot tell how a view looked at the alert, so
+// it says how it looks now and links to the view itself.
+func queueAlert(q url.Values, p queueParams, results views.QueueResultsVM, counts views.CountsVM, now time.Time) views.AlertBannerVM {
+	a := parseAlertedAt(q, now)
+	if !a.set || a.note != "" {
+		return views.AlertBannerVM{Show: a.set, Note: a.note}
+	}
+	n := fmt.Sprintf("%d registrations", len(results.Rows))
+	switch {
+	case results.NextURL != "":
+		n = fmt.Sprintf("more than %d registrations", len(results.Rows))
+	case len(results.Rows) == 1:
+		n = "1 registration"
+	case len(results.Rows) == 0:
+		n = "no registrations"
+	}
+	needs := counts.NeedsAdmin.N + " registrations need admin"
+	if counts.NeedsAdmin.N == "1" {
+		needs = "1 registration needs admin"
+	}
+	return views.AlertBannerVM{
+		Show: true,
+		Headline: "You were alerted about this view at " + views.At(a.at, now) + ". How it looked then is not kept; " +
+			"now it lists " + n + ", and " + needs + " across the queue.",
+		StillNeedsAction: !counts.NeedsAdmin.Zero,
+		ViewURL:          "/?" + p.values().Encode(),
+		ViewLabel:        "This view without the alert note",
+	}
+}

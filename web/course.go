@@ -1,0 +1,195 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// courseListLimit bounds the registrations a course page lists; its counts count them all.
+const courseListLimit = 500
+
+// courseGroupOrder is the order of a course page's groups: first the statuses whose students can
+// move their registration on, then those a person must fix, then the ones moving by themselves,
+// then the finished. RegistrationListByCourse orders its rows the same way.
+var courseGroupOrder = []schedule.StudentStatus{
+	schedule.StudentNeedsStudentNumber, schedule.StudentNeedsEnrolment, schedule.StudentWaitingForCompletion,
+	schedule.StudentHeldForCourseSetup, schedule.StudentFailed, schedule.StudentLookingForEnrolment,
+	schedule.StudentSending, schedule.StudentWaitingForSisu, schedule.StudentPartlyRegistered,
+	schedule.StudentRegistered, schedule.StudentNotRegistering,
+}
+
+// courseList lists the courses the person may open: GET /courses. It is a teacher's landing page.
+func (s *Server) courseList(w http.ResponseWriter, r *http.Request) error {
+	a := actorFrom(r.Context())
+	courses, err := s.store.CourseList(r.Context(), s.courseScope(r))
+	if err != nil {
+		return err
+	}
+	vm := views.CoursesVM{Page: s.page(r, "Courses"), Empty: "There are no courses yet."}
+	if a.Role == RoleTeacher {
+		vm.Empty = "You teach no course in regdesk yet. Ask a regdesk administrator to add your courses to your account."
+		vm.Note = "Open a course to see where its students’ registrations stand, or find a student with the search box."
+	}
+	for _, c := range courses {
+		item := views.CourseItemVM{ID: c.ID, URL: "/courses/" + c.ID, Name: c.Name}
+		if seesPipeline(a) {
+			item.QueueURL = "/?" + url.Values{"show": {"all"}, "course": {c.ID}}.Encode()
+		}
+		vm.Courses = append(vm.Courses, item)
+	}
+	return s.render(w, r, http.StatusOK, views.CoursesPage(vm), nil)
+}
+
+// courseShow is a course's registrations by student-facing status: GET /courses/{id}. A teacher
+// asking for a course they do not teach gets the same 404 as for one that does not exist.
+func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if !store.IsUUID(id) {
+		return errNotFound
+	}
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	ctx, scope := r.Context(), s.courseScope(r)
+	course, err := s.store.CourseGet(ctx, id, scope)
+	if err != nil {
+		return err
+	}
+	counts, err := s.store.RegistrationCountsByStudentStatus(ctx, id, scope)
+	if err != nil {
+		return err
+	}
+	rows, err := s.store.RegistrationListByCourse(ctx, id, scope, courseListLimit)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	staff := seesPipeline(actorFrom(ctx))
+	vm := views.CourseVM{Page: s.page(r, course.Name), ID: course.ID, Name: course.Name}
+	if staff {
+		vm.QueueURL = "/?" + url.Values{"show": {"all"}, "course": {id}}.Encode()
+		vm.NeedsAdminURL = "/?" + url.Values{"show": {"needs_admin"}, "course": {id}}.Encode()
+	}
+
+	sums := make([]schedule.StudentSummary, len(rows))
+	byStatus := map[schedule.StudentStatus][]views.CourseRowVM{}
+	canAct := map[schedule.StudentStatus]bool{}
+	for i, row := range rows {
+		sum := schedule.StudentView(row.Facts(), row.Preconditions(), now)
+		sums[i] = sum
+		byStatus[sum.Status] = append(byStatus[sum.Status], courseRowVM(row, sum, now))
+		canAct[sum.Status] = canAct[sum.Status] || sum.WaitsOn == schedule.WaitsOnStudent
+	}
+	order := slices.Clone(courseGroupOrder)
+	for st := range counts {
+		if !slices.Contains(order, st) {
+			order = append(order, st) // a state schedule does not know shows as itself, last
+		}
+	}
+	var total int64
+	for _, st := range order {
+		n := counts[st]
+		total += n
+		if n == 0 && len(byStatus[st]) == 0 {
+			continue
+		}
+		vm.Counts = append(vm.Counts, views.StatusCountVM{
+			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: views.Count(n), URL: "#status-" + string(st),
+		})
+		g := views.StatusGroupVM{
+			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: views.Count(n),
+			StudentCanAct: canAct[st], Rows: byStatus[st],
+		}
+		// The students who can act come first within a group too.
+		slices.SortStableFunc(g.Rows, func(a, b views.CourseRowVM) int {
+			return boolRank(b.WaitsOn == string(schedule.WaitsOnStudent)) - boolRank(a.WaitsOn == string(schedule.WaitsOnStudent))
+		})
+		if staff {
+			if states := statesOf(st); states != nil {
+				v := url.Values{"show": {"all"}, "course": {id}}
+				for _, x := range states {
+					v.Add("state", string(x))
+				}
+				g.QueueURL = "/?" + v.Encode()
+			}
+		}
+		vm.Groups = append(vm.Groups, g)
+	}
+	vm.Total = plural(total, "registration", "registrations")
+	if total > int64(len(rows)) {
+		vm.Truncated = fmt.Sprintf("Listing the first %d of %s registrations: those the students can act on first.", len(rows), views.Count(total))
+	}
+	if total == 0 {
+		vm.Truncated = "This course has no registrations yet."
+	}
+	if vm.Alert, err = s.courseAlert(r, q, id, rows, sums, now); err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, views.CoursePage(vm), nil)
+}
+
+func courseRowVM(row store.RegistrationOverview, sum schedule.StudentSummary, now time.Time) views.CourseRowVM {
+	return views.CourseRowVM{
+		RegistrationID: row.ID,
+		StudentURL:     "/students/" + row.StudentID + "#reg-" + row.ID,
+		StudentName:    row.StudentName,
+		StudentNumber:  deref(row.StudentNumber),
+		Module:         row.ModuleName,
+		Grade:          gradeText(row.Grade, row.GradeScaleID, row.Passed),
+		WaitsOn:        string(sum.WaitsOn),
+		WaitsOnLabel:   sum.WaitsOn.Label(),
+		Sentence:       sum.Next.Sentence(func(t time.Time) string { return views.At(t, now) }),
+	}
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// preconditionVariants are every combination of a row's preconditions, for statesOf.
+var preconditionVariants = func() []schedule.Preconditions {
+	var out []schedule.Preconditions
+	for bits := range 1 << 6 {
+		out = append(out, schedule.Preconditions{
+			CompletionDeleted: bits&1 != 0, CompletionEligible: bits&2 != 0, HasVerifiedStudentNumber: bits&4 != 0,
+			CourseCodeAllowed: bits&8 != 0, EnrolmentResolved: bits&16 != 0, Submitted: bits&32 != 0,
+		})
+	}
+	return out
+}()
+
+// statesOf returns the states whose rows have the student-facing status st and no other, when
+// those are the only rows that can have st: then the queue's state filter shows exactly the
+// group. It returns nil when a state that can have st can also have another status (a pending
+// row, say, whose status depends on its preconditions), as no queue filter matches the group.
+func statesOf(st schedule.StudentStatus) []schedule.State {
+	var out []schedule.State
+	for _, state := range schedule.States() {
+		has, other := false, false
+		for _, pre := range preconditionVariants {
+			if schedule.StudentStatusOf(schedule.Row{State: state}, pre) == st {
+				has = true
+			} else {
+				other = true
+			}
+		}
+		switch {
+		case has && other:
+			return nil
+		case has:
+			out = append(out, state)
+		}
+	}
+	return out
+}

@@ -1,0 +1,275 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// The student search's bounds. A query shorter than searchMinRunes clears the dropdown: one
+// letter matches half the university. searchMaxRunes is the longest any name, e-mail address or
+// student number needs; the box itself stops there.
+const (
+	searchMinRunes      = 2
+	searchMaxRunes      = 100
+	searchDropdownLimit = 8
+	searchPageLimit     = 50
+)
+
+// searchQuery reads the search box's q, or says what is wrong with it.
+func searchQuery(q url.Values) (query, problem string) {
+	v := strings.TrimSpace(q.Get("q"))
+	if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
+		return "", "The search holds characters that are not text. Type a student number, a name or an e-mail address."
+	}
+	if n := utf8.RuneCountInString(v); n > searchMaxRunes {
+		return "", fmt.Sprintf("The search is %d characters long; use at most %d.", n, searchMaxRunes)
+	}
+	return v, ""
+}
+
+// searchResults finds up to limit students for the query in q, within the person's courses. A
+// problem with the query is a 422 with its message, never a search.
+func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.SearchResultsVM, int, error) {
+	query, problem := searchQuery(q)
+	vm := views.SearchResultsVM{Query: query}
+	if problem != "" {
+		vm.Active, vm.Message = true, problem
+		return vm, http.StatusUnprocessableEntity, nil
+	}
+	n := utf8.RuneCountInString(query)
+	if n < searchMinRunes {
+		return vm, http.StatusOK, nil
+	}
+	vm.Active = true
+	scope := s.courseScope(r)
+	// One more than shown tells whether there are more.
+	rows, err := s.store.StudentSearch(r.Context(), query, scope, limit+1)
+	if err != nil {
+		return vm, 0, err
+	}
+	if len(rows) > limit {
+		rows = rows[:limit]
+		vm.MoreURL = "/students?q=" + url.QueryEscape(query)
+	}
+	for _, row := range rows {
+		vm.Results = append(vm.Results, views.StudentResultVM{
+			ID:            row.ID,
+			URL:           "/students/" + row.ID,
+			Name:          row.Name,
+			Number:        deref(row.StudentNumber),
+			Email:         row.Email,
+			Registrations: plural(row.RegistrationCount, "registration", "registrations"),
+		})
+	}
+	if len(rows) == 0 {
+		vm.Empty = "No student matches “" + query + "”."
+		if n < 3 {
+			vm.Empty += " Type at least three letters of a name, or a whole student number."
+		}
+	}
+	if scope != nil {
+		vm.ScopeNote = "Only students of your courses are searched."
+	}
+	return vm, http.StatusOK, nil
+}
+
+// studentSearch is the search box's dropdown as the person types: GET /students/search?q=. Opened
+// as a page (without htmx) it leads to the results page.
+func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	if !wantsFragment(r) {
+		http.Redirect(w, r, "/students?"+url.Values{"q": {q.Get("q")}}.Encode(), http.StatusSeeOther)
+		return nil
+	}
+	vm, status, err := s.searchResults(r, q, searchDropdownLimit)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, status, nil, views.SearchResults(vm))
+}
+
+// studentList is the search's results page, where the box leads without JavaScript: GET
+// /students?q=.
+func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	vm, status, err := s.searchResults(r, q, searchPageLimit)
+	if err != nil {
+		return err
+	}
+	switch {
+	case vm.MoreURL != "":
+		vm.MoreURL = ""
+		vm.Summary = fmt.Sprintf("The first %d matches; add to the search to narrow it.", searchPageLimit)
+	case len(vm.Results) > 0:
+		vm.Summary = plural(int64(len(vm.Results)), "student matches", "students match") + "."
+	}
+	page := s.page(r, "Students")
+	page.SearchQuery = vm.Query
+	return s.render(w, r, status, views.StudentsPage(views.StudentsVM{Page: page, Results: vm}), nil)
+}
+
+// studentShow is a student's page: every registration of theirs in the person's courses, newest
+// first, in plain words: GET /students/{id}. A teacher asking for a student outside their courses
+// gets the same 404 as for one who does not exist.
+func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
+	id := r.PathValue("id")
+	if !store.IsUUID(id) {
+		return errNotFound
+	}
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	ctx, scope := r.Context(), s.courseScope(r)
+	student, err := s.store.StudentGet(ctx, id, scope)
+	if err != nil {
+		return err
+	}
+	regs, err := s.store.RegistrationListByStudent(ctx, id, scope)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	staff := seesPipeline(actorFrom(ctx))
+	vm := views.StudentVM{
+		Page:   s.page(r, student.Name()),
+		ID:     student.ID,
+		Name:   student.Name(),
+		Number: deref(student.StudentNumber),
+		Email:  student.Email,
+		Empty:  "This student has no registrations.",
+	}
+	sums := make([]schedule.StudentSummary, len(regs))
+	for i, reg := range regs {
+		sums[i] = schedule.StudentView(reg.Facts(), reg.Preconditions(), now)
+		vm.Cards = append(vm.Cards, registrationCardVM(reg, sums[i], now, staff))
+	}
+	if scope != nil {
+		vm.ScopeNote = "Only registrations of your courses are shown."
+	}
+	if vm.Alert, err = s.studentAlert(r, q, student, regs, sums, now); err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, views.StudentPage(vm), nil)
+}
+
+// seesPipeline reports whether a sees the pipeline's internal states and codes: support staff and
+// admins do; teachers get the plain words only.
+func seesPipeline(a *Actor) bool { return a != nil && a.Role != RoleTeacher }
+
+// registrationCardVM says where reg stands in a teacher's words; with pipeline, also in the
+// pipeline's.
+func registrationCardVM(reg store.RegistrationOverview, sum schedule.StudentSummary, now time.Time, pipeline bool) views.RegistrationCardVM {
+	at := func(t time.Time) string { return views.At(t, now) }
+	// The message is read later and elsewhere, so its times carry their date.
+	dated := func(t time.Time) string { return views.AtDated(t, now) }
+	c := views.RegistrationCardVM{
+		ID:                 reg.ID,
+		Course:             reg.CourseName,
+		CourseURL:          "/courses/" + reg.CourseID,
+		Module:             reg.ModuleName,
+		Grade:              gradeText(reg.Grade, reg.GradeScaleID, reg.Passed),
+		Credits:            creditsText(reg.Credits),
+		Completed:          "completed " + views.Date(reg.CompletionDate),
+		Status:             string(sum.Status),
+		StatusLabel:        sum.Status.Label(),
+		StatusExplanation:  sum.Status.Explanation(),
+		WaitsOn:            string(sum.WaitsOn),
+		WaitsOnLabel:       sum.WaitsOn.Label(),
+		WaitsOnExplanation: sum.WaitsOn.Explanation(),
+		Sentence:           sum.Next.Sentence(at),
+		Message:            sum.Message(reg.CourseName, dated),
+		MessageID:          "message-" + reg.ID,
+	}
+	if reg.SupersededByID != nil {
+		c.Replaced = "A later attempt replaced this one."
+	}
+	if pipeline {
+		st := sum.Classified
+		p := &views.PipelineDetailsVM{
+			URL:              "/registrations/" + reg.ID,
+			State:            string(reg.State),
+			StateLabel:       reg.State.Label(),
+			Phase:            string(st.Phase),
+			PhaseLabel:       st.Phase.Label(),
+			PhaseExplanation: st.Phase.Explanation(),
+			ErrorCode:        string(reg.ErrorCode),
+			NeedsAdmin:       st.NeedsAdmin,
+			Reasons:          reasonVMs(st, reg.Facts().DismissedReasons),
+			NextCheck:        views.NewWhen(st.NextCheckAt, now),
+			Escalates:        views.NewWhen(st.EscalatesAt, now),
+		}
+		if reg.ErrorCode != "" {
+			p.ErrorLabel = reg.ErrorCode.Explanation()
+		}
+		if reg.AttemptNumber > 1 {
+			p.Attempt = strconv.Itoa(int(reg.AttemptNumber))
+		}
+		c.Pipeline = p
+	}
+	return c
+}
+
+// gradeText puts a grade in words: "Grade 4 on the 0–5 scale", "Pass".
+func gradeText(grade, scale *string, passed bool) string {
+	if scale != nil && schedule.ScaleFamily(*scale) == "sis-hyl-hyv" {
+		// Sisu's pass/fail scale: 1 is hyväksytty (pass), 0 hylätty (fail).
+		if grade != nil && *grade == "0" {
+			return "Fail"
+		}
+		return "Pass"
+	}
+	if grade == nil || *grade == "" {
+		if passed {
+			return "Pass"
+		}
+		return "No grade"
+	}
+	g := "Grade " + *grade
+	switch {
+	case scale == nil:
+	case *scale == "sis-0-5":
+		g += " on the 0–5 scale"
+	case *scale == "sis-1-3":
+		g += " on the 1–3 scale"
+	default:
+		g += " on scale " + *scale
+	}
+	return g
+}
+
+// creditsText is "5 credits", "2.5 credits", "1 credit".
+func creditsText(c *float32) string {
+	if c == nil {
+		return "credits not set"
+	}
+	n := strconv.FormatFloat(float64(*c), 'f', -1, 32)
+	if n == "1" {
+		return "1 credit"
+	}
+	return n + " credits"
+}
+
+// plural is "1 registration", "3 registrations".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return views.Count(n) + " " + many
+}
