@@ -5,6 +5,9 @@ package views
 type LookupVM struct {
 	// ActionURL is where the lookup form posts.
 	ActionURL string
+	// Version is the row version the page was drawn with; the lookup sends it back, so the action
+	// panel its answer refreshes still acts only on the row the page shows.
+	Version string
 	// Unavailable, when set, says why no lookup can be made now; the button is then disabled.
 	Unavailable string
 	// Last is the latest lookup, read back from the row's history; nil when there is none.

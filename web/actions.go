@@ -192,7 +192,11 @@ func (s *Server) staleNotice(ctx context.Context, e *store.StaleError, now time.
 		return n
 	}
 	c := e.LastChange
-	if c == nil {
+	// A write the history does not record (a pipeline bookkeeping update) leaves the newest event
+	// older than the row: naming that event's author would blame the wrong change. A minute of
+	// slack absorbs the gap between the application's clock, which dates events, and the
+	// database's, which dates the row.
+	if c == nil || c.At.Before(e.UpdatedAt.Add(-time.Minute)) {
 		n.Message = fmt.Sprintf("It changed at %s (it is now %s). Nothing was saved.", views.Moment(e.UpdatedAt, now), e.State)
 		return n
 	}

@@ -456,3 +456,49 @@ func TestLookupSwapRefreshesTheActions(t *testing.T) {
 		t.Errorf("the refreshed forms do not carry the new lookup's id %s", rec.event.ID)
 	}
 }
+
+func TestLookupSwapKeepsTheVersionThePageShowed(t *testing.T) {
+	t.Parallel()
+	world := lookupWorld()
+	world.AddSubmission(submissionOf("hy-kur-landed"))
+	b := setupLookup(t, world, 0)
+	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
+		t.Fatal(err)
+	}
+	id := b.row(t, "hy-kur-landed")
+	tb := &testBundle{store: b.store, server: b.server, client: b.client}
+	_, page := tb.get(t, "/registrations/"+id, false)
+	v := versionField.FindStringSubmatch(page)
+	if v == nil || !strings.Contains(page, `name="version" value="`+v[1]+`"`) {
+		t.Fatalf("the page carries no version")
+	}
+	// The pipeline touches the row while the page is open; the page does not show it.
+	if _, err := b.store.Pool().Exec(context.Background(), `UPDATE credit_registrations SET verify_attempt_count = verify_attempt_count + 1
+WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+
+	req, err := http.NewRequest(http.MethodPost, b.server.URL+"/registrations/"+id+"/lookup", strings.NewReader(url.Values{"version": {v[1]}}.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("HX-Request", "true")
+	_, body := do(t, b.client, req)
+	if !strings.Contains(body, `hx-swap-oob="true"`) || !strings.Contains(body, `name="version" value="`+v[1]+`"`) {
+		t.Fatalf("the refreshed panel does not keep the version the page showed (%s)", v[1])
+	}
+	lookupID := lookupField.FindStringSubmatch(body)[1]
+	before := tb.written(t, id)
+	resp, answer := tb.act(t, b.client, id, schedule.ActionMarkInSisu, url.Values{"version": {v[1]}, "lookup_id": {lookupID}, "reason": {"Found"}}, true)
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(answer, `data-kind="stale"`) {
+		t.Errorf("acting on a row the page no longer shows = %d, want 409 stale", resp.StatusCode)
+	}
+	// The write left no history entry: the notice names no author for it.
+	if !strings.Contains(answer, "(it is now submission_uncertain). Nothing was saved.") || strings.Contains(answer, "The pipeline changed") {
+		t.Errorf("the notice blames the newest history entry for an unrecorded write:\n%s", answer)
+	}
+	if got := tb.written(t, id); got != before {
+		t.Errorf("the stale action wrote: %+v → %+v", before, got)
+	}
+}

@@ -82,12 +82,18 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	now := s.clock()
-	// A new lookup changes what may be done (marking rests on it), so the action panel comes too.
+	// A new lookup changes what may be done (marking rests on it), so the action panel comes too,
+	// its forms carrying the new lookup but the version the page was drawn with: the rest of the
+	// page is not redrawn, and an action must rest on the row as the person sees it.
 	var actions *views.ActionsVM
 	if actor.CanAct() {
 		if actions, err = s.actionsVM(r.Context(), reg.ID, now); err != nil {
 			return err
 		}
+		if v := r.PostFormValue("version"); v != "" {
+			actions.Version = v
+		}
+		actions.LookupID = latestLookupID(events)
 	}
 	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(reg, events, now), eventVMs(reg.ID, events, now), actions))
 }
@@ -396,7 +402,7 @@ func submissionOf(reg store.Registration) schedule.Submission {
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest
 // first), so a swap and a page always show the same thing.
 func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time.Time) views.LookupVM {
-	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup"}
+	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup", Version: strconv.FormatInt(reg.Version, 10)}
 	if s.registry == nil {
 		vm.Unavailable = msgNoSuotar
 	} else if _, problem := lookupQueryFor(reg); problem != "" {
@@ -629,6 +635,15 @@ func took(ms int64) string {
 		return strconv.FormatInt(ms, 10) + " ms"
 	}
 	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+}
+
+// latestLookupID is the id of the newest lookup in the history (events newest first); "" for
+// none. The action forms carry the lookup the page shows, not one made since.
+func latestLookupID(events []store.Event) string {
+	if i := slices.IndexFunc(events, func(e store.Event) bool { return e.Kind == "sisu_lookup" }); i >= 0 {
+		return events[i].ID
+	}
+	return ""
 }
 
 // lookupTitle names a lookup in the history: its verdict, or that it failed.

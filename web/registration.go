@@ -61,6 +61,11 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		if vm.Actions, err = s.actionsVM(ctx, reg.ID, now); err != nil {
 			return views.RegistrationVM{}, err
 		}
+		// The forms carry the row and the lookup this page shows: were either to change between
+		// the reads above and the decisions, the action is refused as stale instead of resting on
+		// something the person never saw.
+		vm.Actions.Version = strconv.FormatInt(reg.Version, 10)
+		vm.Actions.LookupID = latestLookupID(events)
 	} else {
 		// Teachers read; the route refuses their lookups, so the page does not offer one.
 		vm.Lookup.Unavailable = msgLookupNotYours
