@@ -176,3 +176,62 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 	})
 	return st, dbURL
 }
+
+// Persistent returns a Store on a database that outlives the test run: built once from the
+// template and filled by fill, then reused by every later run with the same key and migrations.
+// Benchmarks use it for ledgers too large to rebuild each time. A fill that fails or is
+// interrupted leaves no database under the final name, because the filled database is renamed
+// into place only when fill returns.
+func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store.Store {
+	tb.Helper()
+	admin := AdminURL(tb)
+	ctx := context.Background()
+	tpl, err := templateDB(ctx, admin)
+	if err != nil {
+		tb.Fatalf("storetest: template database: %v", err)
+	}
+	sum := sha256.Sum256([]byte(tpl + "\x00" + key))
+	name := "keep_" + hex.EncodeToString(sum[:])[:16]
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		tb.Fatalf("storetest: connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext($1))`, name); err != nil {
+		tb.Fatal(err)
+	}
+	defer func() { _, _ = conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtext($1))`, name) }()
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&exists); err != nil {
+		tb.Fatal(err)
+	}
+	if !exists {
+		tmp := name + "_filling"
+		ident, tmpIdent := pgx.Identifier{name}.Sanitize(), pgx.Identifier{tmp}.Sanitize()
+		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+tmpIdent+` WITH (FORCE)`); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, `CREATE DATABASE `+tmpIdent+` TEMPLATE `+pgx.Identifier{tpl}.Sanitize()+` STRATEGY FILE_COPY`); err != nil {
+			tb.Fatalf("storetest: create %s: %v", tmp, err)
+		}
+		st, err := store.Open(ctx, withDatabase(admin, tmp), store.Options{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Logf("storetest: filling %s (%s); later runs reuse it", name, key)
+		err = fill(st)
+		st.Close()
+		if err != nil {
+			tb.Fatalf("storetest: fill %s: %v", name, err)
+		}
+		if _, err := conn.Exec(ctx, `ALTER DATABASE `+tmpIdent+` RENAME TO `+ident); err != nil {
+			tb.Fatalf("storetest: rename %s: %v", tmp, err)
+		}
+	}
+	st, err := store.Open(ctx, withDatabase(admin, name), store.Options{StatementTimeout: 30 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(st.Close)
+	return st
+}
