@@ -1,0 +1,13 @@
+// Package schedule holds the credit registration pipeline's timing and
+// classification rules as pure functions of a row and an instant.
+//
+// It imports only the standard library and never reads the clock: every
+// function that depends on time takes now as a parameter, so a handler, a
+// test, the demo-data generator and the SQL that mirrors these rules all see
+// the same answer for the same row at the same instant.
+//
+// The timing half (backoff.go) is a port of the pipeline's Rust
+// library/credit_registration/backoff.rs and of the helpers it uses in
+// headless_lms_utils::backoff. Where that code counts whole seconds, so does
+// this package, so the dashboard agrees with the pipeline to the second.
+package schedule
