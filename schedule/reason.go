@@ -1,0 +1,101 @@
+package schedule
+
+import "time"
+
+// Reason is one reason a row is on the Needs attention list. The values are
+// URL filter values and are stored in attention dismissals, so they never
+// change.
+type Reason string
+
+// The reasons, in the order Classify reports them.
+const (
+	// ReasonUncertainOverdue is an uncertain submission UncertainAdminAfter
+	// old.
+	ReasonUncertainOverdue Reason = "uncertain_overdue"
+	// ReasonPartialOverdue is a partial registration first seen
+	// PartialRegistrationAdminAfter ago.
+	ReasonPartialOverdue Reason = "partial_overdue"
+	// ReasonVerificationGaveUp is a row in verification past VerifyMaxAge.
+	ReasonVerificationGaveUp Reason = "verification_gave_up"
+	// ReasonRepeatedlyNotRegistered is a live row Suotar has lost
+	// NotRegisteredReimportAdminThreshold times.
+	ReasonRepeatedlyNotRegistered Reason = "repeatedly_not_registered"
+	// ReasonRetryWindowExpired is a row whose retries ran for
+	// SubmitMaxRetryAge, or will be failed for it at the next sweep.
+	ReasonRetryWindowExpired Reason = "retry_window_expired"
+	// ReasonMisregistered is a row Sisu reversed.
+	ReasonMisregistered Reason = "misregistered"
+	// ReasonPermanentError is a flagged failed_permanent row, other than one
+	// that only ran out of retries.
+	ReasonPermanentError Reason = "permanent_error"
+	// ReasonStuckPastRecoveryGrace is a row the pipeline should have
+	// recovered from a dead worker by now.
+	ReasonStuckPastRecoveryGrace Reason = "stuck_past_recovery_grace"
+	// ReasonTooManyAttempts is a live row that failed TooManySubmitRetries
+	// submits.
+	ReasonTooManyAttempts Reason = "too_many_attempts"
+	// ReasonRunningLate is a row longer in its state than StuckThreshold. It
+	// alone never makes a row need an admin.
+	ReasonRunningLate Reason = "running_late"
+	// ReasonFlaggedByPipeline is the pipeline's needs_admin_attention flag
+	// when no other reason explains it.
+	ReasonFlaggedByPipeline Reason = "flagged_by_pipeline"
+)
+
+var reasons = newEnumTable("attention reason",
+	enumEntry[Reason]{ReasonUncertainOverdue, "Uncertain for a day", "Nobody knows whether Sisu got this submission, and a day of checks found nothing; look in Sisu before resubmitting."},
+	enumEntry[Reason]{ReasonPartialOverdue, "Partly registered for 3 days", "Sisu has shown only the assessment item for 3 days; look in Sisu why the course credit is missing."},
+	enumEntry[Reason]{ReasonVerificationGaveUp, "Not confirmed in 14 days", "Sisu still does not show the registration 14 days after sending; the pipeline checks daily, a person must look."},
+	enumEntry[Reason]{ReasonRepeatedlyNotRegistered, "Lost by Suotar 3 times", "Suotar has lost this submission 3 or more times; it is still resent, but someone should find out why."},
+	enumEntry[Reason]{ReasonRetryWindowExpired, "Retried for a week", "Temporary failures went on for 7 days, so the pipeline stops retrying; a person must look."},
+	enumEntry[Reason]{ReasonMisregistered, "Reversed in Sisu", "Sisu reversed the registration; resubmit or cancel it."},
+	enumEntry[Reason]{ReasonPermanentError, "Permanent error", "The pipeline gave up because of an error a person must fix."},
+	enumEntry[Reason]{ReasonStuckPastRecoveryGrace, "Stuck past recovery", "The pipeline should have taken this row back by now; its worker may be down."},
+	enumEntry[Reason]{ReasonTooManyAttempts, "Too many attempts", "Sending or looking up has failed 5 or more times."},
+	enumEntry[Reason]{ReasonRunningLate, "Running late", "In this state longer than usual; nothing needs doing yet."},
+	enumEntry[Reason]{ReasonFlaggedByPipeline, "Flagged by the pipeline", "The pipeline asked for a person to look at this row."},
+)
+
+// Reasons lists every reason in the order Classify reports them; the slice is
+// the caller's to keep.
+func Reasons() []Reason { return reasons.values() }
+
+// ParseReason reads a reason from user input, such as a URL filter: its
+// value or its label, ignoring case and surrounding space. The error is a
+// *ParseError whose message can be shown to that user.
+func ParseReason(s string) (Reason, error) { return reasons.parse(s) }
+
+// Valid reports whether r is one of the reasons.
+func (r Reason) Valid() bool { return reasons.valid(r) }
+
+// Label is the reason's name for people; an unknown reason shows as itself.
+func (r Reason) Label() string { return reasons.label(r) }
+
+// Explanation is one line for the UI; "" for an unknown reason.
+func (r Reason) Explanation() string { return reasons.explanation(r) }
+
+// Escalates reports whether r makes a row need an admin. Only
+// ReasonRunningLate does not: it says a row is slow, not that a person must
+// act.
+func (r Reason) Escalates() bool { return r.Valid() && r != ReasonRunningLate }
+
+// TooManySubmitRetries is the submit_retry_count at which a live row counts
+// as having failed too often (TOO_MANY_SUBMIT_RETRIES).
+const TooManySubmitRetries = 5
+
+// StuckThreshold is how long a row may stay in state (measured from
+// state_changed_at) before it is running late; ok is false for states without
+// one. The values are the pipeline's health thresholds (health.rs).
+func StuckThreshold(state State) (threshold time.Duration, ok bool) {
+	switch state {
+	case StateReadyToSubmit:
+		return 2 * time.Hour, true
+	case StateSubmitting:
+		return 15 * time.Minute, true
+	case StateAwaitingVerification:
+		return 24 * time.Hour, true
+	case StateFailedRetryable:
+		return 3 * 24 * time.Hour, true
+	}
+	return 0, false
+}
