@@ -1,0 +1,480 @@
+package demo
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"regdesk/store"
+)
+
+// The enums COPY must know: its binary format needs each type registered on the connection.
+var enumTypes = []string{
+	"credit_registration_state", "credit_registration_error_code", "credit_registration_enrolment_kind",
+	"enrolment_check_group", "credit_registration_event_kind", "suotar_endpoint", "suotar_answer",
+}
+
+func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
+	pool := st.Pool()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return Summary{}, fmt.Errorf("demo: acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	// make run and a second seeder may start together: the lock makes the later one wait for
+	// the first to finish and then see its rows.
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('regdesk demo seed'))`); err != nil {
+		return Summary{}, fmt.Errorf("demo: take the seed lock: %w", err)
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('regdesk demo seed'))`)
+	}()
+	var hasRows bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations)`).Scan(&hasRows); err != nil {
+		return Summary{}, fmt.Errorf("demo: check the ledger is empty: %w", err)
+	}
+	if hasRows {
+		if cfg.IfEmpty {
+			return Summary{Skipped: true}, nil
+		}
+		return Summary{}, fmt.Errorf("demo: %w", ErrNotEmpty)
+	}
+
+	g := newGen(cfg)
+	sum := Summary{States: map[string]int{}, Courses: len(g.courses), Modules: len(g.modules)}
+	w := &writer{pool: pool}
+	if err := w.catalogue(ctx, g); err != nil {
+		return Summary{}, err
+	}
+
+	// Batches are independent (a student, their completions, rows and events are always in
+	// one batch), so several connections copy them at once, each batch in a transaction of
+	// its own: PostgreSQL's index upkeep, not Go, is what takes the time.
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	batches := make(chan *batch, cfg.Workers)
+	done := make(chan *batch, cfg.Workers)
+	go func() {
+		defer close(batches)
+		g.run(gctx, cfg.Rows, cfg.BatchRows, batches)
+	}()
+	errs := make(chan error, cfg.Workers)
+	var wg sync.WaitGroup
+	for range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- w.copyBatches(gctx, batches, done, cancel)
+		}()
+	}
+	go func() { wg.Wait(); close(done) }()
+	for b := range done {
+		sum.Students += len(b.students)
+		sum.Completions += len(b.completions)
+		sum.Rows += len(b.regs)
+		sum.Events += b.events
+		for _, r := range b.regs {
+			sum.States[r.state]++
+		}
+	}
+	var copyErr error
+	for range cfg.Workers {
+		if err := <-errs; err != nil && copyErr == nil {
+			copyErr = err
+		}
+	}
+	if copyErr == nil {
+		copyErr = ctx.Err()
+	}
+	if copyErr != nil {
+		if err := w.undo(context.WithoutCancel(ctx), conn); err != nil {
+			return Summary{}, fmt.Errorf("%w (and removing the partial demo failed: %v)", copyErr, err)
+		}
+		return Summary{}, copyErr
+	}
+	// Fresh statistics, so the dashboard's first queries plan for a full ledger, not an empty one.
+	if _, err := conn.Exec(ctx, `ANALYZE students, courses, course_instances, course_modules, course_module_completions, credit_registrations, credit_registration_events`); err != nil {
+		return sum, fmt.Errorf("demo: analyze: %w", err)
+	}
+	return sum, nil
+}
+
+// writer copies batches to the database and remembers what it wrote, so a failed run can take
+// it out again.
+type writer struct {
+	pool *pgxpool.Pool
+
+	mu      sync.Mutex
+	written []ids // per batch attempted
+	catalog ids
+}
+
+// ids are the primary keys one batch (or the catalogue) wrote, per table.
+type ids struct {
+	courses, instances, modules, students, completions, regs []pgtype.UUID
+}
+
+// copyBatches copies batches from in, each in its own transaction, until in closes or one
+// fails; it cancels the run on failure.
+func (w *writer) copyBatches(ctx context.Context, in <-chan *batch, done chan<- *batch, cancel func()) error {
+	conn, err := w.pool.Acquire(ctx)
+	if err != nil {
+		cancel()
+		return fmt.Errorf("demo: acquire a connection: %w", err)
+	}
+	defer conn.Release()
+	if err := registerEnums(ctx, conn.Conn()); err != nil {
+		cancel()
+		return err
+	}
+	for b := range in {
+		if ctx.Err() != nil {
+			continue // drain, so the generator can stop
+		}
+		w.remember(b)
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return copyBatch(ctx, tx, b) })
+		if err != nil {
+			cancel()
+			for range in {
+			}
+			return err
+		}
+		done <- b
+	}
+	return nil
+}
+
+func (w *writer) remember(b *batch) {
+	var x ids
+	for _, s := range b.students {
+		x.students = append(x.students, uid(s.id))
+	}
+	for _, c := range b.completions {
+		x.completions = append(x.completions, uid(c.id))
+	}
+	for _, r := range b.regs {
+		x.regs = append(x.regs, uid(r.id))
+	}
+	w.mu.Lock()
+	w.written = append(w.written, x)
+	w.mu.Unlock()
+}
+
+// undo deletes what a failed run wrote, newest first, so foreign keys are never in the way.
+func (w *writer) undo(ctx context.Context, conn *pgxpool.Conn) error {
+	del := func(table, col string, keys []pgtype.UUID) error {
+		if len(keys) == 0 {
+			return nil
+		}
+		_, err := conn.Exec(ctx, `DELETE FROM `+table+` WHERE `+col+` = ANY($1)`, keys)
+		return err
+	}
+	for i := len(w.written) - 1; i >= 0; i-- {
+		x := w.written[i]
+		for _, step := range []struct {
+			table, col string
+			keys       []pgtype.UUID
+		}{
+			{"credit_registration_events", "credit_registration_id", x.regs},
+			{"credit_registrations", "id", x.regs},
+			{"course_module_completions", "id", x.completions},
+			{"students", "id", x.students},
+		} {
+			if err := del(step.table, step.col, step.keys); err != nil {
+				return fmt.Errorf("demo: undo %s: %w", step.table, err)
+			}
+		}
+	}
+	c := w.catalog
+	for _, step := range []struct {
+		table string
+		keys  []pgtype.UUID
+	}{{"course_modules", c.modules}, {"course_instances", c.instances}, {"courses", c.courses}} {
+		if err := del(step.table, "id", step.keys); err != nil {
+			return fmt.Errorf("demo: undo %s: %w", step.table, err)
+		}
+	}
+	return nil
+}
+
+func registerEnums(ctx context.Context, conn *pgx.Conn) error {
+	for _, name := range enumTypes {
+		t, err := conn.LoadType(ctx, name)
+		if err != nil {
+			return fmt.Errorf("demo: load type %s: %w", name, err)
+		}
+		conn.TypeMap().RegisterType(t)
+	}
+	return nil
+}
+
+// run generates rows ledger rows in batches of about batchRows and sends them on out.
+func (g *gen) run(ctx context.Context, rows, batchRows int, out chan<- *batch) {
+	plan := g.allocate(rows)
+	for i, sc := range plan {
+		scenarios[sc].run(g)
+		if len(g.out.regs) >= batchRows || i == len(plan)-1 {
+			b := g.flush()
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}
+}
+
+// flush closes the batch: a student never spans two batches, so their created_at can be set
+// from all their completions.
+func (g *gen) flush() *batch {
+	b := g.out
+	for _, s := range b.students {
+		s.createdAt = s.earliest.Add(-g.rng.dur(24*time.Hour, 400*24*time.Hour))
+		if s.updatedAt.Before(s.createdAt) {
+			s.updatedAt = s.createdAt
+		}
+	}
+	for _, r := range b.regs {
+		b.events += len(r.events)
+	}
+	g.out = &batch{}
+	g.cur, g.curLeft = nil, 0
+	return b
+}
+
+// catalogue writes the courses, their instances and modules, which every batch refers to.
+func (w *writer) catalogue(ctx context.Context, g *gen) error {
+	for _, c := range g.courses {
+		w.catalog.courses = append(w.catalog.courses, uid(c.id))
+		for _, in := range c.instances {
+			w.catalog.instances = append(w.catalog.instances, uid(in.id))
+		}
+	}
+	for _, m := range g.modules {
+		w.catalog.modules = append(w.catalog.modules, uid(m.id))
+	}
+	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error { return copyCatalogue(ctx, tx, g) })
+}
+
+func copyCatalogue(ctx context.Context, tx pgx.Tx, g *gen) error {
+	var rows [][]any
+	for _, c := range g.courses {
+		rows = append(rows, []any{uid(c.id), c.createdAt, c.createdAt, c.def.name, c.def.slug})
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"courses"}, []string{"id", "created_at", "updated_at", "name", "slug"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("demo: copy courses: %w", err)
+	}
+	rows = rows[:0]
+	for _, c := range g.courses {
+		for _, in := range c.instances {
+			rows = append(rows, []any{uid(in.id), in.createdAt, uid(c.id), in.name})
+		}
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_instances"}, []string{"id", "created_at", "course_id", "name"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("demo: copy course_instances: %w", err)
+	}
+	rows = rows[:0]
+	for _, m := range g.modules {
+		var credits any
+		if m.def.credits > 0 {
+			credits = m.def.credits
+		}
+		rows = append(rows, []any{uid(m.id), m.createdAt, m.createdAt, uid(m.course.id), m.def.name, m.order, str(m.def.code), credits, true})
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_modules"}, []string{"id", "created_at", "updated_at", "course_id", "name", "order_number", "uh_course_code", "ects_credits", "enable_credit_registration_via_suotar"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("demo: copy course_modules: %w", err)
+	}
+	return nil
+}
+
+func copyBatch(ctx context.Context, tx pgx.Tx, b *batch) error {
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"students"}, studentColumns, &studentSource{rows: b.students, i: -1}); err != nil {
+		return fmt.Errorf("demo: copy students: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_module_completions"}, completionColumns, &completionSource{rows: b.completions, i: -1}); err != nil {
+		return fmt.Errorf("demo: copy course_module_completions: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"credit_registrations"}, regColumns, &regSource{rows: b.regs, i: -1}); err != nil {
+		return fmt.Errorf("demo: copy credit_registrations: %w", err)
+	}
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"credit_registration_events"}, eventColumns, &eventSource{rows: b.regs, r: -1}); err != nil {
+		return fmt.Errorf("demo: copy credit_registration_events: %w", err)
+	}
+	return nil
+}
+
+// Value helpers: the zero value of each is SQL NULL.
+
+func uid(u [16]byte) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }
+
+func uidOf(r *reg) any {
+	if r == nil {
+		return nil
+	}
+	return uid(r.id)
+}
+
+func str(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func ts(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t
+}
+
+var studentColumns = []string{"id", "created_at", "updated_at", "first_name", "last_name", "email", "student_number"}
+
+type studentSource struct {
+	rows []*student
+	i    int
+	vals [7]any
+}
+
+func (s *studentSource) Next() bool { s.i++; return s.i < len(s.rows) }
+func (s *studentSource) Err() error { return nil }
+func (s *studentSource) Values() ([]any, error) {
+	x := s.rows[s.i]
+	s.vals = [7]any{uid(x.id), x.createdAt, x.updatedAt, x.first, x.last, x.email, str(x.number)}
+	return s.vals[:], nil
+}
+
+var completionColumns = []string{
+	"id", "created_at", "updated_at", "deleted_at", "user_id", "course_id", "course_module_id", "course_instance_id",
+	"completion_date", "grade", "passed", "eligible_for_ects", "prerequisite_modules_completed", "needs_to_be_reviewed",
+	"register_credits_via_suotar",
+}
+
+type completionSource struct {
+	rows []*completion
+	i    int
+	vals [15]any
+}
+
+func (s *completionSource) Next() bool { s.i++; return s.i < len(s.rows) }
+func (s *completionSource) Err() error { return nil }
+func (s *completionSource) Values() ([]any, error) {
+	c := s.rows[s.i]
+	var grade any
+	if c.grade > 0 {
+		grade = c.grade
+	}
+	s.vals = [15]any{
+		uid(c.id), c.createdAt, c.updatedAt, ts(c.deletedAt), uid(c.student.id), uid(c.module.course.id), uid(c.module.id), uid(c.instance.id),
+		c.completionDate, grade, true, c.eligible, c.prereqs, c.needsReview, true,
+	}
+	return s.vals[:], nil
+}
+
+var regColumns = []string{
+	"id", "created_at", "updated_at", "version",
+	"course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
+	"attempt_number", "superseded_by_id", "superseded_at", "pending_superseded_by_id",
+	"state", "state_entered_at", "state_changed_at", "phase_started_at", "error_code", "error_message",
+	"needs_admin_attention", "next_attempt_at", "first_failed_at", "last_attempt_at",
+	"submit_retry_count", "verify_attempt_count", "not_registered_reimport_count", "terminal_at",
+	"submitted_at", "registered_at", "enrolment_checked_at", "partially_registered_at", "resubmit_not_before",
+	"no_usable_enrolment_since",
+	"student_number", "sisu_person_id", "uh_course_code", "selected_enrolment_id", "selected_enrolment_kind",
+	"selected_enrolment_realisation_id", "selected_enrolment_realisation_name", "attainment_language",
+	"grade_scale_id", "grade_id", "credits", "attained_at",
+	"submitted_attainment_id", "submitted_attainment_type", "sisu_attainment_id", "sisu_attainment_type",
+	"enrolment_check_group", "enrolment_check_step", "enrolment_check_due_at", "enrolment_checks_stopped_at",
+}
+
+type regSource struct {
+	rows []*reg
+	i    int
+	vals []any
+}
+
+func (s *regSource) Next() bool { s.i++; return s.i < len(s.rows) }
+func (s *regSource) Err() error { return nil }
+func (s *regSource) Values() ([]any, error) {
+	r := s.rows[s.i]
+	c := r.c
+	v := s.vals[:0]
+	v = append(v, uid(r.id), r.createdAt, r.updatedAt, int64(1),
+		uid(c.id), uid(c.student.id), uid(c.module.course.id), uid(c.module.id), uid(c.instance.id),
+		r.attempt, uidOf(r.supersededBy), ts(r.supersededAt), uidOf(r.pendingSupBy),
+		r.state, r.stateEnteredAt, r.stateChangedAt, r.phaseStartedAt, str(r.errorCode), str(r.errorMessage),
+		r.needsAdmin, r.nextAttemptAt, ts(r.firstFailedAt), ts(r.lastAttemptAt),
+		r.submitRetries, r.verifyAttempts, r.reimports, ts(r.terminalAt),
+		ts(r.submittedAt), ts(r.registeredAt), ts(r.enrolmentCheckedAt), ts(r.partiallyRegisteredAt), ts(r.resubmitNotBefore),
+		ts(r.noUsableEnrolmentSince),
+	)
+	if r.frozen {
+		v = append(v, str(r.studentNumber), str(r.personID), str(r.courseCode), str(r.enrolmentID), str(r.kind),
+			r.realisation.id, r.realisation.nameJSON, r.lang,
+			r.gradeScale, str(r.gradeID), r.credits, r.attainedAt)
+	} else {
+		v = append(v, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+	}
+	var attType any
+	if r.submittedAttainmentID != "" {
+		attType = "AssessmentItemAttainment"
+	}
+	v = append(v, str(r.submittedAttainmentID), attType, str(r.sisuAttainmentID), str(r.sisuAttainmentType))
+	if r.ecGroup != "" {
+		v = append(v, r.ecGroup, r.ecStep, ts(r.ecDueAt), ts(r.ecStoppedAt))
+	} else {
+		v = append(v, nil, nil, nil, nil)
+	}
+	s.vals = v
+	return v, nil
+}
+
+var eventColumns = []string{
+	"id", "created_at", "credit_registration_id", "kind", "from_state", "to_state", "error_code", "message",
+	"details", "request_item_id", "suotar_endpoint", "suotar_requested_at", "suotar_answered_at", "suotar_answer",
+}
+
+// eventSource streams the events of a batch's rows, row by row.
+type eventSource struct {
+	rows []*reg
+	r, e int
+	vals [14]any
+}
+
+func (s *eventSource) Next() bool {
+	if s.r >= 0 && s.e+1 < len(s.rows[s.r].events) {
+		s.e++
+		return true
+	}
+	for {
+		s.r++
+		if s.r >= len(s.rows) {
+			return false
+		}
+		if len(s.rows[s.r].events) > 0 {
+			s.e = 0
+			return true
+		}
+	}
+}
+
+func (s *eventSource) Err() error { return nil }
+
+func (s *eventSource) Values() ([]any, error) {
+	r := s.rows[s.r]
+	e := &r.events[s.e]
+	var details any
+	if e.details != nil {
+		details = e.details
+	}
+	s.vals = [14]any{
+		uid(e.id), e.at, uid(r.id), e.kind, str(e.from), str(e.to), str(e.errorCode), str(e.message),
+		details, str(e.itemID), str(e.endpoint), ts(e.requestedAt), ts(e.answeredAt), str(e.answer),
+	}
+	return s.vals[:], nil
+}
