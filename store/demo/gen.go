@@ -202,7 +202,7 @@ func (g *gen) moduleIndex(m *module) uint { return m.idx }
 // newStudent makes a student; withNumber links a verified student number and a Sisu person.
 func (g *gen) newStudent(withNumber bool) *student {
 	p := g.rng.person()
-	s := &student{id: g.rng.uuid(), first: p.first, last: p.last, email: p.email}
+	s := &student{first: p.first, last: p.last, email: p.email}
 	s.lang = "fi"
 	switch {
 	case p.swedish:
@@ -251,7 +251,8 @@ func (g *gen) studentFor(n moduleNeed) (*student, *module) {
 		}
 	}
 	g.cur = g.newStudent(true)
-	g.curLeft = []int{0, 0, 0, 0, 0, 1, 1, 1, 2, 2, 3, 5}[g.rng.intn(12)]
+	// Many take one course; Full Stack Open and the programming MOOCs are taken a part at a time.
+	g.curLeft = []int{0, 0, 0, 1, 1, 1, 2, 2, 3, 3, 4, 6}[g.rng.intn(12)]
 	return g.cur, g.pickModule(g.cur, n)
 }
 
@@ -278,7 +279,7 @@ func (g *gen) gradeFor(m *module, improvable bool) int32 {
 func (g *gen) begin(s *student, m *module, created time.Time, grade int32) *life {
 	done := created.Add(-g.rng.dur(5*time.Second, 70*time.Second))
 	c := &completion{
-		id: g.rng.uuid(), student: s, module: m, completionDate: done,
+		id: g.rng.uuid7(done), student: s, module: m, completionDate: done,
 		createdAt: done, updatedAt: done, grade: grade, eligible: true, prereqs: true,
 	}
 	c.instance = m.course.instances[m.course.termIndex(done)]
@@ -292,7 +293,7 @@ func (g *gen) begin(s *student, m *module, created time.Time, grade int32) *life
 
 // attempt creates ledger row number n for c, created at t.
 func (g *gen) attempt(c *completion, n int32, created time.Time) *life {
-	r := &reg{id: g.rng.uuid(), c: c, attempt: n}
+	r := &reg{id: g.rng.uuid7(created), c: c, attempt: n}
 	g.out.regs = append(g.out.regs, r)
 	l := &life{g: g, r: r}
 	l.created(created)

@@ -87,7 +87,7 @@ func (l *life) move(t time.Time, kind, to, code, msg string) *event {
 		t = l.last.Add(time.Millisecond)
 	}
 	from := r.state
-	r.events = append(r.events, event{id: l.g.rng.uuid(), at: t, kind: kind, from: from, to: to, errorCode: code, message: msg})
+	r.events = append(r.events, event{id: l.g.rng.uuid7(t), at: t, kind: kind, from: from, to: to, errorCode: code, message: msg})
 	l.last = t
 	r.updatedAt = t
 	r.stateEnteredAt = t
@@ -527,8 +527,7 @@ func (l *life) verifyFailed(claim time.Time) {
 	r := l.r
 	req, ans, at := l.call(claim, 200*time.Millisecond, 2*time.Second)
 	item := l.g.itemID()
-	rq := newObj(make([]byte, 0, 128))
-	rq.str("requestItemId", item)
+	rq := newObj(make([]byte, 0, 64))
 	rq.str("submittedAttainmentId", r.submittedAttainmentID)
 	l.failRetryable(at, "service_temporarily_unavailable", epVerify, item, rq.end(), req, ans, verifyDelay(r.submittedAt, at), false)
 }

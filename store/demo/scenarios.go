@@ -1,7 +1,9 @@
 package demo
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -10,72 +12,100 @@ const day = 24 * time.Hour
 // scenario is one kind of row history. share is its expected number of ledger rows per 100,000;
 // min is how many instances a demo gets at least (when Rows allows), so that a 2,000-row demo
 // shows every state, phase and attention reason; rows is how many ledger rows one instance
-// writes.
+// writes. when draws the instance's anchor, the moment its story is told from (its submission,
+// or its creation when it never got that far); run tells it.
 type scenario struct {
 	name  string
 	share float64
 	min   int
 	rows  int
-	run   func(g *gen)
+	when  func(g *gen) time.Time
+	run   func(g *gen, at time.Time)
+}
+
+// within anchors an instance uniformly between lo and hi before now.
+func within(lo, hi time.Duration) func(g *gen) time.Time {
+	return func(g *gen) time.Time { return g.ago(lo, hi) }
+}
+
+// settled anchors a settled instance's submission, moved back by extra for stories that need
+// room after it (a regrade, a second attempt).
+func settled(extra time.Duration) func(g *gen) time.Time {
+	return func(g *gen) time.Time { return g.settledSubmit().Add(-extra) }
+}
+
+// recentSkew anchors an instance up to span before now, more of them recent.
+func recentSkew(floor, span time.Duration) func(g *gen) time.Time {
+	return func(g *gen) time.Time {
+		u := g.rng.r.Float64()
+		return g.now.Add(-floor - time.Duration(u*u*float64(span)))
+	}
 }
 
 // scenarios: the first is the filler that takes whatever the others leave.
 var scenarios = []scenario{
-	{"registered", 0, 0, 1, scRegistered},
-	{"registered_after_retry", 1500, 2, 1, scRegisteredAfterRetry},
-	{"registered_after_uncertain", 250, 1, 1, scRegisteredAfterUncertain},
-	{"registered_after_not_registered", 120, 1, 1, scRegisteredAfterNotRegistered},
-	{"duplicate_import", 600, 2, 1, scDuplicateImport},
-	{"duplicate_found_by_check", 350, 2, 1, scDuplicateFoundByCheck},
-	{"duplicate_recovered", 150, 1, 1, scDuplicateRecovered},
-	{"not_improved", 400, 2, 1, scNotImproved},
-	{"grade_improved", 1100, 2, 2, scGradeImproved},
-	{"grade_improvement_in_flight", 60, 2, 2, scGradeImprovementInFlight},
-	{"grade_improvement_stopped", 30, 1, 2, scGradeImprovementStopped},
-	{"retried_after_failure", 200, 1, 2, scRetriedAfterFailure},
-	{"retried_after_cancel", 200, 1, 2, scRetriedAfterCancel},
+	{"registered", 0, 0, 1, settled(0), scRegistered},
+	{"registered_after_retry", 1500, 2, 1, settled(0), scRegisteredAfterRetry},
+	{"registered_after_uncertain", 250, 1, 1, settled(0), scRegisteredAfterUncertain},
+	{"registered_after_not_registered", 120, 1, 1, settled(3 * day), scRegisteredAfterNotRegistered},
+	{"duplicate_import", 600, 2, 1, settled(0), scDuplicateImport},
+	{"duplicate_found_by_check", 350, 2, 1, settled(0), scDuplicateFoundByCheck},
+	{"duplicate_recovered", 150, 1, 1, settled(0), scDuplicateRecovered},
+	{"not_improved", 400, 2, 1, settled(0), scNotImproved},
+	{"grade_improved", 1100, 2, 2, settled(120 * day), scGradeImproved},
+	{"grade_improvement_in_flight", 60, 2, 2, settled(20 * day), scGradeImprovementInFlight},
+	{"grade_improvement_stopped", 30, 1, 2, settled(20 * day), scGradeImprovementStopped},
+	{"retried_after_failure", 200, 1, 2, settled(60 * day), scRetriedAfterFailure},
+	{"retried_after_cancel", 200, 1, 2, settled(60 * day), scRetriedAfterCancel},
 
-	{"pending_no_number", 4000, 8, 1, scPendingNoNumber},
-	{"pending_not_eligible", 350, 2, 1, scPendingNotEligible},
-	{"pending_person_not_found", 150, 1, 1, scPendingPersonNotFound},
-	{"ready_to_submit", 60, 2, 1, scReadyToSubmit},
-	{"ready_to_submit_late", 20, 1, 1, scReadyToSubmitLate},
-	{"resolving", 30, 2, 1, scResolving},
-	{"resolving_stuck", 10, 1, 1, scResolvingStuck},
-	{"checking", 60, 2, 1, scChecking},
-	{"no_usable_enrolment", 2200, 6, 1, scNoUsableEnrolment},
-	{"no_usable_enrolment_stopped", 400, 2, 1, scNoUsableEnrolmentStopped},
-	{"submitting", 20, 2, 1, scSubmitting},
-	{"submitting_stuck", 10, 1, 1, scSubmittingStuck},
-	{"uncertain_recent", 60, 3, 1, scUncertainRecent},
-	{"uncertain_overdue", 40, 3, 1, scUncertainOverdue},
-	{"awaiting_waiting", 350, 4, 1, scAwaitingWaiting},
-	{"awaiting_dense", 350, 4, 1, scAwaitingDense},
-	{"awaiting_late", 300, 3, 1, scAwaitingLate},
-	{"awaiting_backing_off", 150, 3, 1, scAwaitingBackingOff},
-	{"awaiting_given_up", 20, 2, 1, scAwaitingGivenUp},
-	{"awaiting_duplicate_item", 10, 1, 1, scAwaitingDuplicateItem},
-	{"partial_recent", 80, 2, 1, scPartialRecent},
-	{"partial_overdue", 30, 2, 1, scPartialOverdue},
-	{"partial_given_up", 10, 1, 1, scPartialGivenUp},
-	{"misregistered", 50, 2, 1, scMisregistered},
-	{"backing_off", 120, 2, 1, scBackingOff},
-	{"backing_off_too_many", 20, 2, 1, scBackingOffTooMany},
-	{"backing_off_verify", 20, 1, 1, scBackingOffVerify},
-	{"repeatedly_not_registered", 10, 1, 1, scRepeatedlyNotRegistered},
-	{"failed_config", 250, 4, 1, scFailedConfig},
-	{"failed_module_unconfigured", 60, 2, 1, scFailedModuleUnconfigured},
-	{"failed_no_grade_mapping", 15, 1, 1, scFailedNoGradeMapping},
-	{"failed_retry_window", 40, 2, 1, scFailedRetryWindow},
-	{"failed_flag_cleared", 20, 1, 1, scFailedFlagCleared},
-	{"blocked", 250, 3, 1, scBlocked},
-	{"cancelled_completion_deleted", 1000, 4, 1, scCancelledCompletionDeleted},
-	{"cancelled_by_admin", 80, 1, 1, scCancelledByAdmin},
+	{"pending_no_number", 4000, 8, 1, recentSkew(time.Minute, 200*day), scPendingNoNumber},
+	{"pending_not_eligible", 350, 2, 1, within(time.Hour, 120*day), scPendingNotEligible},
+	{"pending_person_not_found", 150, 1, 1, within(2*day, 90*day), scPendingPersonNotFound},
+	{"ready_to_submit", 60, 2, 1, within(160*time.Second, 180*time.Second), scReadyToSubmit},
+	{"ready_to_submit_late", 20, 1, 1, within(3*time.Hour, 30*time.Hour), scReadyToSubmitLate},
+	{"resolving", 30, 2, 1, within(20*time.Second, 2*time.Minute), scResolving},
+	{"resolving_stuck", 10, 1, 1, within(45*time.Minute, 6*time.Hour), scResolvingStuck},
+	{"checking", 60, 2, 1, within(50*time.Second, 80*time.Second), scChecking},
+	{"no_usable_enrolment", 2200, 6, 1, recentSkew(30*time.Minute, 85*day), scNoUsableEnrolment},
+	{"no_usable_enrolment_stopped", 400, 2, 1, within(95*day, 400*day), scNoUsableEnrolmentStopped},
+	{"submitting", 20, 2, 1, within(70*time.Second, 100*time.Second), scSubmitting},
+	{"submitting_stuck", 10, 1, 1, within(80*time.Minute, 8*time.Hour), scSubmittingStuck},
+	{"uncertain_recent", 60, 4, 1, uncertainRecentWhen, scUncertainRecent},
+	{"uncertain_overdue", 40, 3, 1, within(26*time.Hour, 9*day), scUncertainOverdue},
+	{"awaiting_waiting", 350, 4, 1, within(5*time.Minute, 255*time.Minute), scAwaiting},
+	{"awaiting_dense", 350, 4, 1, within(285*time.Minute, 620*time.Minute), scAwaiting},
+	{"awaiting_late", 300, 3, 1, within(645*time.Minute, 28*time.Hour+30*time.Minute), scAwaiting},
+	{"awaiting_backing_off", 150, 3, 1, within(29*time.Hour+30*time.Minute, 13*day+12*time.Hour), scAwaitingBackingOff},
+	{"awaiting_given_up", 20, 2, 1, within(14*day+12*time.Hour, 45*day), scAwaitingGivenUp},
+	{"awaiting_duplicate_item", 10, 1, 1, within(30*time.Minute, 4*time.Hour), scAwaitingDuplicateItem},
+	{"partial_recent", 80, 2, 1, within(5*time.Hour, 2*day+12*time.Hour), scPartial},
+	{"partial_overdue", 30, 2, 1, within(4*day, 13*day), scPartial},
+	{"partial_given_up", 10, 1, 1, within(15*day, 40*day), scPartial},
+	{"misregistered", 50, 2, 1, within(2*day, 200*day), scMisregistered},
+	{"backing_off", 120, 2, 1, within(40*time.Second, 14*time.Minute), scBackingOff},
+	{"backing_off_too_many", 20, 2, 1, within(40*time.Minute, 5*time.Hour), scBackingOff},
+	{"backing_off_verify", 20, 1, 1, within(300*time.Minute, 600*time.Minute), scBackingOffVerify},
+	{"repeatedly_not_registered", 10, 1, 1, within(4*day+6*time.Hour, 5*day), scRepeatedlyNotRegistered},
+	{"failed_config", 250, 4, 1, within(2*time.Hour, 300*day), scFailedConfig},
+	{"failed_module_unconfigured", 60, 2, 1, within(time.Hour, 200*day), scFailedModuleUnconfigured},
+	{"failed_no_grade_mapping", 15, 1, 1, within(time.Hour, 100*day), scFailedNoGradeMapping},
+	{"failed_retry_window", 40, 2, 1, within(8*day, 120*day), scFailedRetryWindow},
+	{"failed_flag_cleared", 20, 1, 1, within(3*day, 200*day), scFailedFlagCleared},
+	{"blocked", 250, 3, 1, within(4*day, 150*day), scBlocked},
+	{"cancelled_completion_deleted", 1000, 4, 1, within(time.Hour, 300*day), scCancelledCompletionDeleted},
+	{"cancelled_by_admin", 80, 1, 1, within(3*day, 200*day), scCancelledByAdmin},
 }
 
-// allocate decides how many instances of each scenario a data set of rows gets, and returns
-// them in a shuffled order (so ids, students and batches mix kinds as a real ledger does).
-func (g *gen) allocate(rows int) []uint8 {
+// story is one instance of a scenario, anchored in time.
+type story struct {
+	at int64 // unix nanoseconds
+	sc uint8
+}
+
+// allocate decides how many instances of each scenario a data set of rows gets, draws their
+// anchors, and returns them oldest first. Telling them in time order is how a real ledger
+// fills, and it keeps every index's inserts near its hot end.
+func (g *gen) allocate(rows int) []story {
 	counts := make([]int, len(scenarios))
 	left := rows
 	for i, sc := range scenarios[1:] {
@@ -93,16 +123,13 @@ func (g *gen) allocate(rows int) []uint8 {
 		}
 	}
 	counts[0] += left
-	seq := make([]uint8, 0, rows)
+	seq := make([]story, 0, rows)
 	for i, n := range counts {
 		for range n {
-			seq = append(seq, uint8(i))
+			seq = append(seq, story{at: scenarios[i].when(g).UnixNano(), sc: uint8(i)})
 		}
 	}
-	for i := len(seq) - 1; i > 0; i-- {
-		j := g.rng.intn(i + 1)
-		seq[i], seq[j] = seq[j], seq[i]
-	}
+	slices.SortStableFunc(seq, func(a, b story) int { return cmp.Compare(a.at, b.at) })
 	return seq
 }
 
@@ -119,22 +146,22 @@ func (g *gen) settledSubmit() time.Time {
 // landing draws how long after the submission Sisu builds the course unit attainment: between
 // about 5 and 29 hours, most of them early (seed/backoff.rs), a few later.
 func (g *gen) landing() time.Duration {
-	switch g.rng.pick([]int{70, 20, 8, 2}) {
+	switch g.rng.pick([]int{84, 10, 4, 2}) {
 	case 0:
-		return g.rng.dur(4*time.Hour+35*time.Minute, 5*time.Hour+30*time.Minute)
+		return g.rng.dur(4*time.Hour+35*time.Minute, 5*time.Hour)
 	case 1:
-		return g.rng.dur(5*time.Hour+30*time.Minute, 8*time.Hour)
+		return g.rng.dur(5*time.Hour, 7*time.Hour)
 	case 2:
-		return g.rng.dur(8*time.Hour, 20*time.Hour)
+		return g.rng.dur(7*time.Hour, 14*time.Hour)
 	}
-	return g.rng.dur(20*time.Hour, 40*time.Hour)
+	return g.rng.dur(14*time.Hour, 30*time.Hour)
 }
 
 // landedPlan: the import landed; Suotar's copy shows the AI attainment soon after (verify then
 // answers partial) or, usually, only together with the CU.
 func (g *gen) landedPlan(submitted time.Time, cuAt time.Time) sisuPlan {
 	p := sisuPlan{landed: true, aiID: g.kurID(), cuID: g.otmID(), cuAt: cuAt}
-	if g.rng.chance(0.3) {
+	if g.rng.chance(0.15) {
 		p.aiAlone = true
 		p.aiAt = submitted.Add(g.rng.dur(5*time.Minute, 60*time.Minute))
 	} else {
@@ -172,8 +199,8 @@ func (g *gen) fresh(when time.Time, n moduleNeed) *life {
 
 // --- settled -------------------------------------------------------------------------------
 
-func scRegistered(g *gen) {
-	l := g.submitted(g.settledSubmit(), needConfigured)
+func scRegistered(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.plan = g.landedPlan(l.r.submittedAt, l.r.submittedAt.Add(g.landing()))
 	l.importAnswer(ioSent, "", "", "")
 	l.verifyUntil(g.now)
@@ -186,8 +213,8 @@ func scRegistered(g *gen) {
 
 // scRegisteredAfterRetry: a transient failure on the way (Suotar down during import or a
 // lookup), retried, then registered. first_failed_at stays as the anchor of the window.
-func scRegisteredAfterRetry(g *gen) {
-	l := g.submitted(g.settledSubmit(), needConfigured)
+func scRegisteredAfterRetry(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	for range g.between(1, 3) {
 		l.importAnswer(ioUnavailable, "", "", "")
 		l.resume()
@@ -199,8 +226,8 @@ func scRegisteredAfterRetry(g *gen) {
 	l.emitTruth("")
 }
 
-func scRegisteredAfterUncertain(g *gen) {
-	l := g.submitted(g.settledSubmit(), needConfigured)
+func scRegisteredAfterUncertain(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.plan = g.landedPlan(l.r.submittedAt, l.r.submittedAt.Add(g.landing()))
 	l.plan.attempted = true
 	l.plan.returnedID = true
@@ -211,8 +238,8 @@ func scRegisteredAfterUncertain(g *gen) {
 
 // scRegisteredAfterNotRegistered: Sisu lost the first submission; after a day Suotar says
 // notRegistered, the row is reset, looked up again and resent, and the second one lands.
-func scRegisteredAfterNotRegistered(g *gen) {
-	l := g.submitted(g.settledSubmit().Add(-3*day), needConfigured)
+func scRegisteredAfterNotRegistered(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.plan = g.lostPlan(true)
 	l.plan.returnedID = true
 	l.importAnswer(ioSisuTimeout, "", "", "")
@@ -233,24 +260,23 @@ func (l *life) resend() {
 	l.submit(l.importTick())
 }
 
-func scDuplicateImport(g *gen) {
-	l := g.submitted(g.settledSubmit(), needConfigured)
+func scDuplicateImport(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.plan = sisuPlan{cuID: g.otmID(), cuAt: l.r.c.completionDate.Add(g.rng.dur(time.Hour, 20*time.Hour))}
 	l.importAnswer(ioDuplicateAttainment, "", "", "")
 	l.emitTruth("")
 }
 
-func scDuplicateFoundByCheck(g *gen) {
-	when := g.settledSubmit()
-	l := g.fresh(when.Add(-30*time.Hour), needConfigured)
+func scDuplicateFoundByCheck(g *gen, at time.Time) {
+	l := g.fresh(at.Add(-30*time.Hour), needConfigured)
 	l.plan = sisuPlan{cuID: g.otmID(), cuAt: l.r.c.completionDate.Add(g.rng.dur(time.Hour, 20*time.Hour))}
 	l.park(l.preconditionsTick(l.last), groupCompleted)
 	l.resolveDuplicate(l.rungClaim(), l.plan.cuID)
 	l.emitTruth("")
 }
 
-func scDuplicateRecovered(g *gen) {
-	l := g.submitted(g.settledSubmit(), needConfigured)
+func scDuplicateRecovered(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	s := l.r.submittedAt
 	l.plan = g.landedPlan(s, s.Add(g.landing()))
 	l.plan.aiAlone = true
@@ -260,8 +286,8 @@ func scDuplicateRecovered(g *gen) {
 	l.emitTruth("")
 }
 
-func scNotImproved(g *gen) {
-	l := g.submitted(g.settledSubmit(), needConfigured)
+func scNotImproved(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.plan = sisuPlan{cuID: g.otmID(), cuAt: l.r.c.completionDate.Add(-g.rng.dur(30*day, 400*day)), betterGrade: "5"}
 	if l.r.gradeScale == "sis-hyl-hyv" {
 		l.plan.betterGrade = "1"
@@ -289,8 +315,8 @@ func (g *gen) improvement(l *life, t time.Time) *life {
 	return l2
 }
 
-func scGradeImproved(g *gen) {
-	l := g.submitted(g.settledSubmit().Add(-120*day), needImprovable)
+func scGradeImproved(g *gen, at time.Time) {
+	l := g.submitted(at, needImprovable)
 	l.plan = g.landedPlan(l.r.submittedAt, l.r.submittedAt.Add(g.landing()))
 	l.importAnswer(ioSent, "", "", "")
 	l.verifyUntil(g.now)
@@ -306,8 +332,8 @@ func scGradeImproved(g *gen) {
 	l2.emitTruth("")
 }
 
-func scGradeImprovementInFlight(g *gen) {
-	l := g.submitted(g.settledSubmit().Add(-20*day), needImprovable)
+func scGradeImprovementInFlight(g *gen, at time.Time) {
+	l := g.submitted(at, needImprovable)
 	l.plan = g.landedPlan(l.r.submittedAt, l.r.submittedAt.Add(g.landing()))
 	l.importAnswer(ioSent, "", "", "")
 	l.verifyUntil(g.now)
@@ -325,8 +351,8 @@ func scGradeImprovementInFlight(g *gen) {
 
 // scGradeImprovementStopped: the new attempt found no enrolment to register the better grade
 // on, so the old row is the live credit again (no pending mark).
-func scGradeImprovementStopped(g *gen) {
-	l := g.submitted(g.settledSubmit().Add(-20*day), needImprovable)
+func scGradeImprovementStopped(g *gen, at time.Time) {
+	l := g.submitted(at, needImprovable)
 	l.plan = g.landedPlan(l.r.submittedAt, l.r.submittedAt.Add(g.landing()))
 	l.importAnswer(ioSent, "", "", "")
 	l.verifyUntil(g.now)
@@ -354,8 +380,8 @@ func (l *life) missUntil(limit time.Time) {
 
 // scRetriedAfterFailure: the first attempt failed for good on a grade the enrolment's scale
 // did not accept; once the course was fixed a second attempt was made and registered.
-func scRetriedAfterFailure(g *gen) {
-	l := g.submitted(g.settledSubmit().Add(-60*day), needConfigured)
+func scRetriedAfterFailure(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.importAnswer(ioConfig, "invalid_grade_for_grade_scale", "invalidGradeForGradeScale", "The grade is not on the enrolment's grade scale.")
 	l2 := g.attempt(l.r.c, 2, l.last.Add(g.rng.dur(2*day, 50*day)))
 	l.r.supersededBy, l.r.supersededAt, l.r.updatedAt = l2.r, l2.last, l2.last
@@ -370,9 +396,8 @@ func scRetriedAfterFailure(g *gen) {
 
 // scRetriedAfterCancel: a person cancelled the first attempt while it waited for an enrolment;
 // a later attempt went through.
-func scRetriedAfterCancel(g *gen) {
-	when := g.settledSubmit().Add(-60 * day)
-	l := g.fresh(when, needConfigured)
+func scRetriedAfterCancel(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.park(l.preconditionsTick(l.last), groupCompleted)
 	l.checkMiss(l.rungClaim(), false)
 	l.admin(l.last.Add(g.rng.dur(time.Hour, 40*time.Hour)), stCancelled, "The student asked us to wait for their new study right.")
@@ -388,16 +413,15 @@ func scRetriedAfterCancel(g *gen) {
 
 // --- before submission ---------------------------------------------------------------------
 
-func scPendingNoNumber(g *gen) {
+func scPendingNoNumber(g *gen, at time.Time) {
 	s, m := g.numberless()
-	u := g.rng.r.Float64()
-	g.begin(s, m, g.now.Add(-time.Minute-time.Duration(u*u*float64(200*day))), g.gradeFor(m, false))
+	g.begin(s, m, at, g.gradeFor(m, false))
 }
 
 // scPendingNotEligible: the completion waits for its prerequisite modules or a teacher's
 // review, so the row waits in pending.
-func scPendingNotEligible(g *gen) {
-	l := g.fresh(g.ago(time.Hour, 120*day), needConfigured)
+func scPendingNotEligible(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	if g.rng.chance(0.5) {
 		l.r.c.prereqs = false
 	} else {
@@ -405,9 +429,9 @@ func scPendingNotEligible(g *gen) {
 	}
 }
 
-func scPendingPersonNotFound(g *gen) {
+func scPendingPersonNotFound(g *gen, at time.Time) {
 	g.cur = nil // a student of their own: the dropped link must not strand their other rows
-	l := g.fresh(g.ago(2*day, 90*day), needConfigured)
+	l := g.fresh(at, needConfigured)
 	s := l.r.c.student
 	g.cur = nil // the link is dropped: the student takes no further completions here
 	l.ready(l.preconditionsTick(l.last), msgReady)
@@ -428,10 +452,10 @@ func (l *life) resolvePersonNotFound(dur time.Duration) {
 
 // scReadyToSubmit: a lookup failed in transit, the backoff has just run out, and the row waits
 // for resolve-enrolments' next pass.
-func scReadyToSubmit(g *gen) {
+func scReadyToSubmit(g *gen, at time.Time) {
 	// Creation to resume takes 62–152 s: ready and claim ≤ 10 s each, the failed call ≤ 30 s, a
 	// backoff of 60–90 s, the resume tick ≤ 10 s.
-	l := g.fresh(g.ago(160*time.Second, 180*time.Second), needConfigured)
+	l := g.fresh(at, needConfigured)
 	l.ready(l.preconditionsTick(l.last), msgReady)
 	l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 10*time.Second)))
 	l.resolveFailed(pick2(g.rng.chance(0.5), "service_temporarily_unavailable", "transport_error"))
@@ -439,33 +463,32 @@ func scReadyToSubmit(g *gen) {
 }
 
 // scReadyToSubmitLate: ready for hours: resolve-enrolments is not keeping up.
-func scReadyToSubmitLate(g *gen) {
-	l := g.fresh(g.ago(3*time.Hour, 30*time.Hour), needConfigured)
+func scReadyToSubmitLate(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.ready(l.preconditionsTick(l.last), msgReady)
 }
 
-func scResolving(g *gen) {
-	l := g.fresh(g.ago(20*time.Second, 2*time.Minute), needConfigured)
+func scResolving(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.ready(l.preconditionsTick(l.last), msgReady)
 	l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 5*time.Second)))
 }
 
 // scResolvingStuck: claimed, and the worker died with the lookup out; the recovery that would
 // send it back to ready_to_submit after 30 minutes has not run.
-func scResolvingStuck(g *gen) {
-	l := g.fresh(g.ago(45*time.Minute, 6*time.Hour), needConfigured)
+func scResolvingStuck(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.ready(l.preconditionsTick(l.last), msgReady)
 	l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 5*time.Second)))
 }
 
-func scChecking(g *gen) {
-	l := g.fresh(g.ago(50*time.Second, 80*time.Second), needConfigured)
+func scChecking(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.runPrefix(prefix{kind: pkViaResolve})
 }
 
-func scNoUsableEnrolment(g *gen) {
-	u := g.rng.r.Float64()
-	l := g.fresh(g.now.Add(-30*time.Minute-time.Duration(u*u*float64(85*day))), needConfigured)
+func scNoUsableEnrolment(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	group := groupCompleted
 	if g.rng.chance(0.2) {
 		group = groupVisited
@@ -488,41 +511,45 @@ func scNoUsableEnrolment(g *gen) {
 }
 
 // scNoUsableEnrolmentStopped: the ladder ran out; the row is parked until something wakes it.
-func scNoUsableEnrolmentStopped(g *gen) {
-	l := g.fresh(g.ago(95*day, 400*day), needConfigured)
+func scNoUsableEnrolmentStopped(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.park(l.preconditionsTick(l.last), groupCompleted)
 	l.missUntil(g.now)
 }
 
-func scSubmitting(g *gen) {
-	l := g.fresh(g.ago(70*time.Second, 100*time.Second), needConfigured)
+func scSubmitting(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.runPrefix(prefix{kind: pkViaResolve})
 	l.submit(l.importTick())
 }
 
-func scSubmittingStuck(g *gen) {
-	l := g.fresh(g.ago(80*time.Minute, 8*time.Hour), needConfigured)
+func scSubmittingStuck(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.runPrefix(prefix{kind: pkViaResolve})
 	l.submit(l.importTick())
 }
 
 // --- in verification -----------------------------------------------------------------------
 
-// scUncertainRecent: the import's answer was lost or unclear within the last day. Half of them
-// landed (Suotar's copy has not shown it yet), half did not.
-func scUncertainRecent(g *gen) {
-	landed := g.rng.chance(0.5)
+// uncertainRecentWhen anchors half the recent uncertain rows within the hour (their import
+// landed, and Suotar's copy of Sisu has not caught up yet) and half up to a day back (nothing
+// landed; a landed one would have been found by now).
+func uncertainRecentWhen(g *gen) time.Time {
+	if g.rng.chance(0.5) {
+		return g.ago(22*time.Minute, 52*time.Minute)
+	}
+	return g.ago(90*time.Minute, 20*time.Hour)
+}
+
+// scUncertainRecent: the import's answer was lost or unclear within the last day.
+func scUncertainRecent(g *gen, at time.Time) {
+	landed := g.now.Sub(at) < time.Hour
 	o := []importOutcome{ioSisuTimeout, ioNoAnswer, ioUnknownCode}[g.rng.pick([]int{55, 25, 20})]
-	// An import that got no answer waited out the 60-minute timeout first. A landed one is
-	// recent: Suotar's copy of Sisu shows an attainment within the hour.
-	lo, hi := 20*time.Minute, 20*time.Hour
 	if o == ioNoAnswer {
-		lo += 62 * time.Minute
+		// The request waited out the 60-minute import timeout before it was given up on.
+		at = at.Add(-62 * time.Minute)
 	}
-	if landed {
-		hi = lo + 30*time.Minute
-	}
-	when := g.ago(lo, hi)
+	when := at
 	l := g.submitted(when, needConfigured)
 	s := l.r.submittedAt
 	if landed {
@@ -542,8 +569,8 @@ func scUncertainRecent(g *gen) {
 // scUncertainOverdue: a day or more without an answer and no submitted id to poll by: a person
 // must look in Sisu. Half landed, but with a grade that differs from ours, so recovery cannot
 // match it.
-func scUncertainOverdue(g *gen) {
-	l := g.submitted(g.ago(26*time.Hour, 9*day), needConfigured)
+func scUncertainOverdue(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	s := l.r.submittedAt
 	landed := g.rng.chance(0.5)
 	if landed {
@@ -579,42 +606,32 @@ func (g *gen) awaiting(when time.Time, lands bool) *life {
 	return l
 }
 
-func scAwaitingWaiting(g *gen) {
-	l := g.awaiting(g.ago(5*time.Minute, 255*time.Minute), true)
+// scAwaiting: accepted by Suotar at about at; Sisu will show it after now.
+func scAwaiting(g *gen, at time.Time) {
+	l := g.awaiting(at, true)
 	l.verifyUntil(g.now)
 	l.emitTruth("")
 }
 
-func scAwaitingDense(g *gen) {
-	l := g.awaiting(g.ago(285*time.Minute, 620*time.Minute), true)
-	l.verifyUntil(g.now)
-	l.emitTruth("")
-}
-
-func scAwaitingLate(g *gen) {
-	l := g.awaiting(g.ago(645*time.Minute, 28*time.Hour+30*time.Minute), true)
-	l.verifyUntil(g.now)
-	l.emitTruth("")
-}
-
-func scAwaitingBackingOff(g *gen) {
-	l := g.awaiting(g.ago(29*time.Hour+30*time.Minute, 13*day+12*time.Hour), g.rng.chance(0.5))
+// scAwaitingBackingOff: late; half will still land, half Sisu lost.
+func scAwaitingBackingOff(g *gen, at time.Time) {
+	l := g.awaiting(at, g.rng.chance(0.5))
 	l.verifyUntil(g.now)
 	l.emitTruth("")
 }
 
 // scAwaitingGivenUp: accepted by Suotar more than 14 days ago and never seen in Sisu; polled
 // daily, flagged for a person.
-func scAwaitingGivenUp(g *gen) {
-	l := g.awaiting(g.ago(14*day+12*time.Hour, 45*day), false)
+func scAwaitingGivenUp(g *gen, at time.Time) {
+	l := g.awaiting(at, false)
 	l.verifyUntil(g.now)
 	l.emitTruth("")
 }
 
 // scAwaitingDuplicateItem: the batch carried the completion twice; Suotar named the earlier
 // submission, and the pipeline flags the row though nothing else is wrong.
-func scAwaitingDuplicateItem(g *gen) {
-	l := g.submitted(g.ago(30*time.Minute, 4*time.Hour), needConfigured)
+func scAwaitingDuplicateItem(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.plan = g.landedPlan(l.r.submittedAt, g.future(time.Hour, 20*time.Hour))
 	l.plan.aiAlone, l.plan.aiAt = false, l.plan.cuAt
 	l.importAnswer(ioDuplicateRequestItem, "", "", "")
@@ -622,28 +639,19 @@ func scAwaitingDuplicateItem(g *gen) {
 	l.emitTruth("")
 }
 
-// partial creates a row whose AI attainment shows an hour or less after submission and whose CU
-// does not come before now.
-func (g *gen) partial(when time.Time) *life {
-	l := g.submitted(when, needConfigured)
+// scPartial: Sisu shows the AI attainment an hour or less after submission, and no CU yet.
+func scPartial(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	s := l.r.submittedAt
 	l.plan = g.landedPlan(s, time.Time{})
-	if g.rng.chance(0.5) {
-		l.plan.cuAt = g.future(time.Hour, 3*day)
-	}
 	l.plan.aiAlone, l.plan.aiAt = true, s.Add(g.rng.dur(5*time.Minute, 60*time.Minute))
 	l.importAnswer(ioSent, "", "", "")
 	l.verifyUntil(g.now)
 	l.emitTruth("")
-	return l
 }
 
-func scPartialRecent(g *gen)  { g.partial(g.ago(5*time.Hour, 2*day+12*time.Hour)) }
-func scPartialOverdue(g *gen) { g.partial(g.ago(4*day, 13*day)) }
-func scPartialGivenUp(g *gen) { g.partial(g.ago(15*day, 40*day)) }
-
-func scMisregistered(g *gen) {
-	l := g.submitted(g.ago(2*day, 200*day), needConfigured)
+func scMisregistered(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	s := l.r.submittedAt
 	l.plan = g.landedPlan(s, time.Time{})
 	l.plan.aiAlone = g.rng.chance(0.5)
@@ -669,22 +677,17 @@ func (l *life) failImportsUntil(limit time.Time) {
 	}
 }
 
-// scBackingOff: Suotar has been unavailable for a few minutes; the row waits out its backoff.
-func scBackingOff(g *gen) {
-	l := g.submitted(g.ago(40*time.Second, 14*time.Minute), needConfigured)
-	l.failImportsUntil(g.now)
-}
-
-// scBackingOffTooMany: an outage of an hour or more; five or more failed sends.
-func scBackingOffTooMany(g *gen) {
-	l := g.submitted(g.ago(40*time.Minute, 5*time.Hour), needConfigured)
+// scBackingOff: Suotar has been unavailable since at; the row waits out its backoff. An outage
+// of 40 minutes or more means five or more failed sends (too many attempts).
+func scBackingOff(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	l.failImportsUntil(g.now)
 }
 
 // scBackingOffVerify: the last verify poll failed at the request level; the row backs off on
 // the verify schedule and resumes polling after.
-func scBackingOffVerify(g *gen) {
-	l := g.awaiting(g.ago(300*time.Minute, 600*time.Minute), true)
+func scBackingOffVerify(g *gen, at time.Time) {
+	l := g.awaiting(at, true)
 	l.plan.failLastPoll = true
 	l.verifyUntil(g.now)
 	l.emitTruth("")
@@ -692,9 +695,8 @@ func scBackingOffVerify(g *gen) {
 
 // scRepeatedlyNotRegistered: three submissions lost (Sisu timed out and nothing landed, each
 // time noticed a day later); the fourth is out, and the row is flagged.
-func scRepeatedlyNotRegistered(g *gen) {
-	start := g.ago(4*day+6*time.Hour, 5*day)
-	l := g.submitted(start, needConfigured)
+func scRepeatedlyNotRegistered(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
 	for i := range 3 {
 		if i > 0 {
 			l.resend()
@@ -723,27 +725,27 @@ var configFailures = []struct{ code, wire, msg string }{
 	{"malformed_request", "malformedRequest", "Suotar could not read the item, even alone in its batch."},
 }
 
-func scFailedConfig(g *gen) {
+func scFailedConfig(g *gen, at time.Time) {
 	f := configFailures[g.rng.intn(len(configFailures))]
-	l := g.submitted(g.ago(2*time.Hour, 300*day), needConfigured)
+	l := g.submitted(at, needConfigured)
 	l.importAnswer(ioConfig, f.code, f.wire, f.msg)
 }
 
 // scFailedModuleUnconfigured: the module has no course code or no credits; preconditions give
 // up on the row as soon as it is ready.
-func scFailedModuleUnconfigured(g *gen) {
+func scFailedModuleUnconfigured(g *gen, at time.Time) {
 	n, code, msg := needMissingCode, "missing_uh_course_code", "The module has no Sisu course code."
 	if g.rng.chance(0.5) {
 		n, code, msg = needMissingCredits, "missing_ects_credits", "The module has no credits set."
 	}
-	l := g.fresh(g.ago(time.Hour, 200*day), n)
+	l := g.fresh(at, n)
 	l.ready(l.preconditionsTick(l.last), msgReady)
 	l.move(l.preconditionsTick(l.last), evStateChanged, stFailedPermanent, code, msg)
 	l.r.needsAdmin = true
 }
 
-func scFailedNoGradeMapping(g *gen) {
-	l := g.fresh(g.ago(time.Hour, 100*day), needConfigured)
+func scFailedNoGradeMapping(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.runPrefix(prefix{kind: pkViaResolve})
 	l.move(l.importTick(), evStateChanged, stFailedPermanent, "no_grade_scale_mapping", "Sisu does not accept the frozen grade on the enrolment's scale.")
 	l.r.needsAdmin = true
@@ -751,8 +753,8 @@ func scFailedNoGradeMapping(g *gen) {
 
 // scFailedRetryWindow: a week of failed lookups (Suotar answering something unreadable), then
 // the preconditions sweep gives up.
-func scFailedRetryWindow(g *gen) {
-	l := g.fresh(g.ago(8*day, 120*day), needConfigured)
+func scFailedRetryWindow(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.ready(l.preconditionsTick(l.last), msgReady)
 	for {
 		l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 10*time.Second)))
@@ -769,15 +771,15 @@ func scFailedRetryWindow(g *gen) {
 
 // scFailedFlagCleared: a configuration failure a person has looked at and cleared the flag of,
 // leaving the row failed but off the attention queue.
-func scFailedFlagCleared(g *gen) {
+func scFailedFlagCleared(g *gen, at time.Time) {
 	f := configFailures[g.rng.intn(len(configFailures)-1)]
-	l := g.submitted(g.ago(3*day, 200*day), needConfigured)
+	l := g.submitted(at, needConfigured)
 	l.importAnswer(ioConfig, f.code, f.wire, f.msg)
 	l.clearFlag(l.last.Add(g.rng.dur(time.Hour, 2*day)), "Course code fixed in Sisu; the teacher will resubmit.")
 }
 
-func scBlocked(g *gen) {
-	l := g.fresh(g.ago(4*day, 150*day), needConfigured)
+func scBlocked(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.park(l.preconditionsTick(l.last), groupCompleted)
 	t := l.r.nextAttemptAt.Add(-g.rng.dur(time.Hour, 20*time.Hour))
 	if g.rng.chance(0.5) {
@@ -794,8 +796,8 @@ func scBlocked(g *gen) {
 	l.move(l.preconditionsTick(t), evStateChanged, stBlocked, "", msgBlocked)
 }
 
-func scCancelledCompletionDeleted(g *gen) {
-	l := g.fresh(g.ago(time.Hour, 300*day), needConfigured)
+func scCancelledCompletionDeleted(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	t := l.last.Add(g.rng.dur(time.Minute, 20*time.Hour))
 	if g.rng.chance(0.6) {
 		l.park(l.preconditionsTick(l.last), groupCompleted)
@@ -809,8 +811,8 @@ func scCancelledCompletionDeleted(g *gen) {
 	l.move(l.preconditionsTick(t), evStateChanged, stCancelled, "", msgCompletionGone)
 }
 
-func scCancelledByAdmin(g *gen) {
-	l := g.fresh(g.ago(3*day, 200*day), needConfigured)
+func scCancelledByAdmin(g *gen, at time.Time) {
+	l := g.fresh(at, needConfigured)
 	l.park(l.preconditionsTick(l.last), groupCompleted)
 	l.checkMiss(l.rungClaim(), false)
 	l.admin(l.last.Add(g.rng.dur(time.Hour, 40*time.Hour)), stCancelled, "Duplicate account; the credit is registered on the student's other account.")

@@ -2,8 +2,10 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -45,16 +47,26 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 		return Summary{}, fmt.Errorf("demo: %w", ErrNotEmpty)
 	}
 
+	skip := false
+	if cfg.SkipForeignKeyChecks {
+		// Only a superuser (or a role granted the parameter) may skip triggers; anyone else
+		// gets the checks, and the same data, more slowly.
+		_, err := conn.Exec(ctx, `SET session_replication_role = origin`)
+		skip = err == nil
+	}
+
 	g := newGen(cfg)
-	sum := Summary{States: map[string]int{}, Courses: len(g.courses), Modules: len(g.modules)}
-	w := &writer{pool: pool}
+	sum := Summary{States: map[string]int{}, Courses: len(g.courses), Modules: len(g.modules), ForeignKeysChecked: !skip}
+	w := &writer{pool: pool, skipFKChecks: skip}
 	if err := w.catalogue(ctx, g); err != nil {
 		return Summary{}, err
 	}
 
 	// Batches are independent (a student, their completions, rows and events are always in
-	// one batch), so several connections copy them at once, each batch in a transaction of
-	// its own: PostgreSQL's index upkeep, not Go, is what takes the time.
+	// one batch), so several connections copy them at once: PostgreSQL's index upkeep, not Go,
+	// is what takes the time. Each connection copies its share in one transaction, and all
+	// commit together once every one has copied without error: a failed run then leaves
+	// nothing behind, and autovacuum does not rescan the growing tables after every batch.
 	gctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	batches := make(chan *batch, cfg.Workers)
@@ -63,15 +75,22 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 		defer close(batches)
 		g.run(gctx, cfg.Rows, cfg.BatchRows, batches)
 	}()
+	c := &commitGate{decided: make(chan struct{})}
+	c.copying.Add(cfg.Workers)
 	errs := make(chan error, cfg.Workers)
 	var wg sync.WaitGroup
 	for range cfg.Workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs <- w.copyBatches(gctx, batches, done, cancel)
+			errs <- w.copyBatches(gctx, batches, done, cancel, c)
 		}()
 	}
+	go func() {
+		c.copying.Wait()
+		c.commit = gctx.Err() == nil
+		close(c.decided)
+	}()
 	go func() { wg.Wait(); close(done) }()
 	for b := range done {
 		sum.Students += len(b.students)
@@ -82,17 +101,18 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 			sum.States[r.state]++
 		}
 	}
+	// The connection that failed reports why; the others only report that they were stopped.
 	var copyErr error
 	for range cfg.Workers {
-		if err := <-errs; err != nil && copyErr == nil {
+		if err := <-errs; err != nil && (copyErr == nil || errors.Is(copyErr, context.Canceled)) {
 			copyErr = err
 		}
 	}
-	if copyErr == nil {
-		copyErr = ctx.Err()
+	if err := ctx.Err(); err != nil {
+		copyErr = fmt.Errorf("demo: %w", err) // the caller stopped the run; the rest followed from that
 	}
 	if copyErr != nil {
-		if err := w.undo(context.WithoutCancel(ctx), conn); err != nil {
+		if err := w.undo(context.WithoutCancel(ctx), conn, c.committed.Load() > 0); err != nil {
 			return Summary{}, fmt.Errorf("%w (and removing the partial demo failed: %v)", copyErr, err)
 		}
 		return Summary{}, copyErr
@@ -107,96 +127,112 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 // writer copies batches to the database and remembers what it wrote, so a failed run can take
 // it out again.
 type writer struct {
-	pool *pgxpool.Pool
+	pool         *pgxpool.Pool
+	skipFKChecks bool
 
-	mu      sync.Mutex
-	written []ids // per batch attempted
-	catalog ids
+	mu          sync.Mutex
+	students    []pgtype.UUID
+	completions []pgtype.UUID
+	courses     []pgtype.UUID
+	instances   []pgtype.UUID
+	modules     []pgtype.UUID
 }
 
-// ids are the primary keys one batch (or the catalogue) wrote, per table.
-type ids struct {
-	courses, instances, modules, students, completions, regs []pgtype.UUID
+// commitGate makes the copying connections commit together: each waits, copied, until all
+// have, and commits only if none failed.
+type commitGate struct {
+	copying   sync.WaitGroup
+	decided   chan struct{}
+	commit    bool // set before decided closes
+	committed atomic.Int32
 }
 
-// copyBatches copies batches from in, each in its own transaction, until in closes or one
-// fails; it cancels the run on failure.
-func (w *writer) copyBatches(ctx context.Context, in <-chan *batch, done chan<- *batch, cancel func()) error {
+// copyBatches copies batches from in, in one transaction, until in closes or a copy fails; it
+// cancels the run on failure, then commits or rolls back as the gate decides.
+func (w *writer) copyBatches(ctx context.Context, in <-chan *batch, done chan<- *batch, cancel func(), gate *commitGate) (err error) {
+	copying := true
+	defer func() {
+		if copying {
+			gate.copying.Done()
+		}
+	}()
+	fail := func(e error) error {
+		cancel()
+		for range in { // drain, so the generator can stop
+		}
+		return e
+	}
 	conn, err := w.pool.Acquire(ctx)
 	if err != nil {
-		cancel()
-		return fmt.Errorf("demo: acquire a connection: %w", err)
+		return fail(fmt.Errorf("demo: acquire a connection: %w", err))
 	}
 	defer conn.Release()
 	if err := registerEnums(ctx, conn.Conn()); err != nil {
-		cancel()
-		return err
+		return fail(err)
 	}
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		return fail(fmt.Errorf("demo: begin: %w", err))
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
 	for b := range in {
 		if ctx.Err() != nil {
-			continue // drain, so the generator can stop
+			return fail(ctx.Err())
 		}
 		w.remember(b)
-		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error { return copyBatch(ctx, tx, b) })
-		if err != nil {
-			cancel()
-			for range in {
-			}
-			return err
+		if err := copyBatch(ctx, tx, b, w.skipFKChecks); err != nil {
+			return fail(err)
 		}
 		done <- b
 	}
+	copying = false
+	gate.copying.Done()
+	<-gate.decided
+	if !gate.commit {
+		return nil // another connection failed and reports why
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("demo: commit: %w", err)
+	}
+	gate.committed.Add(1)
 	return nil
 }
 
 func (w *writer) remember(b *batch) {
-	var x ids
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	for _, s := range b.students {
-		x.students = append(x.students, uid(s.id))
+		w.students = append(w.students, uid(s.id))
 	}
 	for _, c := range b.completions {
-		x.completions = append(x.completions, uid(c.id))
+		w.completions = append(w.completions, uid(c.id))
 	}
-	for _, r := range b.regs {
-		x.regs = append(x.regs, uid(r.id))
-	}
-	w.mu.Lock()
-	w.written = append(w.written, x)
-	w.mu.Unlock()
 }
 
-// undo deletes what a failed run wrote, newest first, so foreign keys are never in the way.
-func (w *writer) undo(ctx context.Context, conn *pgxpool.Conn) error {
-	del := func(table, col string, keys []pgtype.UUID) error {
-		if len(keys) == 0 {
-			return nil
-		}
-		_, err := conn.Exec(ctx, `DELETE FROM `+table+` WHERE `+col+` = ANY($1)`, keys)
-		return err
-	}
-	for i := len(w.written) - 1; i >= 0; i-- {
-		x := w.written[i]
-		for _, step := range []struct {
-			table, col string
-			keys       []pgtype.UUID
-		}{
-			{"credit_registration_events", "credit_registration_id", x.regs},
-			{"credit_registrations", "id", x.regs},
-			{"course_module_completions", "id", x.completions},
-			{"students", "id", x.students},
-		} {
-			if err := del(step.table, step.col, step.keys); err != nil {
-				return fmt.Errorf("demo: undo %s: %w", step.table, err)
-			}
+// undo takes out what a failed run wrote: the catalogue, and when a connection had committed
+// before another failed to, its batches too. The ledger was empty when the run began, and the
+// seed lock kept other seeders out, so its tables are then emptied outright: deleting a
+// million rows by key, each checked against the foreign keys that point at it, would take
+// longer than the run. The other tables may hold rows of their own, so only the demo's are
+// deleted.
+func (w *writer) undo(ctx context.Context, conn *pgxpool.Conn, committed bool) error {
+	if committed {
+		if _, err := conn.Exec(ctx, `TRUNCATE credit_registration_events, credit_registrations, credit_registration_attention_dismissals`); err != nil {
+			return fmt.Errorf("demo: undo: empty the ledger: %w", err)
 		}
 	}
-	c := w.catalog
 	for _, step := range []struct {
 		table string
 		keys  []pgtype.UUID
-	}{{"course_modules", c.modules}, {"course_instances", c.instances}, {"courses", c.courses}} {
-		if err := del(step.table, "id", step.keys); err != nil {
-			return fmt.Errorf("demo: undo %s: %w", step.table, err)
+	}{
+		{"course_module_completions", w.completions}, {"students", w.students},
+		{"course_modules", w.modules}, {"course_instances", w.instances}, {"courses", w.courses},
+	} {
+		if len(step.keys) == 0 {
+			continue
+		}
+		if _, err := conn.Exec(ctx, `DELETE FROM `+step.table+` WHERE id = ANY($1)`, step.keys); err != nil {
+			return fmt.Errorf("demo: undo: delete from %s: %w", step.table, err)
 		}
 	}
 	return nil
@@ -216,8 +252,8 @@ func registerEnums(ctx context.Context, conn *pgx.Conn) error {
 // run generates rows ledger rows in batches of about batchRows and sends them on out.
 func (g *gen) run(ctx context.Context, rows, batchRows int, out chan<- *batch) {
 	plan := g.allocate(rows)
-	for i, sc := range plan {
-		scenarios[sc].run(g)
+	for i, in := range plan {
+		scenarios[in.sc].run(g, time.Unix(0, in.at).UTC())
 		if len(g.out.regs) >= batchRows || i == len(plan)-1 {
 			b := g.flush()
 			select {
@@ -234,7 +270,9 @@ func (g *gen) run(ctx context.Context, rows, batchRows int, out chan<- *batch) {
 func (g *gen) flush() *batch {
 	b := g.out
 	for _, s := range b.students {
-		s.createdAt = s.earliest.Add(-g.rng.dur(24*time.Hour, 400*24*time.Hour))
+		// Accounts are made shortly before the first completion, mostly: the course start.
+		s.createdAt = s.earliest.Add(-g.rng.dur(time.Hour, 60*24*time.Hour))
+		s.id = g.rng.uuid7(s.createdAt)
 		if s.updatedAt.Before(s.createdAt) {
 			s.updatedAt = s.createdAt
 		}
@@ -250,13 +288,13 @@ func (g *gen) flush() *batch {
 // catalogue writes the courses, their instances and modules, which every batch refers to.
 func (w *writer) catalogue(ctx context.Context, g *gen) error {
 	for _, c := range g.courses {
-		w.catalog.courses = append(w.catalog.courses, uid(c.id))
+		w.courses = append(w.courses, uid(c.id))
 		for _, in := range c.instances {
-			w.catalog.instances = append(w.catalog.instances, uid(in.id))
+			w.instances = append(w.instances, uid(in.id))
 		}
 	}
 	for _, m := range g.modules {
-		w.catalog.modules = append(w.catalog.modules, uid(m.id))
+		w.modules = append(w.modules, uid(m.id))
 	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error { return copyCatalogue(ctx, tx, g) })
 }
@@ -292,9 +330,16 @@ func copyCatalogue(ctx context.Context, tx pgx.Tx, g *gen) error {
 	return nil
 }
 
-func copyBatch(ctx context.Context, tx pgx.Tx, b *batch) error {
+func copyBatch(ctx context.Context, tx pgx.Tx, b *batch, skipFKChecks bool) error {
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"students"}, studentColumns, &studentSource{rows: b.students, i: -1}); err != nil {
 		return fmt.Errorf("demo: copy students: %w", err)
+	}
+	// The students' insert trigger must run (it keeps search_text); the tables below have no
+	// insert triggers but their foreign keys, which replica mode skips.
+	if skipFKChecks {
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return fmt.Errorf("demo: skip foreign key checks: %w", err)
+		}
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_module_completions"}, completionColumns, &completionSource{rows: b.completions, i: -1}); err != nil {
 		return fmt.Errorf("demo: copy course_module_completions: %w", err)
@@ -304,6 +349,11 @@ func copyBatch(ctx context.Context, tx pgx.Tx, b *batch) error {
 	}
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"credit_registration_events"}, eventColumns, &eventSource{rows: b.regs, r: -1}); err != nil {
 		return fmt.Errorf("demo: copy credit_registration_events: %w", err)
+	}
+	if skipFKChecks { // the next batch's students need their trigger again
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = origin`); err != nil {
+			return fmt.Errorf("demo: restore triggers: %w", err)
+		}
 	}
 	return nil
 }
