@@ -8,8 +8,10 @@ import "time"
 // halves, as the event's request_item_id column holds it, and so are fields that only repeat the
 // request: details are most of the events table, and the events table most of the demo.
 
-func wrap(request, response []byte) []byte {
-	b := make([]byte, 0, len(request)+len(response)+24)
+// wrap writes {"request": request, "response": response} into the arena; a nil response is
+// null (no answer came).
+func (g *gen) wrap(request, response []byte) []byte {
+	b := g.arena.open()
 	b = append(b, `{"request":`...)
 	b = append(b, request...)
 	b = append(b, `,"response":`...)
@@ -18,12 +20,12 @@ func wrap(request, response []byte) []byte {
 	} else {
 		b = append(b, response...)
 	}
-	return append(b, '}')
+	return g.arena.close(append(b, '}'))
 }
 
-func (l *life) resolveRequest(item string) []byte {
+func (l *life) resolveRequest() []byte {
 	s, m := l.r.c.student, l.r.c.module
-	o := newObj(make([]byte, 0, 64))
+	o := newObj(l.g.reqBuf[:0])
 	o.str("studentNumber", s.number)
 	o.str("courseCode", m.def.code)
 	return o.end()
@@ -32,9 +34,9 @@ func (l *life) resolveRequest(item string) []byte {
 // resolveDetails is a resolve_enrolments exchange whose item answered wire. An enrolmentFound
 // answer lists the enrolment, and the attainments Sisu already holds when the row's plan put
 // one there before this look.
-func (l *life) resolveDetails(item, wire string) []byte {
+func (l *life) resolveDetails(wire string) []byte {
 	r, m := l.r, l.r.c.module
-	o := newObj(make([]byte, 0, 512))
+	o := newObj(l.g.respBuf[:0])
 	switch wire {
 	case "enrolmentFound":
 		o.str("status", "ok")
@@ -91,7 +93,7 @@ func (l *life) resolveDetails(item, wire string) []byte {
 		er.str("message", wireMessage(wire))
 		o.nested(er)
 	}
-	return wrap(l.resolveRequest(item), o.end())
+	return l.g.wrap(l.resolveRequest(), o.end())
 }
 
 func (l *life) enrolmentIDOrNew() string {
@@ -101,9 +103,9 @@ func (l *life) enrolmentIDOrNew() string {
 	return l.enrolmentID
 }
 
-func (l *life) importRequest(item string) []byte {
+func (l *life) importRequest() []byte {
 	r := l.r
-	o := newObj(make([]byte, 0, 256))
+	o := newObj(l.g.reqBuf[:0])
 	o.str("studentNumber", r.studentNumber)
 	o.str("courseCode", r.courseCode)
 	o.str("enrolmentId", r.enrolmentID)
@@ -116,12 +118,12 @@ func (l *life) importRequest(item string) []byte {
 }
 
 // importDetails is an import exchange. status "" means no answer came.
-func (l *life) importDetails(item, status, wire, submittedID, attainmentID string) []byte {
+func (l *life) importDetails(status, wire, submittedID, attainmentID string) []byte {
 	if status == "" {
-		return wrap(l.importRequest(item), nil)
+		return l.g.wrap(l.importRequest(), nil)
 	}
 	r := l.r
-	o := newObj(make([]byte, 0, 256))
+	o := newObj(l.g.respBuf[:0])
 	o.str("status", status)
 	o.str("code", wire)
 	if status == "error" && wire != "" {
@@ -155,14 +157,14 @@ func (l *life) importDetails(item, status, wire, submittedID, attainmentID strin
 		res.nested(at)
 		o.nested(res)
 	}
-	return wrap(l.importRequest(item), o.end())
+	return l.g.wrap(l.importRequest(), o.end())
 }
 
-func (l *life) verifyDetails(item, wire string, retryAfter time.Time) []byte {
+func (l *life) verifyDetails(wire string, retryAfter time.Time) []byte {
 	r := l.r
-	req := newObj(make([]byte, 0, 64))
+	req := newObj(l.g.reqBuf[:0])
 	req.str("submittedAttainmentId", r.submittedAttainmentID)
-	o := newObj(make([]byte, 0, 160))
+	o := newObj(l.g.respBuf[:0])
 	switch wire {
 	case "registered":
 		o.str("status", "ok")
@@ -191,16 +193,16 @@ func (l *life) verifyDetails(item, wire string, retryAfter time.Time) []byte {
 		er.str("message", wireMessage(wire))
 		o.nested(er)
 	}
-	return wrap(req.end(), o.end())
+	return l.g.wrap(req.end(), o.end())
 }
 
 // failureDetails is a request-level failure: no per-item answer, only the HTTP status and
 // Suotar's request-level code. status 0 means nothing came back.
-func failureDetails(request []byte, status int, wire, msg string) []byte {
+func (g *gen) failureDetails(request []byte, status int, wire, msg string) []byte {
 	if status == 0 {
-		return wrap(request, nil)
+		return g.wrap(request, nil)
 	}
-	o := newObj(make([]byte, 0, 128))
+	o := newObj(g.respBuf[:0])
 	o.int("httpStatus", status)
 	if wire == "" {
 		o.key("code")
@@ -209,7 +211,7 @@ func failureDetails(request []byte, status int, wire, msg string) []byte {
 		o.str("code", wire)
 	}
 	o.str("message", msg)
-	return wrap(request, o.end())
+	return g.wrap(request, o.end())
 }
 
 func wireMessage(wire string) string {

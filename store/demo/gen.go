@@ -22,6 +22,36 @@ type gen struct {
 	curLeft int
 
 	out *batch
+
+	// arena holds the events' details and item ids; reqBuf and respBuf are scratch space for
+	// the two halves of a Suotar exchange while it is built.
+	arena   bytesArena
+	reqBuf  []byte
+	respBuf []byte
+}
+
+// bytesArena hands out byte slices carved from large blocks: the millions of event details
+// and item ids become a few hundred allocations instead of millions. A block lives as long as
+// any slice of it, so batches free their blocks when they are written and dropped.
+type bytesArena struct{ block []byte }
+
+// open returns an empty slice to append one value to, with room for any detail the demo writes.
+func (a *bytesArena) open() []byte {
+	if cap(a.block)-len(a.block) < 4096 {
+		a.block = make([]byte, 0, 1<<20)
+	}
+	return a.block[len(a.block):len(a.block)]
+}
+
+// close keeps b, which was appended to the slice open returned, and returns it capped, so a
+// later append to it cannot overwrite its neighbour.
+func (a *bytesArena) close(b []byte) []byte {
+	start := len(a.block)
+	if cap(b) != cap(a.block)-start { // outgrew the block: it lives on its own
+		return b
+	}
+	a.block = a.block[:start+len(b)]
+	return a.block[start : start+len(b) : start+len(b)]
 }
 
 // batch is a slice of the data set that is written together: students before the completions
@@ -50,12 +80,16 @@ func newGen(cfg Config) *gen {
 	}
 	g.personAdd = uint64(g.rng.intn(100_000_000))
 	g.out = &batch{}
+	g.reqBuf, g.respBuf = make([]byte, 0, 1024), make([]byte, 0, 1024)
 	return g
 }
 
 func (g *gen) between(lo, hi int) int { return g.rng.between(lo, hi) }
 
-func (g *gen) itemID() string { return uuidString(g.rng.uuid()) }
+// itemID mints a request item id (a v4 UUID, as the LMS's are) in the arena.
+func (g *gen) itemID() []byte {
+	return g.arena.close(appendUUID(g.arena.open(), g.rng.uuid()))
+}
 
 func (g *gen) otmID() string {
 	b := make([]byte, 0, 40)
@@ -293,7 +327,7 @@ func (g *gen) begin(s *student, m *module, created time.Time, grade int32) *life
 
 // attempt creates ledger row number n for c, created at t.
 func (g *gen) attempt(c *completion, n int32, created time.Time) *life {
-	r := &reg{id: g.rng.uuid7(created), c: c, attempt: n}
+	r := &reg{id: g.rng.uuid7(created), c: c, attempt: n, events: make([]event, 0, 10)}
 	g.out.regs = append(g.out.regs, r)
 	l := &life{g: g, r: r}
 	l.created(created)

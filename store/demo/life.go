@@ -14,7 +14,7 @@ type life struct {
 
 	anchor      time.Time // enrolment check ladder anchor
 	enrolmentID string    // the student's enrolment for this module, once there is one
-	itemID      string    // request item id of the import in flight
+	itemID      []byte    // request item id of the import in flight
 	plan        sisuPlan
 }
 
@@ -163,7 +163,7 @@ func (l *life) call(claim time.Time, lo, hi time.Duration) (req, ans, at time.Ti
 	return req, ans, at
 }
 
-func (e *event) suotar(endpoint, itemID string, req, ans time.Time, answer string, details []byte) {
+func (e *event) suotar(endpoint string, itemID []byte, req, ans time.Time, answer string, details []byte) {
 	e.endpoint, e.itemID, e.requestedAt, e.answer, e.details = endpoint, itemID, req, answer, details
 	if answer != ansUnanswered {
 		e.answeredAt = ans
@@ -219,7 +219,7 @@ func (l *life) checkMiss(claim time.Time, notAccepted bool) {
 	}
 	e := l.move(at, evSuotarResponse, stNoUsableEnrolment, code, msg)
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, wire))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(wire))
 	l.r.enrolmentCheckedAt = at
 	l.scheduleRung(at)
 }
@@ -241,7 +241,7 @@ func (l *life) checkFound(claim time.Time) {
 	l.freeze()
 	e := l.move(at, evSuotarResponse, stCheckingEnrolment, "", msgFound)
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "enrolmentFound"))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentFound"))
 	l.r.enrolmentCheckedAt = at
 }
 
@@ -261,7 +261,7 @@ func (l *life) resolveFound(dur time.Duration) {
 	l.freeze()
 	e := l.move(at, evSuotarResponse, stCheckingEnrolment, "", msgFound)
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "enrolmentFound"))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentFound"))
 	l.r.enrolmentCheckedAt = at
 }
 
@@ -271,7 +271,7 @@ func (l *life) resolveMiss(dur time.Duration, group string) {
 	l.r.lastAttemptAt = l.r.stateEnteredAt
 	e := l.move(at, evSuotarResponse, stNoUsableEnrolment, "enrolment_not_found", msgNotFound)
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "enrolmentNotFound"))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentNotFound"))
 	l.r.enrolmentCheckedAt = at
 	if l.r.ecGroup == "" {
 		l.startLadder(at, group, at)
@@ -285,7 +285,7 @@ func (l *life) resolveFailed(code string) {
 	req, ans, at := l.call(l.last, 2*time.Second, 30*time.Second)
 	l.r.lastAttemptAt = l.r.stateEnteredAt
 	item := l.g.itemID()
-	l.failRetryable(at, code, epResolveEnrolment, item, l.resolveRequest(item), req, ans, submitBackoff(l.r.submitRetries), true)
+	l.failRetryable(at, code, epResolveEnrolment, item, l.resolveRequest(), req, ans, submitBackoff(l.r.submitRetries), true)
 }
 
 // resolvePermanent: Suotar answered the lookup with a configuration code.
@@ -295,7 +295,7 @@ func (l *life) resolvePermanent(code, wire, msg string) {
 	e := l.move(at, evSuotarResponse, stFailedPermanent, code, msg)
 	l.r.needsAdmin = true
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, wire))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(wire))
 	l.r.enrolmentCheckedAt = at
 }
 
@@ -307,12 +307,12 @@ func (l *life) resolveDuplicate(claim time.Time, cuID string) {
 	r.sisuAttainmentID, r.sisuAttainmentType = cuID, "CourseUnitAttainment"
 	e := l.move(at, evSuotarResponse, stDuplicate, "", msgDuplicate)
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "enrolmentFound"))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentFound"))
 	r.enrolmentCheckedAt = at
 }
 
 // failRetryable enters failed_retryable after a failed call (retry_or_expire's retry half).
-func (l *life) failRetryable(at time.Time, code, endpoint, item string, request []byte, req, ans time.Time, delay time.Duration, counts bool) {
+func (l *life) failRetryable(at time.Time, code, endpoint string, item, request []byte, req, ans time.Time, delay time.Duration, counts bool) {
 	r := l.r
 	msg, answer, status, wire := msgUnavailable, ansRefused, 503, "serviceTemporarilyUnavailable"
 	switch code {
@@ -324,7 +324,7 @@ func (l *life) failRetryable(at time.Time, code, endpoint, item string, request 
 		msg, answer, status, wire = msgUnexpected, ansAnswered, 200, ""
 	}
 	e := l.move(at, evRetryScheduled, stFailedRetryable, code, msg)
-	e.suotar(endpoint, item, req, ans, answer, failureDetails(request, status, wire, msg))
+	e.suotar(endpoint, item, req, ans, answer, l.g.failureDetails(request, status, wire, msg))
 	if counts {
 		r.submitRetries++
 	}
@@ -388,47 +388,47 @@ func (l *life) importAnswer(o importOutcome, code, wire, msg string) {
 		r.submittedAttainmentID = l.plan.aiID
 		if o == ioSent {
 			e = l.move(at, evSuotarResponse, stAwaitingVerification, "", msgSent)
-			e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "ok", "sent", r.submittedAttainmentID, ""))
+			e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("ok", "sent", r.submittedAttainmentID, ""))
 		} else {
 			e = l.move(at, evSuotarResponse, stAwaitingVerification, "", msgDupItem)
 			r.needsAdmin = true
-			e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "error", "duplicateRequestItem", r.submittedAttainmentID, ""))
+			e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("error", "duplicateRequestItem", r.submittedAttainmentID, ""))
 		}
 		r.nextAttemptAt = l.after(at, verifyDelay(r.submittedAt, at))
 	case ioDuplicateAttainment:
 		r.sisuAttainmentID, r.sisuAttainmentType = l.plan.cuID, "CourseUnitAttainment"
 		e = l.move(at, evSuotarResponse, stDuplicate, "", msgDuplicate)
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "ok", "duplicateAttainment", "", l.plan.cuID))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("ok", "duplicateAttainment", "", l.plan.cuID))
 	case ioNotImproved:
 		r.sisuAttainmentID, r.sisuAttainmentType = l.plan.cuID, "CourseUnitAttainment"
 		e = l.move(at, evSuotarResponse, stNotImproved, "", msgNotImproved)
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "ok", "notImprovedAttainment", "", l.plan.cuID))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("ok", "notImprovedAttainment", "", l.plan.cuID))
 	case ioSisuTimeout:
 		l.plan.returnedID = true
 		r.submittedAttainmentID = l.plan.aiID
 		e = l.move(at, evSuotarResponse, stSubmissionUncertain, "sisu_timeout", msgUncertain)
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "error", "sisuTimeout", r.submittedAttainmentID, ""))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("error", "sisuTimeout", r.submittedAttainmentID, ""))
 	case ioUnknownCode:
 		e = l.move(at, evSuotarResponse, stSubmissionUncertain, "unknown", msgUnknownCode)
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "error", "attainmentQueued", "", ""))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("error", "attainmentQueued", "", ""))
 	case ioNoAnswer:
 		e = l.move(at, evSuotarResponse, stSubmissionUncertain, "sisu_timeout", msgNoAnswer)
-		e.suotar(epImport, item, req, ans, ansUnanswered, l.importDetails(item, "", "", "", ""))
+		e.suotar(epImport, item, req, ans, ansUnanswered, l.importDetails("", "", "", ""))
 	case ioUnavailable:
-		l.failRetryable(at, "service_temporarily_unavailable", epImport, item, l.importRequest(item), req, ans, submitBackoff(r.submitRetries), true)
+		l.failRetryable(at, "service_temporarily_unavailable", epImport, item, l.importRequest(), req, ans, submitBackoff(r.submitRetries), true)
 	case ioTransport:
-		l.failRetryable(at, "transport_error", epImport, item, l.importRequest(item), req, ans, submitBackoff(r.submitRetries), true)
+		l.failRetryable(at, "transport_error", epImport, item, l.importRequest(), req, ans, submitBackoff(r.submitRetries), true)
 	case ioConfig:
 		e = l.move(at, evSuotarResponse, stFailedPermanent, code, msg)
 		r.needsAdmin = true
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "error", wire, "", ""))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("error", wire, "", ""))
 	case ioStudyRight:
 		e = l.move(at, evSuotarResponse, stNoUsableEnrolment, "study_right_not_valid", "The student's study right does not cover the attainment date.")
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "error", "studyRightNotValid", "", ""))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("error", "studyRightNotValid", "", ""))
 		l.startLadder(at, groupCompleted, at)
 	case ioPersonNotFound:
 		e = l.move(at, evSuotarResponse, stPending, "person_not_found", msgPersonNotFound)
-		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails(item, "error", "personNotFound", "", ""))
+		e.suotar(epImport, item, req, ans, ansAnswered, l.importDetails("error", "personNotFound", "", ""))
 	}
 }
 
@@ -476,24 +476,24 @@ func (l *life) poll(claim time.Time) {
 			retryAfter = r.submittedAt.Add(suotarPendingWindow)
 		}
 		e := l.move(at, evSuotarResponse, r.state, r.errorCode, msgPending)
-		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails(item, "submissionPending", retryAfter))
+		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails("submissionPending", retryAfter))
 		r.resubmitNotBefore = retryAfter
 	case vaPartial:
 		e := l.move(at, evSuotarResponse, stPartiallyRegistered, "", msgPartial)
-		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails(item, "registered", time.Time{}))
+		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails("registered", time.Time{}))
 		if r.partiallyRegisteredAt.IsZero() {
 			r.partiallyRegisteredAt = at
 		}
 	case vaRegistered:
 		r.sisuAttainmentID, r.sisuAttainmentType = l.plan.cuID, "CourseUnitAttainment"
 		e := l.move(at, evSuotarResponse, stRegistered, "", msgRegistered)
-		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails(item, "registered", time.Time{}))
+		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails("registered", time.Time{}))
 		r.verifyAttempts++
 		r.needsAdmin = false
 		return
 	case vaMisregistered:
 		e := l.move(at, evSuotarResponse, stMisregistered, "misregistered", msgMisregistered)
-		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails(item, "misregistered", time.Time{}))
+		e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails("misregistered", time.Time{}))
 		r.verifyAttempts++
 		r.needsAdmin = true
 		return
@@ -527,13 +527,13 @@ func (l *life) verifyFailed(claim time.Time) {
 	r := l.r
 	req, ans, at := l.call(claim, 200*time.Millisecond, 2*time.Second)
 	item := l.g.itemID()
-	rq := newObj(make([]byte, 0, 64))
+	rq := newObj(l.g.reqBuf[:0])
 	rq.str("submittedAttainmentId", r.submittedAttainmentID)
 	l.failRetryable(at, "service_temporarily_unavailable", epVerify, item, rq.end(), req, ans, verifyDelay(r.submittedAt, at), false)
 }
 
 // notRegistered: Suotar lost the submission; the row is reset and sent back toward import.
-func (l *life) notRegistered(at, req, ans time.Time, item string) {
+func (l *life) notRegistered(at, req, ans time.Time, item []byte) {
 	r := l.r
 	prev := r.submitRetries
 	r.submittedAttainmentID = ""
@@ -545,7 +545,7 @@ func (l *life) notRegistered(at, req, ans time.Time, item string) {
 	r.verifyAttempts = 0
 	r.reimports++
 	e := l.move(at, evRetryScheduled, stFailedRetryable, "not_registered", msgNotRegistered)
-	e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails(item, "notRegistered", time.Time{}))
+	e.suotar(epVerify, item, req, ans, ansAnswered, l.verifyDetails("notRegistered", time.Time{}))
 	r.submitRetries++
 	r.nextAttemptAt = l.after(at, submitBackoff(prev))
 	if r.reimports >= reimportAdminAt {
@@ -570,13 +570,13 @@ func (l *life) look(claim time.Time) {
 		}
 		r.sisuAttainmentID = id
 		e := l.move(at, evSuotarResponse, stDuplicate, "", msgRecoveryFound)
-		e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "enrolmentFound"))
+		e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentFound"))
 		r.needsAdmin = false
 		r.verifyAttempts++
 		return
 	}
 	e := l.move(at, evSuotarResponse, stSubmissionUncertain, r.errorCode, msgRecoveryNone)
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "enrolmentFound"))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentFound"))
 	r.verifyAttempts++
 	r.nextAttemptAt = l.after(at, uncertainRecheckDelay(r.verifyAttempts))
 	if at.Sub(r.submittedAt) >= uncertainAdminAfter {

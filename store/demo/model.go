@@ -184,7 +184,7 @@ type event struct {
 	errorCode   string
 	message     string
 	details     []byte
-	itemID      string
+	itemID      []byte
 	endpoint    string
 	requestedAt time.Time
 	answeredAt  time.Time

@@ -447,7 +447,7 @@ func (l *life) resolvePersonNotFound(dur time.Duration) {
 	l.r.lastAttemptAt = l.r.stateEnteredAt
 	e := l.move(at, evSuotarResponse, stPending, "person_not_found", msgPersonNotFound)
 	item := l.g.itemID()
-	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails(item, "personNotFound"))
+	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("personNotFound"))
 }
 
 // scReadyToSubmit: a lookup failed in transit, the backoff has just run out, and the row waits

@@ -358,15 +358,39 @@ func copyBatch(ctx context.Context, tx pgx.Tx, b *batch, skipFKChecks bool) erro
 	return nil
 }
 
-// Value helpers: the zero value of each is SQL NULL.
+// The sources below hand pgx pointers to fields they reuse for every row: a pointer fits in an
+// interface without an allocation, where a time or a UUID would be copied to the heap. pgx
+// encodes a row's values before it asks for the next row, so the reuse is safe. An invalid
+// (zero) value is SQL NULL.
 
 func uid(u [16]byte) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }
 
-func uidOf(r *reg) any {
+func setUUID(dst *pgtype.UUID, u [16]byte) *pgtype.UUID {
+	*dst = pgtype.UUID{Bytes: u, Valid: true}
+	return dst
+}
+
+func setUUIDOf(dst *pgtype.UUID, r *reg) *pgtype.UUID {
 	if r == nil {
-		return nil
+		*dst = pgtype.UUID{}
+		return dst
 	}
-	return uid(r.id)
+	return setUUID(dst, r.id)
+}
+
+func setTime(dst *pgtype.Timestamptz, t time.Time) *pgtype.Timestamptz {
+	*dst = pgtype.Timestamptz{Time: t, Valid: !t.IsZero()}
+	return dst
+}
+
+func setText(dst *pgtype.Text, s string) *pgtype.Text {
+	*dst = pgtype.Text{String: s, Valid: s != ""}
+	return dst
+}
+
+func setInt(dst *pgtype.Int4, n int32, valid bool) *pgtype.Int4 {
+	*dst = pgtype.Int4{Int32: n, Valid: valid}
+	return dst
 }
 
 func str(s string) any {
@@ -376,26 +400,25 @@ func str(s string) any {
 	return s
 }
 
-func ts(t time.Time) any {
-	if t.IsZero() {
-		return nil
-	}
-	return t
-}
-
 var studentColumns = []string{"id", "created_at", "updated_at", "first_name", "last_name", "email", "student_number"}
 
 type studentSource struct {
-	rows []*student
-	i    int
-	vals [7]any
+	rows                       []*student
+	i                          int
+	vals                       [7]any
+	id                         pgtype.UUID
+	created, updated           pgtype.Timestamptz
+	first, last, email, number pgtype.Text
 }
 
 func (s *studentSource) Next() bool { s.i++; return s.i < len(s.rows) }
 func (s *studentSource) Err() error { return nil }
 func (s *studentSource) Values() ([]any, error) {
 	x := s.rows[s.i]
-	s.vals = [7]any{uid(x.id), x.createdAt, x.updatedAt, x.first, x.last, x.email, str(x.number)}
+	s.vals = [7]any{
+		setUUID(&s.id, x.id), setTime(&s.created, x.createdAt), setTime(&s.updated, x.updatedAt),
+		setText(&s.first, x.first), setText(&s.last, x.last), setText(&s.email, x.email), setText(&s.number, x.number),
+	}
 	return s.vals[:], nil
 }
 
@@ -406,22 +429,22 @@ var completionColumns = []string{
 }
 
 type completionSource struct {
-	rows []*completion
-	i    int
-	vals [15]any
+	rows                               []*completion
+	i                                  int
+	vals                               [15]any
+	id, user, course, module, instance pgtype.UUID
+	created, updated, deleted, done    pgtype.Timestamptz
+	grade                              pgtype.Int4
 }
 
 func (s *completionSource) Next() bool { s.i++; return s.i < len(s.rows) }
 func (s *completionSource) Err() error { return nil }
 func (s *completionSource) Values() ([]any, error) {
 	c := s.rows[s.i]
-	var grade any
-	if c.grade > 0 {
-		grade = c.grade
-	}
 	s.vals = [15]any{
-		uid(c.id), c.createdAt, c.updatedAt, ts(c.deletedAt), uid(c.student.id), uid(c.module.course.id), uid(c.module.id), uid(c.instance.id),
-		c.completionDate, grade, true, c.eligible, c.prereqs, c.needsReview, true,
+		setUUID(&s.id, c.id), setTime(&s.created, c.createdAt), setTime(&s.updated, c.updatedAt), setTime(&s.deleted, c.deletedAt),
+		setUUID(&s.user, c.student.id), setUUID(&s.course, c.module.course.id), setUUID(&s.module, c.module.id), setUUID(&s.instance, c.instance.id),
+		setTime(&s.done, c.completionDate), setInt(&s.grade, c.grade, c.grade > 0), true, c.eligible, c.prereqs, c.needsReview, true,
 	}
 	return s.vals[:], nil
 }
@@ -442,10 +465,23 @@ var regColumns = []string{
 	"enrolment_check_group", "enrolment_check_step", "enrolment_check_due_at", "enrolment_checks_stopped_at",
 }
 
+// regSource streams a batch's ledger rows; its fields are the scratch values of one row.
 type regSource struct {
 	rows []*reg
 	i    int
-	vals []any
+	vals [53]any
+
+	id, completion, user, course, module, instance, supersededBy, pendingBy pgtype.UUID
+
+	created, updated, supersededAt, entered, changed, phaseStarted, next, firstFailed, lastAttempt,
+	terminal, submitted, registered, checked, partial, notBefore, noEnrolmentSince, attained,
+	dueAt, stoppedAt pgtype.Timestamptz
+
+	state, code, message, number, person, courseCode, enrolment, kind, realisation, lang, scale,
+	grade, submittedID, submittedType, sisuID, sisuType, group pgtype.Text
+
+	attempt, retries, polls, reimports, step pgtype.Int4
+	credits                                  pgtype.Float4
 }
 
 func (s *regSource) Next() bool { s.i++; return s.i < len(s.rows) }
@@ -453,35 +489,47 @@ func (s *regSource) Err() error { return nil }
 func (s *regSource) Values() ([]any, error) {
 	r := s.rows[s.i]
 	c := r.c
-	v := s.vals[:0]
-	v = append(v, uid(r.id), r.createdAt, r.updatedAt, int64(1),
-		uid(c.id), uid(c.student.id), uid(c.module.course.id), uid(c.module.id), uid(c.instance.id),
-		r.attempt, uidOf(r.supersededBy), ts(r.supersededAt), uidOf(r.pendingSupBy),
-		r.state, r.stateEnteredAt, r.stateChangedAt, r.phaseStartedAt, str(r.errorCode), str(r.errorMessage),
-		r.needsAdmin, r.nextAttemptAt, ts(r.firstFailedAt), ts(r.lastAttemptAt),
-		r.submitRetries, r.verifyAttempts, r.reimports, ts(r.terminalAt),
-		ts(r.submittedAt), ts(r.registeredAt), ts(r.enrolmentCheckedAt), ts(r.partiallyRegisteredAt), ts(r.resubmitNotBefore),
-		ts(r.noUsableEnrolmentSince),
-	)
+	frozen := func(v string) string {
+		if !r.frozen {
+			return ""
+		}
+		return v
+	}
+	var name any
 	if r.frozen {
-		v = append(v, str(r.studentNumber), str(r.personID), str(r.courseCode), str(r.enrolmentID), str(r.kind),
-			r.realisation.id, r.realisation.nameJSON, r.lang,
-			r.gradeScale, str(r.gradeID), r.credits, r.attainedAt)
-	} else {
-		v = append(v, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+		name = r.realisation.nameJSON
 	}
-	var attType any
+	realisationID := ""
+	if r.frozen {
+		realisationID = r.realisation.id
+	}
+	submittedType := ""
 	if r.submittedAttainmentID != "" {
-		attType = "AssessmentItemAttainment"
+		submittedType = "AssessmentItemAttainment"
 	}
-	v = append(v, str(r.submittedAttainmentID), attType, str(r.sisuAttainmentID), str(r.sisuAttainmentType))
-	if r.ecGroup != "" {
-		v = append(v, r.ecGroup, r.ecStep, ts(r.ecDueAt), ts(r.ecStoppedAt))
-	} else {
-		v = append(v, nil, nil, nil, nil)
+	attainedAt := time.Time{}
+	if r.frozen {
+		attainedAt = r.attainedAt
 	}
-	s.vals = v
-	return v, nil
+	s.credits = pgtype.Float4{Float32: r.credits, Valid: r.frozen}
+	hasGroup := r.ecGroup != ""
+	s.vals = [53]any{
+		setUUID(&s.id, r.id), setTime(&s.created, r.createdAt), setTime(&s.updated, r.updatedAt), int64(1),
+		setUUID(&s.completion, c.id), setUUID(&s.user, c.student.id), setUUID(&s.course, c.module.course.id), setUUID(&s.module, c.module.id), setUUID(&s.instance, c.instance.id),
+		setInt(&s.attempt, r.attempt, true), setUUIDOf(&s.supersededBy, r.supersededBy), setTime(&s.supersededAt, r.supersededAt), setUUIDOf(&s.pendingBy, r.pendingSupBy),
+		setText(&s.state, r.state), setTime(&s.entered, r.stateEnteredAt), setTime(&s.changed, r.stateChangedAt), setTime(&s.phaseStarted, r.phaseStartedAt),
+		setText(&s.code, r.errorCode), setText(&s.message, r.errorMessage),
+		r.needsAdmin, setTime(&s.next, r.nextAttemptAt), setTime(&s.firstFailed, r.firstFailedAt), setTime(&s.lastAttempt, r.lastAttemptAt),
+		setInt(&s.retries, r.submitRetries, true), setInt(&s.polls, r.verifyAttempts, true), setInt(&s.reimports, r.reimports, true), setTime(&s.terminal, r.terminalAt),
+		setTime(&s.submitted, r.submittedAt), setTime(&s.registered, r.registeredAt), setTime(&s.checked, r.enrolmentCheckedAt), setTime(&s.partial, r.partiallyRegisteredAt), setTime(&s.notBefore, r.resubmitNotBefore),
+		setTime(&s.noEnrolmentSince, r.noUsableEnrolmentSince),
+		setText(&s.number, frozen(r.studentNumber)), setText(&s.person, frozen(r.personID)), setText(&s.courseCode, frozen(r.courseCode)), setText(&s.enrolment, frozen(r.enrolmentID)), setText(&s.kind, frozen(r.kind)),
+		setText(&s.realisation, realisationID), name, setText(&s.lang, frozen(r.lang)),
+		setText(&s.scale, frozen(r.gradeScale)), setText(&s.grade, frozen(r.gradeID)), &s.credits, setTime(&s.attained, attainedAt),
+		setText(&s.submittedID, r.submittedAttainmentID), setText(&s.submittedType, submittedType), setText(&s.sisuID, r.sisuAttainmentID), setText(&s.sisuType, r.sisuAttainmentType),
+		setText(&s.group, r.ecGroup), setInt(&s.step, r.ecStep, hasGroup), setTime(&s.dueAt, r.ecDueAt), setTime(&s.stoppedAt, r.ecStoppedAt),
+	}
+	return s.vals[:], nil
 }
 
 var eventColumns = []string{
@@ -489,11 +537,16 @@ var eventColumns = []string{
 	"details", "request_item_id", "suotar_endpoint", "suotar_requested_at", "suotar_answered_at", "suotar_answer",
 }
 
-// eventSource streams the events of a batch's rows, row by row.
+// eventSource streams the events of a batch's rows, row by row; its fields are the scratch
+// values of one event.
 type eventSource struct {
 	rows []*reg
 	r, e int
 	vals [14]any
+
+	id, reg                                         pgtype.UUID
+	at, requested, answered                         pgtype.Timestamptz
+	kind, from, to, code, message, endpoint, answer pgtype.Text
 }
 
 func (s *eventSource) Next() bool {
@@ -518,13 +571,18 @@ func (s *eventSource) Err() error { return nil }
 func (s *eventSource) Values() ([]any, error) {
 	r := s.rows[s.r]
 	e := &r.events[s.e]
-	var details any
+	var details, item any
 	if e.details != nil {
 		details = e.details
 	}
+	if e.itemID != nil {
+		item = e.itemID
+	}
 	s.vals = [14]any{
-		uid(e.id), e.at, uid(r.id), e.kind, str(e.from), str(e.to), str(e.errorCode), str(e.message),
-		details, str(e.itemID), str(e.endpoint), ts(e.requestedAt), ts(e.answeredAt), str(e.answer),
+		setUUID(&s.id, e.id), setTime(&s.at, e.at), setUUID(&s.reg, r.id), setText(&s.kind, e.kind),
+		setText(&s.from, e.from), setText(&s.to, e.to), setText(&s.code, e.errorCode), setText(&s.message, e.message),
+		details, item, setText(&s.endpoint, e.endpoint), setTime(&s.requested, e.requestedAt), setTime(&s.answered, e.answeredAt),
+		setText(&s.answer, e.answer),
 	}
 	return s.vals[:], nil
 }
