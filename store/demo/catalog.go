@@ -149,8 +149,6 @@ func termOf(t time.Time) term {
 	return term{year: y, start: time.Date(y, time.January, 1, 0, 0, 0, 0, helsinki), end: time.Date(y, time.August, 1, 0, 0, 0, 0, helsinki)}
 }
 
-func (t term) prev() term { return termOf(t.start.Add(-24 * time.Hour)) }
-
 // names of a term in the three languages Sisu shows.
 func (t term) fi() string { return pick2(t.autumn, "syksy", "kevät") }
 func (t term) sv() string { return pick2(t.autumn, "hösten", "våren") }

@@ -450,7 +450,10 @@ var edges = map[string][]string{
 }
 
 // checkRow lists how a row disagrees with its events or with the rules for its state.
-func checkRow(r row) []string {
+func checkRow(r row) []string { return checkRowAt(r, now) }
+
+// checkRowAt is checkRow for a demo consistent at now.
+func checkRowAt(r row, now time.Time) []string {
 	var out []string
 	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
 	s := r.sched

@@ -29,16 +29,6 @@ func (o *obj) str(k, v string) {
 	o.b = appendJSONString(o.b, v)
 }
 
-// strOrNull writes null for "".
-func (o *obj) strOrNull(k, v string) {
-	o.key(k)
-	if v == "" {
-		o.b = append(o.b, "null"...)
-		return
-	}
-	o.b = appendJSONString(o.b, v)
-}
-
 func (o *obj) num(k string, v float64) {
 	o.key(k)
 	o.b = strconv.AppendFloat(o.b, v, 'f', -1, 64)
@@ -47,11 +37,6 @@ func (o *obj) num(k string, v float64) {
 func (o *obj) int(k string, v int) {
 	o.key(k)
 	o.b = strconv.AppendInt(o.b, int64(v), 10)
-}
-
-func (o *obj) raw(k string, v []byte) {
-	o.key(k)
-	o.b = append(o.b, v...)
 }
 
 func (o *obj) instant(k string, t time.Time) {

@@ -75,7 +75,6 @@ const (
 	msgPersonNotFound = "No Sisu person for the linked student number; the link was dropped."
 	msgBlocked        = "The completion is no longer eligible for credits."
 	msgCompletionGone = "The completion was deleted."
-	msgUnblocked      = "The completion is eligible again."
 )
 
 // move is transition(): it writes the state and the bookkeeping every transition writes, and

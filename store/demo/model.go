@@ -23,13 +23,6 @@ const (
 	stCancelled            = "cancelled"
 )
 
-// States lists the 17 ledger states in the database's enum order.
-var States = []string{
-	stPending, stReadyToSubmit, stResolvingEnrolment, stCheckingEnrolment, stNoUsableEnrolment,
-	stSubmitting, stSubmissionUncertain, stAwaitingVerification, stPartiallyRegistered, stRegistered,
-	stDuplicate, stNotImproved, stMisregistered, stFailedRetryable, stFailedPermanent, stBlocked, stCancelled,
-}
-
 const (
 	evCreated        = "created"
 	evStateChanged   = "state_changed"

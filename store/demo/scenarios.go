@@ -146,7 +146,7 @@ func (g *gen) settledSubmit() time.Time {
 // landing draws how long after the submission Sisu builds the course unit attainment: between
 // about 5 and 29 hours, most of them early (seed/backoff.rs), a few later.
 func (g *gen) landing() time.Duration {
-	switch g.rng.pick([]int{84, 10, 4, 2}) {
+	switch g.rng.pick([]int{86, 9, 3, 2}) {
 	case 0:
 		return g.rng.dur(4*time.Hour+35*time.Minute, 5*time.Hour)
 	case 1:
@@ -431,12 +431,19 @@ func scPendingNotEligible(g *gen, at time.Time) {
 
 func scPendingPersonNotFound(g *gen, at time.Time) {
 	g.cur = nil // a student of their own: the dropped link must not strand their other rows
-	l := g.fresh(at, needConfigured)
+	var l *life
+	if g.rng.chance(0.4) {
+		// Found out only when the import was answered.
+		l = g.submitted(at, needConfigured)
+		l.importAnswer(ioPersonNotFound, "", "", "")
+	} else {
+		l = g.fresh(at, needConfigured)
+		l.ready(l.preconditionsTick(l.last), msgReady)
+		l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 10*time.Second)))
+		l.resolvePersonNotFound(g.rng.dur(time.Second, 20*time.Second))
+	}
+	g.cur = nil
 	s := l.r.c.student
-	g.cur = nil // the link is dropped: the student takes no further completions here
-	l.ready(l.preconditionsTick(l.last), msgReady)
-	l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 10*time.Second)))
-	l.resolvePersonNotFound(g.rng.dur(time.Second, 20*time.Second))
 	s.number, s.personID = "", ""
 	s.updatedAt = l.last
 }
@@ -488,6 +495,14 @@ func scChecking(g *gen, at time.Time) {
 }
 
 func scNoUsableEnrolment(g *gen, at time.Time) {
+	if g.now.Sub(at) > 4*day && g.rng.chance(0.1) {
+		// Sent, and refused: the study right does not cover the attainment date. The row waits
+		// on the ladder for the student to sort it out.
+		l := g.submitted(at.Add(2*day), needConfigured)
+		l.importAnswer(ioStudyRight, "", "", "")
+		l.missUntil(g.now)
+		return
+	}
 	l := g.fresh(at, needConfigured)
 	group := groupCompleted
 	if g.rng.chance(0.2) {
@@ -726,6 +741,18 @@ var configFailures = []struct{ code, wire, msg string }{
 }
 
 func scFailedConfig(g *gen, at time.Time) {
+	if g.rng.chance(0.3) {
+		// Caught before sending: looking up the enrolment already fails on the course code.
+		l := g.fresh(at, needConfigured)
+		l.ready(l.preconditionsTick(l.last), msgReady)
+		l.resolveClaim(l.last.Add(g.rng.dur(200*time.Millisecond, 10*time.Second)))
+		if g.rng.chance(0.7) {
+			l.resolvePermanent("course_code_not_found", "courseCodeNotFound", "No course unit was found for the course code.")
+		} else {
+			l.resolvePermanent("unknown", "enrolmentListUnavailable", "Suotar answered the lookup with a code we do not know.")
+		}
+		return
+	}
 	f := configFailures[g.rng.intn(len(configFailures))]
 	l := g.submitted(at, needConfigured)
 	l.importAnswer(ioConfig, f.code, f.wire, f.msg)

@@ -20,8 +20,8 @@ type SisuTruth struct {
 	RealisationID    string
 	AssessmentItemID string
 	EnrolmentID      string
-	// SubmittedAttainmentID is the hy-kur-… id Suotar minted for our import; "" when the import
-	// never got one back.
+	// SubmittedAttainmentID is the hy-kur-… id an answer of Suotar's gave the row; "" when none
+	// did (an attainment that landed anyway is still in Attainments, under Suotar's id).
 	SubmittedAttainmentID string
 	// SubmittedAt is the row's submitted_at (zero when the credit was found before sending).
 	SubmittedAt time.Time
