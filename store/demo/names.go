@@ -8,14 +8,12 @@ import (
 // People: mostly Finnish (with the Finland-Swedish minority), and the international students the
 // MOOCs draw. The accents are the point: search must find "Äijälä" when typed "aijala".
 var (
-	finnishFirst = []string{
-		"Aino", "Eino", "Helmi", "Väinö", "Elias", "Olivia", "Leo", "Ella", "Onni", "Sofia",
-		"Eetu", "Iida", "Jyri", "Kaisa", "Lauri", "Minna", "Niklas", "Oona", "Pekka", "Riikka",
-		"Sampo", "Tuuli", "Ville", "Aleksi", "Emilia", "Juho", "Anni", "Matti", "Sanna", "Tero",
-		"Päivi", "Jenni", "Lumi", "Ilmari", "Siiri", "Kyösti", "Aapo", "Hilla", "Vilja", "Eemeli",
-	}
-	finnishSecond = []string{"Maria", "Johannes", "Kristiina", "Mikael", "Aleksandra", "Juhani", "Elina", "Tapani", "Sofia", "Ilmari"}
-	finnishLast   = []string{
+	// Finnish given names by the second names they go with.
+	finnishFemale       = []string{"Aino", "Helmi", "Olivia", "Ella", "Sofia", "Iida", "Kaisa", "Minna", "Oona", "Riikka", "Tuuli", "Emilia", "Anni", "Sanna", "Päivi", "Jenni", "Lumi", "Siiri", "Hilla", "Vilja"}
+	finnishMale         = []string{"Eino", "Väinö", "Elias", "Leo", "Onni", "Eetu", "Jyri", "Lauri", "Niklas", "Pekka", "Sampo", "Ville", "Aleksi", "Juho", "Matti", "Tero", "Ilmari", "Kyösti", "Aapo", "Eemeli"}
+	finnishFemaleSecond = []string{"Maria", "Kristiina", "Aleksandra", "Elina", "Johanna", "Helena"}
+	finnishMaleSecond   = []string{"Johannes", "Mikael", "Juhani", "Tapani", "Olavi", "Kalervo"}
+	finnishLast         = []string{
 		"Virtanen", "Korhonen", "Mäkinen", "Nieminen", "Mäkelä", "Hämäläinen", "Laine", "Heikkinen",
 		"Koskinen", "Järvinen", "Lehtonen", "Lehtinen", "Saarinen", "Salminen", "Heinonen", "Niemi",
 		"Heikkilä", "Kinnunen", "Salonen", "Turunen", "Salo", "Laitinen", "Tuominen", "Rantanen",
@@ -49,9 +47,13 @@ func (g *rng) person() person {
 	var p person
 	switch g.pick([]int{72, 8, 20}) {
 	case 0:
-		p.first = finnishFirst[g.intn(len(finnishFirst))]
+		first, second := finnishFemale, finnishFemaleSecond
+		if g.chance(0.5) {
+			first, second = finnishMale, finnishMaleSecond
+		}
+		p.first = first[g.intn(len(first))]
 		if g.chance(0.3) {
-			p.first += " " + finnishSecond[g.intn(len(finnishSecond))]
+			p.first += " " + second[g.intn(len(second))]
 		}
 		p.last = finnishLast[g.intn(len(finnishLast))]
 	case 1:
