@@ -5,8 +5,12 @@
 //
 // The same Config.Seed, Config.Rows and Config.Now always give byte-identical data: every
 // random choice comes from one PCG source drawn in a fixed order, and every id is derived from
-// it. Everything is written with COPY in one transaction, generated in one pass in batches, so a
-// million rows take minutes, not hours, and a failed run leaves nothing behind.
+// it. Rows are generated in one pass, oldest first, in batches that two connections COPY at
+// once, each connection in one transaction; they commit together, so a million rows take a
+// few minutes and a stopped or failed run leaves nothing behind.
+//
+// Sisu's side of the story (what landed, what the registry holds) is not in the ledger; Write
+// hands it to Config.Truth for a fake registry to be built from.
 package demo
 
 import (
