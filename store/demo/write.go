@@ -57,7 +57,10 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 
 	// Every copying connection must get one while this one holds the lock: a connection that
 	// waits for the pool would keep the others waiting at the commit gate for ever.
-	cfg.Workers = max(1, min(cfg.Workers, int(pool.Config().MaxConns)-1))
+	if pool.Config().MaxConns < 2 {
+		return Summary{}, errors.New("demo: the pool must allow two connections: one holds the seed lock, one copies")
+	}
+	cfg.Workers = min(cfg.Workers, int(pool.Config().MaxConns)-1)
 
 	g := newGen(cfg)
 	sum := Summary{States: map[string]int{}, Courses: len(g.courses), Modules: len(g.modules), ForeignKeysChecked: !skip}
