@@ -74,6 +74,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return serveCommand(ctx, args, getenv, stdout, stderr)
 	case "migrate":
 		return migrateCommand(ctx, args, getenv, stdout, stderr)
+	case "seed":
+		return seedCommand(ctx, args, getenv, stdout, stderr)
 	case "devdb":
 		return devdbCommand(ctx, args, getenv, stdout, stderr)
 	case "fakesuotar":

@@ -1,0 +1,96 @@
+// Package demo writes deterministic, realistic demo data into the ledger: students, the
+// department's MOOC catalogue, completions, credit registrations in every state the pipeline
+// can leave them in, and each row's event history, all consistent with the pipeline's rules
+// (domain.md) as of a chosen instant.
+//
+// The same Config.Seed, Config.Rows and Config.Now always give byte-identical data: every
+// random choice comes from one PCG source drawn in a fixed order, and every id is derived from
+// it. Rows are generated in one pass, oldest first, in batches that two connections COPY at
+// once, each connection in one transaction; they commit together, so a million rows take a
+// few minutes and a stopped or failed run leaves nothing behind.
+//
+// Sisu's side of the story (what landed, what the registry holds) is not in the ledger; Write
+// hands it to Config.Truth for a fake registry to be built from.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"regdesk/store"
+)
+
+// Config says what to generate.
+type Config struct {
+	// Rows is the number of credit_registrations rows, superseded attempts included.
+	Rows int
+	// Seed picks the data set.
+	Seed int64
+	// Now is the instant the data is consistent at: nothing happens after it, and every row is
+	// where the pipeline would have left it by then.
+	Now time.Time
+	// IfEmpty makes Write do nothing (Summary.Skipped) when the ledger already has rows, instead
+	// of failing with ErrNotEmpty.
+	IfEmpty bool
+	// Truth, when set, receives Sisu's side of every row that reached Sisu or found its credit
+	// there, in generation order, so a fake registry can be built to agree with the ledger. It is
+	// called from the generating goroutine, before the row is committed.
+	Truth func(SisuTruth)
+	// BatchRows is how many ledger rows are generated and copied together; 0 means 5000.
+	BatchRows int
+	// Workers is how many connections copy batches at once; 0 means 2.
+	Workers int
+	// SkipForeignKeyChecks has PostgreSQL skip checking the foreign keys of completions,
+	// ledger rows and events as they are copied (session_replication_role = replica, as
+	// pg_restore --disable-triggers does), when the role may. Those checks are two thirds of the
+	// copying time, and the generator makes every reference itself; the tests check them after
+	// the fact. Unique, NOT NULL and CHECK constraints are enforced either way.
+	SkipForeignKeyChecks bool
+}
+
+// Summary reports what Write did.
+type Summary struct {
+	Skipped     bool // the ledger had rows and Config.IfEmpty was set
+	Rows        int
+	Students    int
+	Completions int
+	Events      int
+	Courses     int
+	Modules     int
+	// States counts rows by state.
+	States map[string]int
+	// ForeignKeysChecked is false when PostgreSQL skipped the foreign key checks
+	// (Config.SkipForeignKeyChecks and the role may).
+	ForeignKeysChecked bool
+	Duration           time.Duration
+}
+
+// ErrNotEmpty reports that the ledger already has rows; demo data goes only into an empty one.
+var ErrNotEmpty = errors.New("the ledger already has rows")
+
+// DefaultRows is the size of the demo make run shows: big enough that every state, phase and
+// attention reason appears, small enough to read.
+const DefaultRows = 2000
+
+// Write generates the data set cfg names and writes it to st in one transaction. It refuses a
+// ledger that already has rows (ErrNotEmpty) unless cfg.IfEmpty, when it does nothing.
+func Write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
+	start := time.Now()
+	if cfg.Rows < 0 {
+		return Summary{}, fmt.Errorf("demo: rows must not be negative, got %d", cfg.Rows)
+	}
+	if cfg.Now.IsZero() {
+		return Summary{}, errors.New("demo: Config.Now is not set")
+	}
+	if cfg.BatchRows <= 0 {
+		cfg.BatchRows = 5000
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 2
+	}
+	sum, err := write(ctx, st, cfg)
+	sum.Duration = time.Since(start)
+	return sum, err
+}

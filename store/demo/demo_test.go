@@ -1,0 +1,586 @@
+package demo_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/demo"
+	"regdesk/store/storetest"
+)
+
+// now is the instant every test's demo is consistent at; tests never read the clock.
+var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+type testBundle struct {
+	st    *store.Store
+	sum   demo.Summary
+	truth []demo.SisuTruth
+	rows  []row
+}
+
+// setup writes a demo of rows rows into a fresh database and reads it back.
+func setup(t *testing.T, rows int) *testBundle {
+	t.Helper()
+	st := storetest.New(t)
+	b := &testBundle{st: st}
+	sum, err := demo.Write(context.Background(), st, demo.Config{
+		Rows: rows, Seed: 1, Now: now,
+		Truth: func(s demo.SisuTruth) { b.truth = append(b.truth, s) },
+	})
+	if err != nil {
+		t.Fatalf("Write() = %v", err)
+	}
+	b.sum = sum
+	b.rows = readRows(t, st)
+	return b
+}
+
+func TestDefaultDemo(t *testing.T) {
+	t.Parallel()
+	b := setup(t, demo.DefaultRows)
+
+	if got, want := len(b.rows), demo.DefaultRows; got != want {
+		t.Fatalf("the ledger has %d rows, want %d", got, want)
+	}
+	if b.sum.Rows != demo.DefaultRows || b.sum.Events == 0 || b.sum.Students == 0 {
+		t.Errorf("Summary = %+v, want %d rows with students and events", b.sum, demo.DefaultRows)
+	}
+
+	t.Run("EveryStatePhaseAndReason", func(t *testing.T) {
+		t.Parallel()
+		states := map[schedule.State]int{}
+		phases := map[schedule.Phase]int{}
+		reasons := map[schedule.Reason]int{}
+		for _, r := range b.rows {
+			states[r.sched.State]++
+			st := schedule.Classify(r.sched, now)
+			phases[st.Phase]++
+			for _, reason := range st.Reasons {
+				reasons[reason]++
+			}
+		}
+		for _, s := range schedule.States() {
+			if states[s] == 0 {
+				t.Errorf("no row in state %s", s)
+			}
+		}
+		for _, p := range schedule.Phases() {
+			if phases[p] == 0 {
+				t.Errorf("no row in phase %s", p)
+			}
+		}
+		for _, r := range schedule.Reasons() {
+			if reasons[r] == 0 {
+				t.Errorf("no row with attention reason %s", r)
+			}
+		}
+		// Most of a real ledger is settled; a demo that is mostly problems would mislead.
+		if settled := phases[schedule.PhaseSettled]; settled < len(b.rows)*7/10 {
+			t.Errorf("%d of %d rows settled, want most", settled, len(b.rows))
+		}
+		t.Logf("states %v", states)
+		t.Logf("phases %v", phases)
+		t.Logf("reasons %v", reasons)
+	})
+
+	t.Run("StudentNumbers", func(t *testing.T) {
+		t.Parallel()
+		rows, _ := b.st.Pool().Query(context.Background(), `SELECT student_number FROM students WHERE student_number IS NOT NULL
+			UNION ALL SELECT student_number FROM credit_registrations WHERE student_number IS NOT NULL`)
+		numbers, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(numbers) == 0 {
+			t.Fatal("no student numbers")
+		}
+		for _, n := range numbers {
+			if !demo.ValidStudentNumber(n) {
+				t.Errorf("student number %q fails the HY check digit", n)
+			}
+		}
+		var unlinked int
+		if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM students WHERE student_number IS NULL`).Scan(&unlinked); err != nil {
+			t.Fatal(err)
+		}
+		if unlinked == 0 {
+			t.Error("every student has a linked number; the demo needs some without (pending rows)")
+		}
+	})
+
+	t.Run("RowsAgreeWithTheirEvents", func(t *testing.T) {
+		t.Parallel()
+		for _, r := range b.rows {
+			for _, problem := range checkRow(r) {
+				t.Errorf("row %s (%s): %s", r.id, r.sched.State, problem)
+			}
+		}
+	})
+
+	t.Run("NoTimestampAfterNow", func(t *testing.T) {
+		t.Parallel()
+		// next_attempt_at, resubmit_not_before and enrolment_check_due_at are plans, and
+		// plans lie ahead; everything else records the past.
+		for _, q := range []string{
+			`SELECT count(*) FROM students WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM course_module_completions WHERE greatest(created_at, updated_at, completion_date, deleted_at) > $1`,
+			`SELECT count(*) FROM credit_registrations WHERE greatest(created_at, updated_at, superseded_at, state_entered_at,
+				state_changed_at, phase_started_at, first_failed_at, last_attempt_at, terminal_at, submitted_at, registered_at,
+				enrolment_checked_at, partially_registered_at, no_usable_enrolment_since, attained_at, enrolment_checks_stopped_at) > $1`,
+			`SELECT count(*) FROM credit_registration_events WHERE greatest(created_at, suotar_requested_at, suotar_answered_at) > $1`,
+			`SELECT count(*) FROM courses WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM course_instances WHERE created_at > $1`,
+			`SELECT count(*) FROM course_modules WHERE greatest(created_at, updated_at) > $1`,
+		} {
+			var n int
+			if err := b.st.Pool().QueryRow(context.Background(), q, now).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n > 0 {
+				t.Errorf("%d rows have a time after now: %s", n, q)
+			}
+		}
+	})
+
+	t.Run("SisuTruth", func(t *testing.T) {
+		t.Parallel()
+		byID := map[string]demo.SisuTruth{}
+		for _, s := range b.truth {
+			byID[s.RegistrationID] = s
+		}
+		var uncertain, landed, conflicts int
+		for _, r := range b.rows {
+			s, ok := byID[r.id]
+			switch r.sched.State {
+			case schedule.StateSubmissionUncertain:
+				if !ok {
+					t.Errorf("uncertain row %s has no Sisu truth", r.id)
+					continue
+				}
+				uncertain++
+				if s.Landed {
+					landed++
+				}
+			case schedule.StatePartiallyRegistered:
+				if !ok || len(s.Attainments) != 1 || s.Attainments[0].Type != "AssessmentItemAttainment" {
+					t.Errorf("partial row %s: truth %+v, want its assessment item attainment only", r.id, s)
+				}
+			case schedule.StateRegistered:
+				if !ok || !slices.ContainsFunc(s.Attainments, func(a demo.SisuAttainment) bool {
+					return a.Type == "CourseUnitAttainment" && a.ID == r.sisuAttainmentID
+				}) {
+					t.Errorf("registered row %s: truth %+v, want the course unit attainment %s", r.id, s, r.sisuAttainmentID)
+				}
+			}
+			if ok && s.Conflict != "" {
+				conflicts++
+			}
+		}
+		if landed == 0 || landed == uncertain {
+			t.Errorf("%d of %d uncertain rows landed in Sisu, want about half", landed, uncertain)
+		}
+		if conflicts == 0 {
+			t.Error("no conflicting attainment in Sisu")
+		}
+	})
+}
+
+// TestWriteIsDeterministic writes the same config twice, once with PostgreSQL checking every
+// foreign key and once without, and expects the same bytes; a third write with another seed
+// must differ.
+func TestWriteIsDeterministic(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	cfg := demo.Config{Rows: 700, Seed: 42, Now: now, BatchRows: 150}
+	var sums [3]map[string]string
+	for i := range sums {
+		st := storetest.New(t)
+		c := cfg
+		c.SkipForeignKeyChecks = i > 0
+		if i == 2 {
+			c.Seed = 43
+		}
+		sum, err := demo.Write(ctx, st, c)
+		if err != nil {
+			t.Fatalf("Write() = %v", err)
+		}
+		if i == 1 && sum.ForeignKeysChecked {
+			t.Log("the test role may not skip foreign key checks; both writes checked them")
+		}
+		sums[i] = tableDigests(t, st)
+		if c.SkipForeignKeyChecks {
+			checkReferences(t, st)
+		}
+	}
+	for table, d := range sums[0] {
+		if sums[1][table] != d {
+			t.Errorf("table %s differs between two writes of the same config", table)
+		}
+	}
+	if sums[2]["credit_registrations"] == sums[0]["credit_registrations"] {
+		t.Error("seeds 42 and 43 wrote the same ledger")
+	}
+}
+
+// checkReferences fails the test for any foreign key of the demo's tables that points nowhere:
+// with the checks skipped while copying, this is what proves them.
+func checkReferences(t *testing.T, st *store.Store) {
+	t.Helper()
+	rows, _ := st.Pool().Query(context.Background(), `
+		SELECT c.conrelid::regclass::text, a.attname, c.confrelid::regclass::text, fa.attname
+		FROM pg_constraint c
+		JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+		JOIN pg_attribute fa ON fa.attrelid = c.confrelid AND fa.attnum = c.confkey[1]
+		WHERE c.contype = 'f' AND cardinality(c.conkey) = 1
+		ORDER BY 1, 2`)
+	type fk struct{ table, col, ref, refCol string }
+	fks, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (fk, error) {
+		var f fk
+		return f, r.Scan(&f.table, &f.col, &f.ref, &f.refCol)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fks) < 10 {
+		t.Fatalf("found %d foreign keys, the schema has more", len(fks))
+	}
+	for _, f := range fks {
+		var n int
+		q := fmt.Sprintf(`SELECT count(*) FROM %s x WHERE x.%s IS NOT NULL AND NOT EXISTS (SELECT FROM %s y WHERE y.%s = x.%s)`,
+			f.table, pgx.Identifier{f.col}.Sanitize(), f.ref, pgx.Identifier{f.refCol}.Sanitize(), pgx.Identifier{f.col}.Sanitize())
+		if err := st.Pool().QueryRow(context.Background(), q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			t.Errorf("%d rows of %s.%s point at no %s", n, f.table, f.col, f.ref)
+		}
+	}
+}
+
+// tableDigests returns an md5 of every table the demo writes, over its rows in id order.
+func tableDigests(t *testing.T, st *store.Store) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, table := range []string{"students", "courses", "course_instances", "course_modules", "course_module_completions", "credit_registrations", "credit_registration_events"} {
+		var d string
+		q := fmt.Sprintf(`SELECT md5(coalesce(string_agg(t::text, E'\n' ORDER BY t.id), '')) FROM %s t`, table)
+		if err := st.Pool().QueryRow(context.Background(), q).Scan(&d); err != nil {
+			t.Fatal(err)
+		}
+		out[table] = d
+	}
+	return out
+}
+
+func TestWriteRefusesANonEmptyLedger(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	cfg := demo.Config{Rows: 60, Seed: 7, Now: now}
+	if _, err := demo.Write(ctx, st, cfg); err != nil {
+		t.Fatalf("first Write() = %v", err)
+	}
+	if _, err := demo.Write(ctx, st, cfg); !errors.Is(err, demo.ErrNotEmpty) {
+		t.Errorf("second Write() = %v, want ErrNotEmpty", err)
+	}
+	cfg.IfEmpty = true
+	sum, err := demo.Write(ctx, st, cfg)
+	if err != nil || !sum.Skipped {
+		t.Errorf("Write(IfEmpty) on a full ledger = %+v, %v; want skipped", sum, err)
+	}
+	var n int
+	if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registrations`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 60 {
+		t.Errorf("the ledger has %d rows after the refused writes, want 60", n)
+	}
+}
+
+// TestWriteLeavesNothingWhenStopped stops a write halfway through and expects every table it
+// touched to be as empty as before.
+func TestWriteLeavesNothingWhenStopped(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := 0
+	_, err := demo.Write(ctx, st, demo.Config{Rows: 3000, Seed: 3, Now: now, BatchRows: 200, SkipForeignKeyChecks: true,
+		Truth: func(demo.SisuTruth) {
+			if seen++; seen == 1500 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Write() = %v, want context.Canceled", err)
+	}
+	for _, table := range []string{"students", "courses", "course_instances", "course_modules", "course_module_completions", "credit_registrations", "credit_registration_events"} {
+		var n int
+		if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s has %d rows after a stopped write, want none", table, n)
+		}
+	}
+}
+
+func BenchmarkWrite100k(b *testing.B) {
+	if testing.Short() {
+		b.Skip("writes 100,000 rows")
+	}
+	for b.Loop() {
+		b.StopTimer()
+		st := storetest.New(b)
+		b.StartTimer()
+		sum, err := demo.Write(context.Background(), st, demo.Config{Rows: 100_000, Seed: 1, Now: now, SkipForeignKeyChecks: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(sum.Rows)/sum.Duration.Seconds(), "rows/s")
+		b.ReportMetric(float64(sum.Events)/sum.Duration.Seconds(), "events/s")
+	}
+}
+
+// row is a ledger row as the tests read it back, with its events.
+type row struct {
+	id                string
+	sched             schedule.Row
+	createdAt         time.Time
+	updatedAt         time.Time
+	version           int64
+	supersededAt      *time.Time
+	terminalAt        *time.Time
+	registeredAt      *time.Time
+	studentNumber     *string
+	personID          *string
+	gradeScaleID      *string
+	attainedAt        *time.Time
+	sisuAttainmentID  string
+	pendingSuperseded bool
+	checksStoppedAt   *time.Time
+	events            []event
+}
+
+type event struct {
+	at          time.Time
+	kind        string
+	from, to    *string
+	actor       *string
+	endpoint    *string
+	requestedAt *time.Time
+	answeredAt  *time.Time
+	answer      *string
+	code        *string // details #>> '{response,code}'
+	hasDetails  bool
+}
+
+func readRows(t *testing.T, st *store.Store) []row {
+	t.Helper()
+	ctx := context.Background()
+	q, _ := st.Pool().Query(ctx, `SELECT id::text, state::text, coalesce(error_code::text, ''), needs_admin_attention,
+		superseded_by_id IS NOT NULL, state_entered_at, state_changed_at, next_attempt_at, first_failed_at, submitted_at,
+		partially_registered_at, resubmit_not_before, submit_retry_count, verify_attempt_count, not_registered_reimport_count,
+		created_at, updated_at, version, superseded_at, terminal_at, registered_at, student_number, sisu_person_id,
+		grade_scale_id, attained_at, coalesce(sisu_attainment_id, ''), pending_superseded_by_id IS NOT NULL,
+		enrolment_checks_stopped_at
+		FROM credit_registrations ORDER BY id`)
+	rows, err := pgx.CollectRows(q, func(rs pgx.CollectableRow) (row, error) {
+		var r row
+		var state, code string
+		err := rs.Scan(&r.id, &state, &code, &r.sched.NeedsAdminAttention, &r.sched.Superseded, &r.sched.StateEnteredAt,
+			&r.sched.StateChangedAt, &r.sched.NextAttemptAt, &r.sched.FirstFailedAt, &r.sched.SubmittedAt,
+			&r.sched.PartiallyRegisteredAt, &r.sched.ResubmitNotBefore, &r.sched.SubmitRetryCount, &r.sched.VerifyAttemptCount,
+			&r.sched.NotRegisteredReimportCount, &r.createdAt, &r.updatedAt, &r.version, &r.supersededAt, &r.terminalAt,
+			&r.registeredAt, &r.studentNumber, &r.personID, &r.gradeScaleID, &r.attainedAt, &r.sisuAttainmentID,
+			&r.pendingSuperseded, &r.checksStoppedAt)
+		r.sched.State, r.sched.ErrorCode = schedule.State(state), schedule.ErrorCode(code)
+		return r, err
+	})
+	if err != nil {
+		t.Fatalf("read the ledger: %v", err)
+	}
+	index := make(map[string]int, len(rows))
+	for i, r := range rows {
+		index[r.id] = i
+	}
+	q, _ = st.Pool().Query(ctx, `SELECT credit_registration_id::text, created_at, kind::text, from_state::text, to_state::text,
+		actor_user_id::text, suotar_endpoint::text, suotar_requested_at, suotar_answered_at, suotar_answer::text,
+		details #>> '{response,code}', details IS NOT NULL
+		FROM credit_registration_events ORDER BY credit_registration_id, created_at, id`)
+	var id string
+	var e event
+	_, err = pgx.ForEachRow(q, []any{&id, &e.at, &e.kind, &e.from, &e.to, &e.actor, &e.endpoint, &e.requestedAt, &e.answeredAt, &e.answer, &e.code, &e.hasDetails}, func() error {
+		i, ok := index[id]
+		if !ok {
+			return fmt.Errorf("event of unknown row %s", id)
+		}
+		rows[i].events = append(rows[i].events, e)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read the events: %v", err)
+	}
+	return rows
+}
+
+// edges are the pipeline's transitions (domain.md §2.2); admin_action events may also move any
+// row to ready_to_submit or cancelled, and any transition may stay in its state.
+var edges = map[string][]string{
+	"pending":               {"ready_to_submit", "no_usable_enrolment", "blocked", "cancelled"},
+	"ready_to_submit":       {"resolving_enrolment", "failed_retryable", "pending", "failed_permanent", "blocked", "cancelled"},
+	"resolving_enrolment":   {"checking_enrolment", "no_usable_enrolment", "duplicate", "failed_retryable", "failed_permanent", "ready_to_submit", "pending", "blocked", "cancelled"},
+	"no_usable_enrolment":   {"checking_enrolment", "duplicate", "failed_retryable", "failed_permanent", "pending", "blocked", "cancelled"},
+	"checking_enrolment":    {"submitting", "ready_to_submit", "duplicate", "failed_permanent", "pending", "blocked", "cancelled"},
+	"submitting":            {"awaiting_verification", "duplicate", "not_improved", "submission_uncertain", "failed_retryable", "failed_permanent", "no_usable_enrolment", "pending", "registered"},
+	"awaiting_verification": {"registered", "partially_registered", "misregistered", "failed_retryable", "duplicate"},
+	"partially_registered":  {"registered", "duplicate", "misregistered", "failed_retryable"},
+	"submission_uncertain":  {"awaiting_verification", "partially_registered", "registered", "duplicate", "misregistered", "failed_retryable"},
+	"failed_retryable":      {"ready_to_submit", "checking_enrolment", "awaiting_verification", "failed_permanent", "pending", "blocked", "cancelled"},
+	"blocked":               {"pending", "ready_to_submit", "no_usable_enrolment", "cancelled"},
+}
+
+// checkRow lists how a row disagrees with its events or with the rules for its state.
+func checkRow(r row) []string { return checkRowAt(r, now) }
+
+// checkRowAt is checkRow for a demo consistent at now.
+func checkRowAt(r row, now time.Time) []string {
+	var out []string
+	bad := func(format string, args ...any) { out = append(out, fmt.Sprintf(format, args...)) }
+	s := r.sched
+	if len(r.events) == 0 {
+		return []string{"no events"}
+	}
+	first := r.events[0]
+	if first.kind != "created" || first.from != nil || deref(first.to) != "pending" || !first.at.Equal(r.createdAt) {
+		bad("first event is %s %v→%v at %v, want created →pending at created_at %v", first.kind, deref(first.from), deref(first.to), first.at, r.createdAt)
+	}
+	state := ""
+	var lastChange time.Time
+	submitted := false
+	for i, e := range r.events {
+		if i > 0 && !e.at.After(r.events[i-1].at) {
+			bad("event %d at %v is not after event %d at %v", i, e.at, i-1, r.events[i-1].at)
+		}
+		if e.at.After(now) {
+			bad("event %d at %v is after now", i, e.at)
+		}
+		if e.actor != nil {
+			bad("event %d has an actor; the demo has no staff accounts", i)
+		}
+		if i > 0 {
+			from, to := deref(e.from), deref(e.to)
+			if from != state {
+				bad("event %d leaves %q, but the row was in %q", i, from, state)
+			}
+			admin := e.kind == "admin_action" && (to == "ready_to_submit" || to == "cancelled")
+			if to != from && !admin && !slices.Contains(edges[from], to) {
+				bad("event %d (%s) moves %s → %s, not a pipeline edge", i, e.kind, from, to)
+			}
+		}
+		if deref(e.to) != state || i == 0 {
+			lastChange = e.at
+		}
+		state = deref(e.to)
+		if state == "submitting" {
+			submitted = true
+		}
+		switch e.kind {
+		case "suotar_response", "retry_scheduled":
+			if e.kind == "retry_scheduled" && state != "failed_retryable" {
+				bad("retry_scheduled event %d moves to %s", i, state)
+			}
+			if e.endpoint == nil || e.requestedAt == nil || e.answer == nil || !e.hasDetails {
+				bad("Suotar event %d lacks its endpoint, request time, answer or details", i)
+				continue
+			}
+			if e.requestedAt.After(e.at) || (e.answeredAt != nil && (e.answeredAt.Before(*e.requestedAt) || e.answeredAt.After(e.at))) {
+				bad("Suotar event %d: requested %v, answered %v, written %v out of order", i, *e.requestedAt, e.answeredAt, e.at)
+			}
+			if (*e.answer == "unanswered") != (e.answeredAt == nil) {
+				bad("Suotar event %d: answer %s with answered_at %v", i, *e.answer, e.answeredAt)
+			}
+			if e.kind == "suotar_response" && *e.answer == "answered" && e.code == nil {
+				bad("Suotar event %d has no /response/code", i)
+			}
+		}
+	}
+	last := r.events[len(r.events)-1]
+	if state != string(s.State) {
+		bad("last event leaves the row in %s", state)
+	}
+	if !last.at.Equal(s.StateEnteredAt) {
+		bad("state_entered_at %v, last transition at %v", s.StateEnteredAt, last.at)
+	}
+	if !lastChange.Equal(s.StateChangedAt) {
+		bad("state_changed_at %v, last change of state at %v", s.StateChangedAt, lastChange)
+	}
+	if r.updatedAt.Before(last.at) || r.updatedAt.After(now) {
+		bad("updated_at %v is before its last event %v or after now", r.updatedAt, last.at)
+	}
+	if r.version != 1 {
+		bad("version %d, want 1", r.version)
+	}
+	if (r.terminalAt != nil) != s.State.IsTerminal() {
+		bad("terminal_at %v in state %s", r.terminalAt, s.State)
+	}
+	if (r.registeredAt != nil) != (s.State == schedule.StateRegistered) {
+		bad("registered_at %v in state %s", r.registeredAt, s.State)
+	}
+	if (s.SubmittedAt != nil) != submitted {
+		bad("submitted_at %v, but submitting in its history is %v", s.SubmittedAt, submitted)
+	}
+	if submitted && (r.studentNumber == nil || r.personID == nil || r.gradeScaleID == nil || r.attainedAt == nil) {
+		bad("submitted without a frozen payload")
+	}
+	if s.State == schedule.StatePartiallyRegistered && s.PartiallyRegisteredAt == nil {
+		bad("partially_registered without partially_registered_at")
+	}
+	switch s.State {
+	case schedule.StateFailedRetryable, schedule.StateFailedPermanent:
+		if s.FirstFailedAt == nil {
+			bad("failed without first_failed_at")
+		}
+		if s.ErrorCode == "" {
+			bad("failed without an error code")
+		}
+	case schedule.StateSubmissionUncertain:
+		if s.ErrorCode != schedule.ErrorSisuTimeout && s.ErrorCode != schedule.ErrorUnknown {
+			bad("uncertain with error code %q", s.ErrorCode)
+		}
+	case schedule.StateMisregistered:
+		if !s.NeedsAdminAttention {
+			bad("misregistered without the admin flag")
+		}
+	case schedule.StateNoUsableEnrolment:
+		if s.NextAttemptAt.Equal(schedule.Never) != (r.checksStoppedAt != nil) {
+			bad("next_attempt_at %v with enrolment_checks_stopped_at %v", s.NextAttemptAt, r.checksStoppedAt)
+		}
+	}
+	if (r.supersededAt != nil) != s.Superseded {
+		bad("superseded_at %v without superseded_by_id, or the other way", r.supersededAt)
+	}
+	if r.pendingSuperseded && s.State != schedule.StateRegistered {
+		bad("pending supersession on a %s row", s.State)
+	}
+	if s.State != schedule.StateNoUsableEnrolment && s.NextAttemptAt.Equal(schedule.Never) {
+		bad("parked forever in %s", s.State)
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return strings.Clone(*s)
+}
