@@ -501,13 +501,14 @@ func (l *life) poll(claim time.Time) {
 		return
 	}
 	r.verifyAttempts++
+	// A row with a submitted id is polled on the verify schedule, uncertain or not (domain.md
+	// §7.1: "verify polls it like any awaiting_verification row"); only recovery without an id
+	// doubles its wait.
+	if r.state == stSubmissionUncertain && age >= uncertainAdminAfter {
+		r.needsAdmin = true
+	}
 	var delay time.Duration
 	switch {
-	case r.state == stSubmissionUncertain:
-		delay = uncertainRecheckDelay(r.verifyAttempts)
-		if age >= uncertainAdminAfter {
-			r.needsAdmin = true
-		}
 	case age >= verifyMaxAge:
 		delay = verifyGiveUpPoll
 		r.needsAdmin = true
