@@ -72,6 +72,7 @@ var scenarios = []scenario{
 	{"submitting_stuck", 10, 1, 1, within(80*time.Minute, 8*time.Hour), scSubmittingStuck},
 	{"uncertain_recent", 60, 4, 1, uncertainRecentWhen, scUncertainRecent},
 	{"uncertain_overdue", 40, 3, 1, within(26*time.Hour, 9*day), scUncertainOverdue},
+	{"uncertain_found_since_last_look", 20, 2, 1, within(27*time.Hour+30*time.Minute, 32*time.Hour), scUncertainFoundSinceLastLook},
 	{"awaiting_waiting", 350, 4, 1, within(5*time.Minute, 255*time.Minute), scAwaiting},
 	{"awaiting_dense", 350, 4, 1, within(285*time.Minute, 620*time.Minute), scAwaiting},
 	{"awaiting_late", 300, 3, 1, within(645*time.Minute, 28*time.Hour+30*time.Minute), scAwaiting},
@@ -606,6 +607,20 @@ func scUncertainOverdue(g *gen, at time.Time) {
 	} else {
 		l.emitTruth("")
 	}
+}
+
+// scUncertainFoundSinceLastLook: the import landed, late, and Suotar's copy of Sisu has shown it
+// only for a few minutes, since the pipeline's last recovery look; the next look is hours away
+// (6 h apart by now). A person who looks it up now finds it in Sisu: the case "Mark as already in
+// Sisu" exists for.
+func scUncertainFoundSinceLastLook(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
+	visible := g.now.Add(-g.rng.dur(2*time.Minute, 6*time.Minute))
+	l.plan = g.landedPlan(l.r.submittedAt, visible)
+	l.plan.aiAlone, l.plan.aiAt = false, visible
+	l.importAnswer(ioNoAnswer, "", "", "")
+	l.verifyUntil(g.now)
+	l.emitTruth("")
 }
 
 // awaiting creates a row accepted by Suotar at about when, whose CU lands after now.
