@@ -78,6 +78,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return seedCommand(ctx, args, getenv, stdout, stderr)
 	case "devdb":
 		return devdbCommand(ctx, args, getenv, stdout, stderr)
+	case "demo":
+		return demoCommand(ctx, args, getenv, stdout, stderr)
 	case "fakesuotar":
 		return fakeSuotarCommand(ctx, args, getenv, stdout, stderr)
 	case "user":
