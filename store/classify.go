@@ -61,18 +61,37 @@ var sqlNonTerminal = `cr.state NOT IN (` + quoteList(terminalStates...) + `)`
 // sqlInVerification is true for rows the verify phase owns.
 var sqlInVerification = `cr.state IN (` + quoteList(verificationStates...) + `)`
 
-// sqlAttentionCandidate is true for every row a reason can pick; idx_credit_registrations_attention
-// covers exactly these live rows.
-var sqlAttentionCandidate = `cr.superseded_by_id IS NULL AND (` + sqlNonTerminal +
-	` OR cr.needs_admin_attention OR cr.error_code = 'retry_window_expired')`
+// cutoff is the instant d before now: a scalar subquery, which PostgreSQL runs once per query as
+// an init plan, so no row recomputes it and an index can compare against it. (A plain
+// "$1 - interval" is evaluated for every row: timestamptz arithmetic is not immutable.)
+func cutoff(d time.Duration) string {
+	return `(SELECT $1::timestamptz - ` + interval(d) + `)`
+}
+
+// reasonStates are the states some reason picks by state alone (or with a time); every other row
+// needs the pipeline's flag, the retry-window code or a high counter to carry a reason. The
+// agreement test proves no reason escapes this set.
+var reasonStates = []schedule.State{
+	schedule.StateSubmissionUncertain, schedule.StatePartiallyRegistered, schedule.StateAwaitingVerification,
+	schedule.StateMisregistered, schedule.StateSubmitting, schedule.StateResolvingEnrolment,
+	schedule.StateFailedRetryable, schedule.StateReadyToSubmit,
+}
+
+// sqlAttentionCandidate is true for every row a reason can pick: a few per cent of the ledger.
+// idx_credit_registrations_attention_candidates has exactly this predicate (migration 0004), so
+// the queue's reasons never scan the ledger.
+var sqlAttentionCandidate = `cr.superseded_by_id IS NULL AND (cr.state IN (` + quoteList(reasonStates...) + `)` +
+	` OR cr.needs_admin_attention OR cr.error_code = 'retry_window_expired'` +
+	fmt.Sprintf(` OR ((cr.submit_retry_count >= %d OR cr.not_registered_reimport_count >= %d) AND `,
+		schedule.TooManySubmitRetries, schedule.NotRegisteredReimportAdminThreshold) + sqlNonTerminal + `))`
 
 // phasePredicate returns a condition true for the rows in phase p. The verification windows are
 // ranges of submitted_at, so idx_credit_registrations_verification serves them.
 func phasePredicate(p schedule.Phase) string {
 	notSuperseded := `cr.superseded_by_id IS NULL AND `
 	verif := notSuperseded + sqlInVerification + ` AND `
-	after := func(d time.Duration) string { return `cr.submitted_at > $1::timestamptz - ` + interval(d) }
-	atOrBefore := func(d time.Duration) string { return `cr.submitted_at <= $1::timestamptz - ` + interval(d) }
+	after := func(d time.Duration) string { return `cr.submitted_at > ` + cutoff(d) }
+	atOrBefore := func(d time.Duration) string { return `cr.submitted_at <= ` + cutoff(d) }
 	switch p {
 	case schedule.PhaseSuperseded:
 		return `cr.superseded_by_id IS NOT NULL`
@@ -111,28 +130,28 @@ func statesOfPhase(p schedule.Phase) []schedule.State {
 }
 
 // reasonConditions are the conditions of schedule's reasons, except flagged_by_pipeline, which
-// is "the flag is up and no other escalating reason applies". Each is evaluated on attention candidates only.
+// is "the flag is up and no other escalating reason applies" (reasonPredicate builds it).
 var reasonConditions = []struct {
 	reason schedule.Reason
 	cond   string
 }{
 	{schedule.ReasonUncertainOverdue,
-		`cr.state = 'submission_uncertain' AND cr.submitted_at <= $1::timestamptz - ` + interval(schedule.UncertainAdminAfter)},
+		`cr.state = 'submission_uncertain' AND cr.submitted_at <= ` + cutoff(schedule.UncertainAdminAfter)},
 	{schedule.ReasonPartialOverdue,
-		`cr.state = 'partially_registered' AND cr.partially_registered_at <= $1::timestamptz - ` + interval(schedule.PartialRegistrationAdminAfter)},
+		`cr.state = 'partially_registered' AND cr.partially_registered_at <= ` + cutoff(schedule.PartialRegistrationAdminAfter)},
 	{schedule.ReasonVerificationGaveUp,
-		sqlInVerification + ` AND cr.submitted_at <= $1::timestamptz - ` + interval(schedule.VerifyMaxAge)},
+		sqlInVerification + ` AND cr.submitted_at <= ` + cutoff(schedule.VerifyMaxAge)},
 	{schedule.ReasonRepeatedlyNotRegistered,
 		sqlNonTerminal + fmt.Sprintf(` AND cr.not_registered_reimport_count >= %d`, schedule.NotRegisteredReimportAdminThreshold)},
 	{schedule.ReasonRetryWindowExpired,
-		`(cr.error_code = 'retry_window_expired' OR (cr.state = 'failed_retryable' AND cr.first_failed_at <= $1::timestamptz - ` + interval(schedule.SubmitMaxRetryAge) + `))`},
+		`(cr.error_code = 'retry_window_expired' OR (cr.state = 'failed_retryable' AND cr.first_failed_at <= ` + cutoff(schedule.SubmitMaxRetryAge) + `))`},
 	{schedule.ReasonMisregistered,
 		`cr.state = 'misregistered'`},
 	{schedule.ReasonPermanentError,
 		`cr.state = 'failed_permanent' AND cr.needs_admin_attention AND cr.error_code IS DISTINCT FROM 'retry_window_expired'`},
 	{schedule.ReasonStuckPastRecoveryGrace,
-		`((cr.state = 'submitting' AND coalesce(cr.submitted_at, cr.state_entered_at) <= $1::timestamptz - ` + interval(schedule.SubmittingRecoveryGrace) + `)` +
-			` OR (cr.state = 'resolving_enrolment' AND cr.state_entered_at <= $1::timestamptz - ` + interval(schedule.ResolvingRecoveryGrace) + `))`},
+		`((cr.state = 'submitting' AND coalesce(cr.submitted_at, cr.state_entered_at) <= ` + cutoff(schedule.SubmittingRecoveryGrace) + `)` +
+			` OR (cr.state = 'resolving_enrolment' AND cr.state_entered_at <= ` + cutoff(schedule.ResolvingRecoveryGrace) + `))`},
 	{schedule.ReasonTooManyAttempts,
 		sqlNonTerminal + fmt.Sprintf(` AND cr.submit_retry_count >= %d`, schedule.TooManySubmitRetries)},
 	{schedule.ReasonRunningLate, runningLateCondition()},
@@ -144,7 +163,7 @@ func runningLateCondition() string {
 	var parts []string
 	for _, s := range schedule.States() {
 		if d, ok := schedule.StuckThreshold(s); ok {
-			parts = append(parts, fmt.Sprintf(`(cr.state = '%s' AND cr.state_changed_at < $1::timestamptz - %s)`, s, interval(d)))
+			parts = append(parts, fmt.Sprintf(`(cr.state = '%s' AND cr.state_changed_at < %s)`, s, cutoff(d)))
 		}
 	}
 	if len(parts) == 0 {
@@ -153,56 +172,51 @@ func runningLateCondition() string {
 	return `(` + strings.Join(parts, ` OR `) + `)`
 }
 
-// sqlReasons is an expression giving the row's reasons as text[], in schedule.Reasons() order.
-var sqlReasons = func() string {
-	var cases, others []string
+// sqlEscalatingOther is true when an escalating reason other than the flag's own applies.
+var sqlEscalatingOther = func() string {
+	var ors []string
 	for _, rc := range reasonConditions {
-		cases = append(cases, `CASE WHEN `+rc.cond+` THEN '`+string(rc.reason)+`' END`)
 		if rc.reason.Escalates() {
-			others = append(others, `(`+rc.cond+`)`)
+			ors = append(ors, `(`+rc.cond+`)`)
 		}
 	}
-	flagged := `CASE WHEN cr.needs_admin_attention AND NOT coalesce(` + strings.Join(others, ` OR `) + `, false) THEN '` +
-		string(schedule.ReasonFlaggedByPipeline) + `' END`
-	all := append(cases, flagged)
-	ordered := make([]string, 0, len(all))
-	// Emit in schedule's display order, whatever order reasonConditions lists them in.
-	byReason := map[string]string{}
-	for i, rc := range reasonConditions {
-		byReason[string(rc.reason)] = all[i]
-	}
-	byReason[string(schedule.ReasonFlaggedByPipeline)] = flagged
-	for _, r := range schedule.Reasons() {
-		if c, ok := byReason[string(r)]; ok {
-			ordered = append(ordered, c)
-		}
-	}
-	return `array_remove(ARRAY[` + strings.Join(ordered, ",\n  ") + `]::text[], NULL)`
+	return `coalesce(` + strings.Join(ors, ` OR `) + `, false)`
 }()
 
-// escalatingReasons lists the reasons that make a row need a person (all but running late).
-var escalatingReasons = func() []string {
-	var out []string
-	for _, r := range schedule.Reasons() {
-		if r.Escalates() {
-			out = append(out, string(r))
+// reasonPredicate returns the condition of reason r, on attention candidates.
+func reasonPredicate(r schedule.Reason) string {
+	if r == schedule.ReasonFlaggedByPipeline {
+		return `(cr.needs_admin_attention AND NOT ` + sqlEscalatingOther + `)`
+	}
+	for _, rc := range reasonConditions {
+		if rc.reason == r {
+			return `coalesce(` + rc.cond + `, false)`
 		}
 	}
-	return out
+	return `false`
+}
+
+// sqlReasons is an expression giving the row's reasons as text[], in schedule.Reasons() order.
+// Only the dismissal check builds it, and only for rows that have a dismissal.
+var sqlReasons = func() string {
+	cases := make([]string, 0, len(schedule.Reasons()))
+	for _, r := range schedule.Reasons() {
+		cases = append(cases, `CASE WHEN `+reasonPredicate(r)+` THEN '`+string(r)+`' END`)
+	}
+	return `array_remove(ARRAY[` + strings.Join(cases, ",\n  ") + `]::text[], NULL)`
 }()
 
-// sqlEscalating is the reasons among escalating ones, as a text[] literal.
-var sqlEscalating = `ARRAY[` + quoteList(escalatingReasons...) + `]::text[]`
-
-// attentionFrom is the FROM clause that gives every attention candidate its reasons (rs.reasons)
-// and its live dismissal's reasons (dismissed, text[] or NULL).
+// attentionFrom is the FROM clause of the reason filters and counts: the ledger ("cr") with each
+// row's live dismissal ("d").
 var attentionFrom = `credit_registrations cr
   LEFT JOIN credit_registration_attention_dismissals d
-    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL
-  CROSS JOIN LATERAL (SELECT ` + sqlReasons + ` AS reasons) rs`
+    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`
 
-// sqlDismissed is true when reasons apply and the live dismissal covers every one of them.
-const sqlDismissed = `(cardinality(rs.reasons) > 0 AND d.dismissed_reasons IS NOT NULL AND rs.reasons <@ d.dismissed_reasons::text[])`
+// sqlDismissed is true when reasons apply and the live dismissal covers every one of them. The
+// CASE keeps rows without a dismissal (nearly all) from building their reasons at all.
+var sqlDismissed = `(CASE WHEN d.dismissed_reasons IS NULL THEN false ELSE (SELECT cardinality(x.r) > 0 AND x.r <@ d.dismissed_reasons::text[]
+  FROM (SELECT ` + sqlReasons + ` AS r) x) END)`
 
-// sqlNeedsAdmin is true when an escalating reason applies and the row is not dismissed.
-var sqlNeedsAdmin = `(rs.reasons && ` + sqlEscalating + ` AND NOT ` + sqlDismissed + `)`
+// sqlNeedsAdmin is true when an escalating reason applies and the row is not dismissed. The flag
+// is escalating on its own: it is either explained by another escalating reason or its own.
+var sqlNeedsAdmin = `((cr.needs_admin_attention OR ` + sqlEscalatingOther + `) AND NOT ` + sqlDismissed + `)`

@@ -266,11 +266,11 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			}
 			// Every row with a reason must be an attention candidate, or the index would hide it.
 			check("candidates ⊇ rows with reasons",
-				idsWhere(ctx, t, st, now, store.AttentionFrom, `cardinality(rs.reasons) > 0 AND `+store.SQLAttentionCandidate),
+				idsWhere(ctx, t, st, now, store.AttentionFrom, `cardinality(`+store.SQLReasons+`) > 0 AND `+store.SQLAttentionCandidate),
 				withReasons)
 			for _, reason := range schedule.Reasons() {
 				check("reason "+string(reason), idsWhere(ctx, t, st, now, store.AttentionFrom,
-					store.SQLAttentionCandidate+` AND '`+string(reason)+`' = ANY(rs.reasons) AND NOT `+store.SQLDismissed), wantReason[reason])
+					store.SQLAttentionCandidate+` AND `+store.ReasonPredicate(reason)+` AND NOT `+store.SQLDismissed), wantReason[reason])
 			}
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)

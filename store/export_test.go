@@ -16,6 +16,8 @@ var (
 	SQLAttentionCandidate = sqlAttentionCandidate
 	SQLDismissed          = sqlDismissed
 	SQLNeedsAdmin         = sqlNeedsAdmin
+	SQLReasons            = sqlReasons
+	ReasonPredicate       = reasonPredicate
 )
 
 // ExecForTest runs a statement directly, for tests that must put the database in a state no

@@ -133,7 +133,8 @@ type whereBuilder struct {
 }
 
 func newWhere(now time.Time) *whereBuilder {
-	return &whereBuilder{conds: []string{liveSQL}, args: []any{now}}
+	// now is always $1; typing it here binds it in a query none of whose conditions needs a time.
+	return &whereBuilder{conds: []string{liveSQL, `$1::timestamptz IS NOT NULL`}, args: []any{now}}
 }
 
 func (w *whereBuilder) arg(v any) string {
@@ -153,7 +154,7 @@ func toStrings[T ~string](vals []T) []string {
 	return out
 }
 
-// apply adds f's conditions. Rows computing reasons need attentionFrom's "rs" in scope.
+// apply adds f's conditions. The reason conditions read the live dismissal as "d".
 func (w *whereBuilder) apply(f RegistrationFilter) {
 	if f.ScopeCourseIDs != nil {
 		w.add(`cr.course_id = ANY(` + w.arg(f.ScopeCourseIDs) + `::uuid[])`)
@@ -184,22 +185,47 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 		w.add(sqlNeedsAdmin)
 	}
 	if len(f.Reasons) > 0 {
-		w.add(`rs.reasons && ` + w.arg(toStrings(f.Reasons)) + `::text[] AND NOT ` + sqlDismissed)
+		var ors []string
+		for _, r := range f.Reasons {
+			ors = append(ors, reasonPredicate(r))
+		}
+		w.add(`(` + strings.Join(ors, ` OR `) + `) AND NOT ` + sqlDismissed)
 	}
 	if q := strings.TrimSpace(f.Search); q != "" {
-		var ors []string
-		if IsUUID(q) {
-			ors = append(ors, `cr.id = `+w.arg(q)+`::uuid`, `cr.user_id = `+w.arg(q)+`::uuid`)
-		}
-		p := w.arg(q)
-		ors = append(ors,
-			`cr.student_number = `+p,
-			`cr.submitted_attainment_id = `+p,
-			`cr.sisu_attainment_id = `+p,
-			`cr.user_id IN (SELECT st.id FROM students st WHERE st.search_text LIKE '%' || `+
-				`replace(replace(replace(regdesk_fold(`+p+`), '\', '\\'), '%', '\%'), '_', '\_') || '%')`)
-		w.add(`(` + strings.Join(ors, ` OR `) + `)`)
+		w.add(w.searchCondition(q))
 	}
+}
+
+// studentNumberLike matches what a person types for a student number: digits only.
+var studentNumberLike = regexp.MustCompile(`^[0-9]{4,12}$`)
+
+// searchCondition matches a search by what it looks like, so each kind uses its own index: a
+// UUID is a registration or a student, digits are a student number, an id with a dash is a Sisu
+// attainment id, anything else is part of a name or an e-mail (case and accents folded, through
+// the students' trigram index). One OR over every kind would leave the planner no index to use.
+// Every query using it joins students as "s" (listFrom).
+func (w *whereBuilder) searchCondition(q string) string {
+	// The matching students are collected once (an init plan) and looked up through the user
+	// index; written as "IN (subquery)" the planner walked the whole ledger testing each row.
+	students := func(where string) string {
+		return `cr.user_id = ANY(ARRAY(SELECT st.id FROM students st WHERE st.deleted_at IS NULL AND ` + where + `))`
+	}
+	switch {
+	case IsUUID(q):
+		p := w.arg(q)
+		return `(cr.id = ` + p + `::uuid OR cr.user_id = ` + p + `::uuid)`
+	case studentNumberLike.MatchString(q):
+		p := w.arg(q)
+		return `(cr.student_number = ` + p + ` OR ` + students(`st.student_number = `+p) + `)`
+	case strings.HasPrefix(q, "hy-") || strings.HasPrefix(q, "otm-"):
+		p := w.arg(q)
+		return `(cr.submitted_attainment_id = ` + p + ` OR cr.sisu_attainment_id = ` + p + `)`
+	}
+	// A name or an e-mail filters the joined student ("s"): for a common name the planner walks
+	// the ledger newest first and stops at a page, for a rare one it starts from the trigram index.
+	p := w.arg(q)
+	return `s.search_text LIKE '%' || ` +
+		`replace(replace(replace(regdesk_fold(` + p + `), '\', '\\'), '%', '\%'), '_', '\_') || '%'`
 }
 
 // RegistrationList returns up to limit rows matching f, newest activity first, starting after
@@ -212,7 +238,6 @@ func (q *Queries) RegistrationList(ctx context.Context, now time.Time, f Registr
 	}
 	sql := `SELECT ` + listColumns + `
 FROM ` + listFrom + `
-  CROSS JOIN LATERAL (SELECT ` + sqlReasons + ` AS reasons) rs
 WHERE ` + w.sql() + `
 ORDER BY cr.updated_at DESC, cr.id DESC
 LIMIT ` + w.arg(limit+1)
@@ -299,7 +324,7 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NOT NULL AND `+scopeCond+` AND $1::
 	reasons := schedule.Reasons()
 	cols := []string{`count(*) FILTER (WHERE ` + sqlNeedsAdmin + `)`, `count(*) FILTER (WHERE ` + sqlDismissed + `)`}
 	for _, r := range reasons {
-		cols = append(cols, `count(*) FILTER (WHERE '`+string(r)+`' = ANY(rs.reasons) AND NOT `+sqlDismissed+`)`)
+		cols = append(cols, `count(*) FILTER (WHERE `+reasonPredicate(r)+` AND NOT `+sqlDismissed+`)`)
 	}
 	counts := make([]int64, len(cols))
 	dest = make([]any, len(cols))
@@ -426,7 +451,6 @@ func (q *Queries) RegistrationCountCapped(ctx context.Context, now time.Time, f 
 	var n int
 	err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1
 FROM `+listFrom+`
-  CROSS JOIN LATERAL (SELECT `+sqlReasons+` AS reasons) rs
 WHERE `+w.sql()+`
 LIMIT `+w.arg(limit)+`) capped`, w.args...).Scan(&n)
 	if err != nil {
