@@ -1,0 +1,109 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/demo"
+	"regdesk/store/storetest"
+)
+
+// benchNow is the instant the benchmark ledger is consistent at and every query asks about.
+var benchNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+
+// benchRows is the size of the benchmark ledger: a million rows unless REGDESK_BENCH_ROWS says
+// otherwise. The first run writes it (about three minutes); later runs reuse it.
+func benchRows(b *testing.B) int {
+	if s := os.Getenv("REGDESK_BENCH_ROWS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			b.Fatalf("REGDESK_BENCH_ROWS=%q is not a positive number", s)
+		}
+		return n
+	}
+	return 1_000_000
+}
+
+func benchLedger(b *testing.B) *store.Store {
+	b.Helper()
+	if testing.Short() {
+		b.Skip("the benchmark ledger takes minutes to write")
+	}
+	rows := benchRows(b)
+	return storetest.Persistent(b, fmt.Sprintf("demo rows=%d seed=1 now=%s", rows, benchNow.Format(time.RFC3339)), func(st *store.Store) error {
+		_, err := demo.Write(context.Background(), st, demo.Config{Rows: rows, Seed: 1, Now: benchNow, SkipForeignKeyChecks: true})
+		return err
+	})
+}
+
+// BenchmarkQueue measures what the triage queue asks of a large ledger on every page view and
+// count refresh.
+func BenchmarkQueue(b *testing.B) {
+	st := benchLedger(b)
+	ctx := context.Background()
+	first, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, nil, 50)
+	if err != nil || len(first) == 0 {
+		b.Fatalf("first page: %v", err)
+	}
+	deep := &store.RegistrationCursor{UpdatedAt: benchNow.Add(-200 * 24 * time.Hour), ID: first[0].ID}
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"Counts", func() error { _, err := st.RegistrationCountsGet(ctx, benchNow, nil); return err }},
+		{"NeedsAdminPage", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{NeedsAdmin: true}, nil, 50)
+			return err
+		}},
+		{"AllFirstPage", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, nil, 50)
+			return err
+		}},
+		{"AllDeepKeysetPage", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, deep, 50)
+			return err
+		}},
+		{"PhaseDenseWindow", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Phases: []schedule.Phase{schedule.PhaseDenseWindow}}, nil, 50)
+			return err
+		}},
+		{"PhaseSettled", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Phases: []schedule.Phase{schedule.PhaseSettled}}, nil, 50)
+			return err
+		}},
+		{"ReasonUncertainOverdue", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonUncertainOverdue}}, nil, 50)
+			return err
+		}},
+		{"StateFailedPermanent", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{States: []schedule.State{schedule.StateFailedPermanent}}, nil, 50)
+			return err
+		}},
+		{"SearchName", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: "virtanen"}, nil, 50)
+			return err
+		}},
+		{"SearchStudentNumber", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: deref(first[0].StudentNumber)}, nil, 50)
+			return err
+		}},
+		{"RegistrationGet", func() error { _, err := st.RegistrationGet(ctx, first[0].ID, nil); return err }},
+		{"StudentSearch", func() error { _, err := st.StudentSearch(ctx, "korhonen", nil, 8); return err }},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
