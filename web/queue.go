@@ -314,7 +314,9 @@ func reasonVMs(st schedule.Status, dismissed []schedule.Reason) []views.ReasonVM
 }
 
 func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (views.CountsVM, error) {
-	c, err := s.store.RegistrationCountsGet(r.Context(), now, scope)
+	c, now, err := s.counts.get(r.Context(), scope, now, func(at time.Time) (store.RegistrationCounts, error) {
+		return s.store.RegistrationCountsGet(r.Context(), at, scope)
+	})
 	if err != nil {
 		return views.CountsVM{}, err
 	}

@@ -42,6 +42,9 @@ type Deps struct {
 	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
 	// the lookup button then says so.
 	Registry Registry
+	// CountsTTL is how long the queue's counts are shared before they are counted again; 0
+	// counts on every request (tests, where the clock stands still).
+	CountsTTL time.Duration
 }
 
 // SessionConfig is how sessions last and how their cookie is sent.
@@ -93,12 +96,13 @@ type Server struct {
 	byAddress      *limiter
 	byAccount      *limiter
 	registry       Registry
+	counts         *countsCache
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
-		registry: d.Registry}
+		registry: d.Registry, counts: newCountsCache(d.CountsTTL)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

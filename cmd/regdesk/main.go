@@ -350,6 +350,8 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 			CleanupInterval: 5 * time.Minute,
 		},
 		TrustedOrigins: cfg.TrustedOrigins,
+		// Every open queue tab asks for counts every 15 s; one count per 10 s serves them all.
+		CountsTTL:      10 * time.Second,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
 	}

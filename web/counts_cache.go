@@ -1,0 +1,79 @@
+package web
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"regdesk/store"
+)
+
+// countsCache shares the queue's counts between everyone who looks at the same scope. Counting a
+// million-row ledger takes a few hundred milliseconds, and every open queue tab asks every 15 s;
+// with the cache the database counts at most once per scope per ttl, however many tabs are open.
+// A request that arrives while a count is running waits for it instead of starting another.
+type countsCache struct {
+	ttl time.Duration
+
+	mu      sync.Mutex
+	entries map[string]*countsEntry
+}
+
+type countsEntry struct {
+	done   chan struct{} // closed when the count below is set
+	at     time.Time     // the instant counted at
+	counts store.RegistrationCounts
+	err    error
+}
+
+func newCountsCache(ttl time.Duration) *countsCache {
+	return &countsCache{ttl: ttl, entries: map[string]*countsEntry{}}
+}
+
+// scopeKey names a course scope: nil (everything) and each set of courses apart.
+func scopeKey(scope []string) string {
+	if scope == nil {
+		return "*"
+	}
+	s := slices.Clone(scope)
+	slices.Sort(s)
+	return "courses:" + strings.Join(s, ",")
+}
+
+// get returns the counts of scope as of an instant at most ttl before now, counting with load
+// when there are none that fresh. A failed count is not kept.
+func (c *countsCache) get(ctx context.Context, scope []string, now time.Time, load func(at time.Time) (store.RegistrationCounts, error)) (store.RegistrationCounts, time.Time, error) {
+	if c == nil || c.ttl <= 0 {
+		counts, err := load(now)
+		return counts, now, err
+	}
+	key := scopeKey(scope)
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	if ok {
+		select {
+		case <-e.done:
+			if e.err != nil || now.Sub(e.at) >= c.ttl || now.Before(e.at) {
+				ok = false
+			}
+		default: // a count is running: wait for it below
+		}
+	}
+	if !ok {
+		e = &countsEntry{done: make(chan struct{}), at: now}
+		c.entries[key] = e
+		c.mu.Unlock()
+		e.counts, e.err = load(now)
+		close(e.done)
+		return e.counts, e.at, e.err
+	}
+	c.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.counts, e.at, e.err
+	case <-ctx.Done():
+		return store.RegistrationCounts{}, time.Time{}, ctx.Err()
+	}
+}

@@ -1,0 +1,71 @@
+package web
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"regdesk/store"
+)
+
+func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
+	t.Parallel()
+	c := newCountsCache(10 * time.Second)
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	var loads atomic.Int32
+	load := func(at time.Time) (store.RegistrationCounts, error) {
+		n := loads.Add(1)
+		time.Sleep(20 * time.Millisecond) // long enough for the others to arrive while it runs
+		return store.RegistrationCounts{NeedsAdmin: int64(n)}, nil
+	}
+	ctx := context.Background()
+
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			got, at, err := c.get(ctx, nil, t0, load)
+			if err != nil || got.NeedsAdmin != 1 || !at.Equal(t0) {
+				t.Errorf("concurrent get = %+v at %v, %v; want the one count made at %v", got, at, err, t0)
+			}
+		})
+	}
+	wg.Wait()
+	if n := loads.Load(); n != 1 {
+		t.Fatalf("eight concurrent gets counted %d times, want once", n)
+	}
+
+	if got, _, _ := c.get(ctx, nil, t0.Add(9*time.Second), load); got.NeedsAdmin != 1 || loads.Load() != 1 {
+		t.Errorf("within the ttl: counted again (loads %d)", loads.Load())
+	}
+	if got, at, _ := c.get(ctx, nil, t0.Add(10*time.Second), load); got.NeedsAdmin != 2 || !at.Equal(t0.Add(10*time.Second)) {
+		t.Errorf("at the ttl: got %+v at %v, want a fresh count", got, at)
+	}
+	if got, _, _ := c.get(ctx, []string{"b", "a"}, t0.Add(10*time.Second), load); got.NeedsAdmin != 3 {
+		t.Errorf("another scope shared a count: %+v", got)
+	}
+	if got, _, _ := c.get(ctx, []string{"a", "b"}, t0.Add(11*time.Second), load); got.NeedsAdmin != 3 {
+		t.Errorf("the same courses in another order did not share the count: %+v", got)
+	}
+}
+
+func TestCountsCacheKeepsNoFailure(t *testing.T) {
+	t.Parallel()
+	c := newCountsCache(time.Minute)
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	fail := true
+	load := func(time.Time) (store.RegistrationCounts, error) {
+		if fail {
+			return store.RegistrationCounts{}, context.DeadlineExceeded
+		}
+		return store.RegistrationCounts{NeedsAdmin: 7}, nil
+	}
+	if _, _, err := c.get(context.Background(), nil, t0, load); err == nil {
+		t.Fatal("the failing count returned no error")
+	}
+	fail = false
+	if got, _, err := c.get(context.Background(), nil, t0.Add(time.Second), load); err != nil || got.NeedsAdmin != 7 {
+		t.Errorf("after a failure: %+v, %v; want a fresh count", got, err)
+	}
+}
