@@ -483,7 +483,7 @@ WHERE cr.id = $1 AND `+liveSQL+` FOR UPDATE`, p.RegistrationID).Scan(&version)
 		if d.Risk.NeedsConfirmation() && p.ConfirmedRisk != d.Risk {
 			return &RiskConfirmationError{RegistrationID: r.ID, Risk: d.Risk, Decision: d}
 		}
-		auditID := newUUID()
+		auditID := NewID()
 		w, err := q.applyAction(ctx, now, &r, d, reason, p.Actor, auditID)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
@@ -738,9 +738,9 @@ VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4,
 	return nil
 }
 
-// newUUID returns a random version 4 UUID, so an audit row's id is known before the events
-// that name it are written.
-func newUUID() string {
+// NewID returns a random version 4 UUID. Rows get their ids here rather than from the database
+// when a transaction must name a row (an audit entry, say) before it is written.
+func NewID() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	b[6] = b[6]&0x0f | 0x40
@@ -980,7 +980,7 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
-		auditID := newUUID()
+		auditID := NewID()
 		out = BulkResult{AuditID: auditID}
 		byID := map[string]*actionRow{}
 		for i := range list {

@@ -2,8 +2,6 @@ package store_test
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
 	mrand "math/rand/v2"
 	"slices"
 	"sort"
@@ -20,15 +18,6 @@ import (
 // The test in this file is the proof the README promises: for thousands of generated rows at
 // several instants, the SQL filters and counts pick exactly the rows schedule.Classify puts in
 // each phase and reason. Its raw SQL reaches the store through export_test.go.
-
-// newUUID returns a random version 4 UUID.
-func newUUID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
 
 // thresholds are the durations the rules compare ages with; generated times cluster around them.
 var thresholds = []time.Duration{
@@ -74,7 +63,7 @@ func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
 	out := make([]genRow, n)
 	for i := range out {
 		g := genRow{
-			id:             newUUID(),
+			id:             store.NewID(),
 			state:          states[r.IntN(len(states))],
 			flag:           r.IntN(3) == 0,
 			superseded:     r.IntN(25) == 0,
@@ -119,7 +108,7 @@ func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
 // account, and a completion per row.
 func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []genRow) {
 	t.Helper()
-	student, course, instance, module, account := newUUID(), newUUID(), newUUID(), newUUID(), newUUID()
+	student, course, instance, module, account := store.NewID(), store.NewID(), store.NewID(), store.NewID(), store.NewID()
 	err := s.InTx(ctx, func(q *store.Queries) error {
 		for _, stmt := range []struct {
 			sql  string
@@ -137,7 +126,7 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 		}
 		completions := make([][]any, len(rows))
 		for i := range rows {
-			completions[i] = []any{newUUID(), student, course, module, instance, time.Now(), true}
+			completions[i] = []any{store.NewID(), student, course, module, instance, time.Now(), true}
 		}
 		if _, err := q.CopyForTest(ctx, pgx.Identifier{"course_module_completions"},
 			[]string{"id", "user_id", "course_id", "course_module_id", "course_instance_id", "completion_date", "passed"},
@@ -175,7 +164,7 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 			}
 			if err := q.ExecForTest(ctx, `INSERT INTO credit_registration_attention_dismissals
   (id, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
-VALUES ($1, $2, $3::text[]::credit_registration_attention_reason[], $4, 'seen')`, newUUID(), g.id, g.dismissed, account); err != nil {
+VALUES ($1, $2, $3::text[]::credit_registration_attention_reason[], $4, 'seen')`, store.NewID(), g.id, g.dismissed, account); err != nil {
 				return err
 			}
 		}

@@ -2,8 +2,6 @@ package storetest
 
 import (
 	"context"
-	"crypto/rand"
-	"fmt"
 	"testing"
 	"time"
 
@@ -11,13 +9,7 @@ import (
 )
 
 // NewID returns a random version 4 UUID.
-func NewID() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
-}
+func NewID() string { return store.NewID() }
 
 // Student is a student fixture.
 type Student struct {
