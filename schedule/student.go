@@ -78,6 +78,10 @@ func (s StudentStatus) Label() string { return studentStatuses.label(s) }
 // unknown status.
 func (s StudentStatus) Explanation() string { return studentStatuses.explanation(s) }
 
+// Finished reports whether nothing more will happen to a registration with this status: the
+// credit is in Sisu, or it will not be registered.
+func (s StudentStatus) Finished() bool { return s == StudentRegistered || s == StudentNotRegistering }
+
 // WaitsOn says who or what a registration waits on (domain.md §8.2's
 // WaitsOn), so a teacher knows whom to ask.
 type WaitsOn string

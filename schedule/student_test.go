@@ -376,3 +376,13 @@ func TestStudentViewWords(t *testing.T) {
 		}
 	}
 }
+
+func TestOnlyRegisteredAndNotRegisteringAreFinished(t *testing.T) {
+	t.Parallel()
+	for _, s := range schedule.StudentStatuses() {
+		want := s == schedule.StudentRegistered || s == schedule.StudentNotRegistering
+		if got := s.Finished(); got != want {
+			t.Errorf("%s.Finished() = %v, want %v", s, got, want)
+		}
+	}
+}

@@ -57,7 +57,10 @@ type StatusGroupVM struct {
 	// QueueURL is the triage queue showing exactly these rows, for support staff; "" when the
 	// status has no such filter or for teachers.
 	QueueURL string
-	Rows     []CourseRowVM
+	// Folded shows the rows behind a "Show" toggle: a long list of finished registrations would
+	// push the ones that need someone off the screen.
+	Folded bool
+	Rows   []CourseRowVM
 }
 
 // CourseRowVM is one registration in a course's group.

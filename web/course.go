@@ -47,6 +47,9 @@ func (s *Server) courseList(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, views.CoursesPage(vm), nil)
 }
 
+// foldFinishedAbove is how many finished registrations a course page lists before folding them.
+const foldFinishedAbove = 10
+
 // courseShow is a course's registrations by student-facing status: GET /courses/{id}. A teacher
 // asking for a course they do not teach gets the same 404 as for one that does not exist.
 func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
@@ -107,6 +110,8 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		g := views.StatusGroupVM{
 			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: views.Count(n),
 			StudentCanAct: canAct[st], Rows: byStatus[st],
+			// Settled and dropped registrations need nobody; fold them when there are many.
+			Folded: st.Finished() && len(byStatus[st]) > foldFinishedAbove,
 		}
 		// The students who can act come first within a group too.
 		slices.SortStableFunc(g.Rows, func(a, b views.CourseRowVM) int {

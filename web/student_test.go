@@ -197,3 +197,28 @@ func TestStudentPageIsNotFoundOutsideTheTeachersCourses(t *testing.T) {
 		t.Errorf("support GET /students/{otto} = %d, want 200", resp.StatusCode)
 	}
 }
+
+func TestCoursePageFoldsLongListsOfFinishedRegistrations(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, before := b.get(t, "/courses/"+b.course.ID, false)
+	if strings.Contains(before, `data-testid="group-fold"`) {
+		t.Fatalf("a course with one registered row folds it")
+	}
+	for i := range 11 {
+		storetest.AddRegistration(t, b.store, storetest.Registration{
+			Student: b.anna, Course: b.course, State: "registered", StateChangedAt: testNow.Add(-time.Duration(i+60) * time.Hour),
+		})
+	}
+	resp, body := b.get(t, "/courses/"+b.course.ID, false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	i := strings.Index(body, `data-status="registered"`)
+	if i < 0 || !strings.Contains(body[i:], `data-testid="group-fold"`) {
+		t.Errorf("twelve registered rows are not folded")
+	}
+	if j := strings.Index(body, `data-status="failed"`); j >= 0 && strings.Contains(body[j:min(len(body), j+600)], `group-fold`) {
+		t.Errorf("the failed group, which needs someone, is folded")
+	}
+}
