@@ -46,8 +46,8 @@ generate: ## Regenerate views/*_templ.go
 verify: ## gofmt, vet, templ generate+fmt with no diff, go mod tidy with no diff, htmx checksum
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt would change:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 	go vet ./...
-	$(TEMPL) generate -path views
 	$(TEMPL) fmt -fail views
+	$(TEMPL) generate -path views
 	@git diff --exit-code -- views || { echo "views/*_templ.go is not what templ generates: run make generate and commit"; exit 1; }
 	go mod tidy -diff
 	cd static/vendor && sha256sum -c SHA256SUMS
