@@ -384,15 +384,7 @@ func (l *life) missUntil(limit time.Time) {
 func scRetriedAfterFailure(g *gen, at time.Time) {
 	l := g.submitted(at, needConfigured)
 	l.importAnswer(ioConfig, "invalid_grade_for_grade_scale", "invalidGradeForGradeScale", "The grade is not on the enrolment's grade scale.")
-	l2 := g.attempt(l.r.c, 2, l.last.Add(g.rng.dur(2*day, 50*day)))
-	l.r.supersededBy, l.r.supersededAt, l.r.updatedAt = l2.r, l2.last, l2.last
-	l2.enrolmentID = l.enrolmentID
-	l2.runPrefix(prefix{kind: pkViaResolve})
-	l2.submit(l2.importTick())
-	l2.plan = g.landedPlan(l2.r.submittedAt, l2.r.submittedAt.Add(g.landing()))
-	l2.importAnswer(ioSent, "", "", "")
-	l2.verifyUntil(g.now)
-	l2.emitTruth("")
+	g.replaceWithRegisteredAttempt(l, g.rng.dur(2*day, 50*day), true)
 }
 
 // scRetriedAfterCancel: a person cancelled the first attempt while it waited for an enrolment;
@@ -402,8 +394,17 @@ func scRetriedAfterCancel(g *gen, at time.Time) {
 	l.park(l.preconditionsTick(l.last), groupCompleted)
 	l.checkMiss(l.rungClaim(), false)
 	l.admin(l.last.Add(g.rng.dur(time.Hour, 40*time.Hour)), stCancelled, "The student asked us to wait for their new study right.")
-	l2 := g.attempt(l.r.c, 2, l.last.Add(g.rng.dur(5*day, 50*day)))
+	g.replaceWithRegisteredAttempt(l, g.rng.dur(5*day, 50*day), false)
+}
+
+// replaceWithRegisteredAttempt makes attempt 2 of l's completion, gap after l's last event, which
+// supersedes l and goes through to registered. keepEnrolment reuses the enrolment l resolved.
+func (g *gen) replaceWithRegisteredAttempt(l *life, gap time.Duration, keepEnrolment bool) {
+	l2 := g.attempt(l.r.c, 2, l.last.Add(gap))
 	l.r.supersededBy, l.r.supersededAt, l.r.updatedAt = l2.r, l2.last, l2.last
+	if keepEnrolment {
+		l2.enrolmentID = l.enrolmentID
+	}
 	l2.runPrefix(prefix{kind: pkViaResolve})
 	l2.submit(l2.importTick())
 	l2.plan = g.landedPlan(l2.r.submittedAt, l2.r.submittedAt.Add(g.landing()))
