@@ -123,6 +123,32 @@ type Options struct {
 	StatementTimeout time.Duration
 }
 
+// adminConn connects to the test server's admin database and makes sure the template exists.
+func adminConn(tb testing.TB) (conn *pgx.Conn, admin, tpl string) {
+	tb.Helper()
+	admin = AdminURL(tb)
+	ctx := context.Background()
+	tpl, err := templateDB(ctx, admin)
+	if err != nil {
+		tb.Fatalf("storetest: template database: %v", err)
+	}
+	conn, err = pgx.Connect(ctx, admin)
+	if err != nil {
+		tb.Fatalf("storetest: connect: %v", err)
+	}
+	return conn, admin, tpl
+}
+
+// cloneTemplate creates database name from the template. FILE_COPY copies the template's files
+// instead of WAL-logging every block: about twice as fast.
+func cloneTemplate(tb testing.TB, conn *pgx.Conn, tpl, name string) {
+	tb.Helper()
+	if _, err := conn.Exec(context.Background(), `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()+
+		` TEMPLATE `+pgx.Identifier{tpl}.Sanitize()+` STRATEGY FILE_COPY`); err != nil {
+		tb.Fatalf("storetest: create database %s: %v", name, err)
+	}
+}
+
 // New returns a Store on a fresh database cloned from the migrated template. The database is
 // dropped when the test passes and kept (its URL logged, for psql) when it fails.
 func New(tb testing.TB) *store.Store {
@@ -135,24 +161,13 @@ func New(tb testing.TB) *store.Store {
 // connections (the session store, a second server).
 func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 	tb.Helper()
-	admin := AdminURL(tb)
 	ctx := context.Background()
-	tpl, err := templateDB(ctx, admin)
-	if err != nil {
-		tb.Fatalf("storetest: template database: %v", err)
-	}
+	conn, admin, tpl := adminConn(tb)
+	defer conn.Close(ctx)
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	name := "t_" + hex.EncodeToString(b[:])
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		tb.Fatalf("storetest: connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	// FILE_COPY copies the template's files instead of WAL-logging every block: about twice as fast.
-	if _, err := conn.Exec(ctx, `CREATE DATABASE `+pgx.Identifier{name}.Sanitize()+` TEMPLATE `+pgx.Identifier{tpl}.Sanitize()+` STRATEGY FILE_COPY`); err != nil {
-		tb.Fatalf("storetest: create database: %v", err)
-	}
+	cloneTemplate(tb, conn, tpl, name)
 	dbURL := withDatabase(admin, name)
 	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8})
 	if err != nil {
@@ -184,19 +199,11 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 // into place only when fill returns.
 func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store.Store {
 	tb.Helper()
-	admin := AdminURL(tb)
 	ctx := context.Background()
-	tpl, err := templateDB(ctx, admin)
-	if err != nil {
-		tb.Fatalf("storetest: template database: %v", err)
-	}
+	conn, admin, tpl := adminConn(tb)
+	defer conn.Close(ctx)
 	sum := sha256.Sum256([]byte(tpl + "\x00" + key))
 	name := "keep_" + hex.EncodeToString(sum[:])[:16]
-	conn, err := pgx.Connect(ctx, admin)
-	if err != nil {
-		tb.Fatalf("storetest: connect: %v", err)
-	}
-	defer conn.Close(ctx)
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext($1))`, name); err != nil {
 		tb.Fatal(err)
 	}
@@ -211,9 +218,7 @@ func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store
 		if _, err := conn.Exec(ctx, `DROP DATABASE IF EXISTS `+tmpIdent+` WITH (FORCE)`); err != nil {
 			tb.Fatal(err)
 		}
-		if _, err := conn.Exec(ctx, `CREATE DATABASE `+tmpIdent+` TEMPLATE `+pgx.Identifier{tpl}.Sanitize()+` STRATEGY FILE_COPY`); err != nil {
-			tb.Fatalf("storetest: create %s: %v", tmp, err)
-		}
+		cloneTemplate(tb, conn, tpl, tmp)
 		st, err := store.Open(ctx, withDatabase(admin, tmp), store.Options{})
 		if err != nil {
 			tb.Fatal(err)
