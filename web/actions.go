@@ -67,9 +67,9 @@ func decisionWords(d schedule.Decision, now time.Time) string {
 // meanwhile or an action the rules refuse now (409) writes nothing and says so in the panel; a
 // success leaves a flash and goes back to the page. Support and admins only (requireRole).
 func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if !store.IsUUID(id) {
-		return errNotFound
+	id, err := pathID(r)
+	if err != nil {
+		return err
 	}
 	action, err := schedule.ParseAction(r.PathValue("action"))
 	if err != nil || string(action) != r.PathValue("action") {

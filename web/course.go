@@ -53,9 +53,9 @@ const foldFinishedAbove = 10
 // courseShow is a course's registrations by student-facing status: GET /courses/{id}. A teacher
 // asking for a course they do not teach gets the same 404 as for one that does not exist.
 func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if !store.IsUUID(id) {
-		return errNotFound
+	id, err := pathID(r)
+	if err != nil {
+		return err
 	}
 	q, err := query(r)
 	if err != nil {

@@ -34,9 +34,9 @@ const msgNoSuotar = "Suotar is not configured, so regdesk cannot look anything u
 // shown in the lookup region and recorded, never an error page.
 // Only support staff and administrators reach it (requireRole); the lookup records who looked.
 func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if !store.IsUUID(id) {
-		return errNotFound
+	id, err := pathID(r)
+	if err != nil {
+		return err
 	}
 	reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
 	if err != nil {

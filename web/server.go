@@ -269,3 +269,13 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 	}
 	return items
 }
+
+// pathID returns the {id} of the route as a UUID, or the not-found error: an id that cannot
+// exist is answered like one that does not.
+func pathID(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if !store.IsUUID(id) {
+		return "", errNotFound
+	}
+	return id, nil
+}

@@ -128,9 +128,9 @@ func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 // first, in plain words: GET /students/{id}. A teacher asking for a student outside their courses
 // gets the same 404 as for one who does not exist.
 func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
-	id := r.PathValue("id")
-	if !store.IsUUID(id) {
-		return errNotFound
+	id, err := pathID(r)
+	if err != nil {
+		return err
 	}
 	q, err := query(r)
 	if err != nil {
