@@ -81,6 +81,10 @@ type EventVM struct {
 	// Request and Response are a Suotar exchange, side by side, when the details hold them.
 	Request, Response string
 	Detail            string
+	// Repeats counts earlier entries just like this one (the same pipeline answer, poll after
+	// poll) folded into it; Since is when the first of them happened.
+	Repeats int
+	Since   When
 }
 
 func dashIfEmpty(s string) string {

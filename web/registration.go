@@ -212,9 +212,24 @@ func eventVMs(registrationID string, events []store.Event, now time.Time) []view
 		} else {
 			vm.Detail = indentJSON(e.Details)
 		}
+		if n := len(out); n > 0 && sameAnswer(out[n-1], vm) {
+			// Newest first: vm is an earlier poll with the same outcome as the entry above it.
+			out[n-1].Repeats++
+			out[n-1].Since = vm.When
+			continue
+		}
 		out = append(out, vm)
 	}
 	return out
+}
+
+// sameAnswer reports whether b, the entry just before a, is the pipeline doing the same thing
+// with the same outcome (a partial row polled every hour for days). Those fold into a, so the
+// history shows what changed; people's actions and lookups never fold.
+func sameAnswer(a, b views.EventVM) bool {
+	return a.Actor == "" && b.Actor == "" && a.Kind == b.Kind &&
+		(a.Kind == "suotar_response" || a.Kind == "retry_scheduled") &&
+		a.Title == b.Title && a.Message == b.Message
 }
 
 // indentJSON shows a JSON value indented; "" for none or null.

@@ -443,3 +443,26 @@ func TestStaticAssetsAreHashedAndImmutable(t *testing.T) {
 		t.Errorf("a stale hash got %d, want 404", resp.StatusCode)
 	}
 }
+
+func TestRegistrationHistoryFoldsRepeatedPipelineAnswers(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	start := testNow.Add(-20 * time.Hour)
+	for i := range 12 {
+		storetest.AddEvent(t, b.store, b.dense, start.Add(time.Duration(i)*time.Hour), "suotar_response",
+			"awaiting_verification", "awaiting_verification", "Sisu has not shown the attainment yet.")
+	}
+	storetest.AddEvent(t, b.store, b.dense, start.Add(13*time.Hour), "suotar_response",
+		"awaiting_verification", "awaiting_verification", "Suotar holds it as pending.")
+
+	_, body := b.get(t, "/registrations/"+b.dense, false)
+	if got := strings.Count(body, "Sisu has not shown the attainment yet."); got != 1 {
+		t.Errorf("the repeated answer shows %d times, want once", got)
+	}
+	if !strings.Contains(body, `data-testid="event-repeats" data-repeats="11"`) {
+		t.Errorf("the folded entry does not count the 11 earlier polls")
+	}
+	if !strings.Contains(body, "Suotar holds it as pending.") {
+		t.Errorf("a different answer was folded away")
+	}
+}

@@ -168,3 +168,11 @@ func exec(tb testing.TB, st *store.Store, sql string, args ...any) {
 		tb.Fatalf("storetest fixture: %v\n%s", err, sql)
 	}
 }
+
+// AddEvent appends a pipeline event (no actor) to a registration's history.
+func AddEvent(tb testing.TB, st *store.Store, registrationID string, at time.Time, kind, fromState, toState, message string) {
+	tb.Helper()
+	exec(tb, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state, message)
+VALUES ($1, $2, $3, $4::credit_registration_event_kind, $5::credit_registration_state, $6::credit_registration_state, $7)`,
+		NewID(), at, registrationID, kind, nullable(fromState), nullable(toState), nullable(message))
+}
