@@ -1,4 +1,4 @@
-# regdesk's commands. `make` alone lists them. CI runs .ci/run, which runs `make verify test`.
+# regdesk's commands. `make` alone lists them. CI runs .ci/run, which runs `make verify test test/anyday`.
 .DEFAULT_GOAL := help
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -21,6 +21,18 @@ test: build ## Every test against a real PostgreSQL (private unless TEST_DATABAS
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	echo "make test: PostgreSQL at $$url"; \
 	TEST_DATABASE_URL="$$url" go test -count=1 -timeout 30m ./...
+
+# Instants more than a year from the default (2026-11-30), one in summer and one in winter time, both
+# just after midnight in Helsinki so the Helsinki and UTC dates differ.
+ANYDAY_NOWS := 2028-06-14T21:45:00Z 2031-01-15T22:30:00Z
+
+test/anyday: build ## The suites that use the tests' clock again, with TEST_NOW a year away in summer and in winter time
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	for now in $(ANYDAY_NOWS); do \
+	  echo "make test/anyday: TEST_NOW=$$now"; \
+	  TEST_NOW=$$now TEST_DATABASE_URL="$$url" go test -count=1 -timeout 30m ./store/... ./web/... ./cmd/...; \
+	done
 
 test/short: ## The tests that need neither PostgreSQL nor Chromium
 	go test -short -count=1 ./...
@@ -78,4 +90,4 @@ vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)
 	cp $$tmp/package/LICENSE $(CURDIR)/static/vendor/htmx.LICENSE; \
 	cd $(CURDIR)/static/vendor && sha256sum htmx.min.js > SHA256SUMS; rm -rf $$tmp
 
-.PHONY: help build run test test/short test/race test/browser bench generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
+.PHONY: help build run test test/anyday test/short test/race test/browser bench generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx

@@ -558,7 +558,9 @@ func phaseChanges(from, to schedule.State) bool {
 
 // applyAction writes an allowed decision's effect on the locked row r, with the LMS's side
 // effects, and its admin_action event. No statement here can set state to submitting: the
-// states written are the decision's target, which schedule never makes submitting.
+// states written are the decision's target, which schedule never makes submitting. Every write
+// moves version (the page's optimistic check) and dates updated_at with now, the instant of the
+// event it writes, so a later conflict can name this change (migration 0005 explains the trigger).
 func (q *Queries) applyAction(ctx context.Context, now time.Time, r *actionRow, d schedule.Decision, reason string, actor ActionActor, auditID string) (written, error) {
 	if d.Target == schedule.StateSubmitting && r.State != schedule.StateSubmitting {
 		// Decide never does this; refusing here keeps the promise even if it one day did.
@@ -574,14 +576,16 @@ func (q *Queries) applyAction(ctx context.Context, now time.Time, r *actionRow, 
   state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
   phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
   needs_admin_attention = false, error_code = NULL, error_message = NULL, next_attempt_at = $3,
-  partially_registered_at = NULL, resubmit_not_before = NULL, terminal_at = NULL
+  partially_registered_at = NULL, resubmit_not_before = NULL, terminal_at = NULL,
+  version = version + 1, updated_at = $3
 WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
 	case schedule.ActionCancel:
 		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
   state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
   phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
   needs_admin_attention = false, error_code = NULL, error_message = NULL, terminal_at = coalesce(terminal_at, $3),
-  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL
+  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL,
+  version = version + 1, updated_at = $3
 WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
 	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
 		lk := r.lookup()
@@ -605,20 +609,21 @@ WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r
   submitted_attainment_id = CASE WHEN $8 THEN coalesce(submitted_attainment_id, $5) ELSE submitted_attainment_id END,
   submitted_attainment_type = CASE WHEN $8 THEN coalesce(submitted_attainment_type, $6) ELSE submitted_attainment_type END,
   next_attempt_at = CASE WHEN $8 THEN $9 ELSE next_attempt_at END,
-  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL
+  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL,
+  version = version + 1, updated_at = $3
 WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target), lk.MatchID, matchType,
 			d.Target.IsTerminal(), partial, now.Add(schedule.VerifyWindowInterval)).Scan(&w.version, &w.after)
 	case schedule.ActionCheckNow:
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET next_attempt_at = $2
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET next_attempt_at = $2, version = version + 1, updated_at = $2
 WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 	case schedule.ActionClearFlag:
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false
-WHERE id = $1 RETURNING version, state::text`, r.ID).Scan(&w.version, &w.after)
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false, version = version + 1, updated_at = $2
+WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 	case schedule.ActionDismissAttention:
 		// The dismissal lives in its own table, but the row's version must move too, or two
 		// people dismissing at once would both succeed.
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = needs_admin_attention
-WHERE id = $1 RETURNING version, state::text`, r.ID).Scan(&w.version, &w.after)
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET version = version + 1, updated_at = $2
+WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 		if err == nil {
 			_, err = q.db.Exec(ctx, `UPDATE credit_registration_attention_dismissals SET deleted_at = $2
 WHERE credit_registration_id = $1 AND deleted_at IS NULL`, r.ID, now)

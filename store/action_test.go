@@ -16,7 +16,7 @@ import (
 )
 
 // actionNow is the instant every hand-action test acts at.
-var actionNow = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+var actionNow = storetest.Now()
 
 type actionBundle struct {
 	st      *store.Store

@@ -14,7 +14,7 @@ func TestRegistrationListChangedSince(t *testing.T) {
 	st := storetest.New(t)
 	ctx := context.Background()
 
-	alert := time.Date(2026, 3, 2, 9, 14, 0, 0, time.UTC)
+	alert := storetest.Now().Add(-46 * time.Minute)
 	at := func(d time.Duration) time.Time { return alert.Add(d) }
 	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
 	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})

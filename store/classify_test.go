@@ -126,7 +126,7 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 		}
 		completions := make([][]any, len(rows))
 		for i := range rows {
-			completions[i] = []any{store.NewID(), student, course, module, instance, time.Now(), true}
+			completions[i] = []any{store.NewID(), student, course, module, instance, rows[i].stateChangedAt, true}
 		}
 		if _, err := q.CopyForTest(ctx, pgx.Identifier{"course_module_completions"},
 			[]string{"id", "user_id", "course_id", "course_module_id", "course_instance_id", "completion_date", "passed"},
@@ -203,7 +203,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
 	ctx := context.Background()
-	base := time.Date(2026, 11, 30, 9, 14, 27, 123456000, time.UTC)
+	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
 	r := mrand.New(mrand.NewPCG(2026, 11))
 	insertGenerated(ctx, t, st, genRows(r, 4000, base))
 	facts, err := st.FactsForTest(ctx)

@@ -23,7 +23,7 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	requested := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	requested := storetest.Now()
 	answered := requested.Add(1500 * time.Millisecond)
 	evID, err := st.EventInsertLookup(ctx, store.LookupEvent{
 		RegistrationID: id, CreatedAt: answered, Message: "Registered in Sisu",

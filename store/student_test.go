@@ -256,7 +256,7 @@ func TestPreconditionsView(t *testing.T) {
 	}{
 		{"baseline", nil, false, "", baseline},
 		{"completion deleted", func(_, c, _ string) {
-			exec(t, st, `UPDATE course_module_completions SET deleted_at = now() WHERE id = $1`, c)
+			exec(t, st, `UPDATE course_module_completions SET deleted_at = $2 WHERE id = $1`, c, storetest.Now())
 		}, false, "", pre{true, false, true, false, true}},
 		{"not passed", func(_, c, _ string) {
 			exec(t, st, `UPDATE course_module_completions SET passed = false WHERE id = $1`, c)
@@ -327,7 +327,7 @@ func TestRegistrationListByStudent(t *testing.T) {
 	st := storetest.New(t)
 	ctx := context.Background()
 
-	base := time.Now().UTC().Truncate(time.Microsecond)
+	base := storetest.Now()
 	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
 	older := storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", ModuleName: "Perusosa", Code: "TKT10002"})
 	newer := storetest.AddCourse(t, st, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
@@ -400,7 +400,7 @@ func TestRegistrationListByCourseMirrorsStudentStatus(t *testing.T) {
 			exec(t, st, `UPDATE course_module_completions SET passed = false WHERE id = (SELECT course_module_completion_id FROM credit_registrations WHERE id = $1)`, id)
 		}
 		if deleted {
-			exec(t, st, `UPDATE course_module_completions SET deleted_at = now() WHERE id = (SELECT course_module_completion_id FROM credit_registrations WHERE id = $1)`, id)
+			exec(t, st, `UPDATE course_module_completions SET deleted_at = $2 WHERE id = (SELECT course_module_completion_id FROM credit_registrations WHERE id = $1)`, id, storetest.Now())
 		}
 		return id
 	}
@@ -419,7 +419,7 @@ func TestRegistrationListByCourseMirrorsStudentStatus(t *testing.T) {
 		add(string(state), numbered, course, true, false, false, true)
 	}
 	replaced := add("registered", numbered, course, true, false, true, true)
-	exec(t, st, `UPDATE credit_registrations SET superseded_by_id = (SELECT id FROM credit_registrations WHERE id <> $1 LIMIT 1), superseded_at = now() WHERE id = $1`, replaced)
+	exec(t, st, `UPDATE credit_registrations SET superseded_by_id = (SELECT id FROM credit_registrations WHERE id <> $1 LIMIT 1), superseded_at = $2 WHERE id = $1`, replaced, storetest.Now())
 
 	list, err := st.RegistrationListByCourse(ctx, course.ID, []string{course.ID}, 10000)
 	if err != nil {
@@ -479,7 +479,7 @@ func TestEventListSince(t *testing.T) {
 	st := storetest.New(t)
 	ctx := context.Background()
 
-	alert := time.Date(2026, 3, 2, 9, 14, 0, 0, time.UTC)
+	alert := storetest.Now().Add(-46 * time.Minute)
 	at := func(d time.Duration) time.Time { return alert.Add(d) }
 	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
 	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})
@@ -556,8 +556,8 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 	}
 	now := at(time.Hour)
 	summary := schedule.SinceAlert(events, schedule.StudentView(regs[0].Facts(), regs[0].Preconditions(), now), alert)
-	clock := func(t time.Time) string { return t.Format("15:04") }
-	if got, want := summary.Sentence(clock), "Since the alert at 09:14, Mikko Mallikas looked it up in Sisu at 09:20, Mikko Mallikas resubmitted it at 09:24, Mikko Mallikas dismissed the alert at 09:26 and the enrolment was found at 09:34; it still needs action: uncertain for a day."; got != want {
+	clock := func(t time.Time) string { return t.Sub(alert).String() }
+	if got, want := summary.Sentence(clock), "Since the alert at 0s, Mikko Mallikas looked it up in Sisu at 6m0s, Mikko Mallikas resubmitted it at 10m0s, Mikko Mallikas dismissed the alert at 12m0s and the enrolment was found at 20m0s; it still needs action: uncertain for a day."; got != want {
 		// The row itself is still in submission_uncertain: the fixture never moved it.
 		t.Errorf("Sentence:\n got %q\nwant %q", got, want)
 	}

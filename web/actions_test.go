@@ -15,6 +15,7 @@ import (
 	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/store/suotar/suotarfake"
+	"regdesk/views"
 )
 
 // Lookup details in the simple shape store.ParseLookupDetails reads.
@@ -158,14 +159,15 @@ func TestRegistrationPageShowsEveryActionWithItsState(t *testing.T) {
 		ErrorCode: "sisu_timeout", SubmittedAt: ptr(testNow.Add(-2 * time.Hour)), StateChangedAt: testNow.Add(-2 * time.Hour)})
 	_, body = b.get(t, "/registrations/"+recent, false)
 	item := actionItem(t, body, schedule.ActionResubmit)
-	// Sent 08:00 UTC, the window ends 24 h later: 10:00 Helsinki the next day.
-	for _, want := range []string{`data-allowed="false"`, "Suotar may still hold this submission as pending until Tue 1 Dec 10:00.",
-		"Available from Tue 1 Dec 10:00."} {
+	// The window ends 24 h after the sending: tomorrow, two hours before this time of day.
+	windowEnd := views.Moment(testNow.Add(22*time.Hour), testNow)
+	for _, want := range []string{`data-allowed="false"`, "Suotar may still hold this submission as pending until " + windowEnd + ".",
+		"Available from " + windowEnd + "."} {
 		if !strings.Contains(html.UnescapeString(item), want) {
 			t.Errorf("resubmit inside the window lacks %q:\n%s", want, item)
 		}
 	}
-	if !strings.Contains(body, `data-countdown="2026-11-30T10:00:00Z"`) {
+	if !strings.Contains(body, `data-countdown="`+testNow.Format(time.RFC3339)+`"`) {
 		t.Errorf("the next check does not count down from the server's now")
 	}
 }
@@ -345,7 +347,7 @@ func TestActionOnAChangedRowIs409AndSaysWhoWhenWhat(t *testing.T) {
 		}
 		text := html.UnescapeString(body)
 		for _, want := range []string{`data-testid="action-notice"`, `data-kind="stale"`,
-			"Aino Admin changed this registration at 11:59 (to cancelled). Nothing was saved.",
+			"Aino Admin changed this registration at " + views.Moment(testNow.Add(-time.Minute), testNow) + " (to cancelled). Nothing was saved.",
 			"Aino Admin’s reason: “Student withdrew”", `data-testid="reload"`, `href="/registrations/` + id + `"`} {
 			if !strings.Contains(text, want) {
 				t.Errorf("htmx=%v: the conflict lacks %q", htmx, want)
@@ -375,7 +377,7 @@ func TestActionOnANewerLookupIs409(t *testing.T) {
 	if got := b.written(t, landed); got != before {
 		t.Errorf("an action on an old lookup wrote: %+v → %+v", before, got)
 	}
-	if !strings.Contains(body, "Aino Admin looked it up in Sisu again at 11:00 (Not in Sisu). Nothing was saved.") {
+	if !strings.Contains(body, "Aino Admin looked it up in Sisu again at "+views.Moment(testNow.Add(-time.Hour), testNow)+" (Not in Sisu). Nothing was saved.") {
 		t.Errorf("the conflict does not say who looked again, when and what they found:\n%s", body)
 	}
 }
@@ -472,9 +474,10 @@ func TestLookupSwapKeepsTheVersionThePageShowed(t *testing.T) {
 	if v == nil || !strings.Contains(page, `name="version" value="`+v[1]+`"`) {
 		t.Fatalf("the page carries no version")
 	}
-	// The pipeline touches the row while the page is open; the page does not show it.
-	if _, err := b.store.Pool().Exec(context.Background(), `UPDATE credit_registrations SET verify_attempt_count = verify_attempt_count + 1
-WHERE id = $1`, id); err != nil {
+	// The pipeline touches the row while the page is open; the page does not show it. The write is
+	// dated by the test's clock, as the pipeline's own clock would date it.
+	if _, err := b.store.Pool().Exec(context.Background(), `UPDATE credit_registrations SET verify_attempt_count = verify_attempt_count + 1,
+  updated_at = $2 WHERE id = $1`, id, testNow); err != nil {
 		t.Fatal(err)
 	}
 

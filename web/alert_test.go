@@ -10,10 +10,17 @@ import (
 
 	"regdesk/schedule"
 	"regdesk/store"
+	"regdesk/views"
 )
 
-// alertedAt is the alert time of the tests' links: an hour before testNow, 11:00 in Helsinki.
+// alertedAt is the alert time of the tests' links: an hour before testNow.
 var alertedAt = testNow.Add(-time.Hour)
+
+// at is how a sentence on a page written at testNow says when t was ("11:00", "23:45 yesterday").
+func at(t time.Time) string { return views.At(t, testNow) }
+
+// plusTwo is a fixed +02:00 offset, the way a person in Finland might write an alert's time.
+var plusTwo = time.FixedZone("", 2*60*60)
 
 func alertQuery(t time.Time) string { return "alerted_at=" + url.QueryEscape(t.Format(time.RFC3339)) }
 
@@ -56,7 +63,7 @@ func TestAlertBannerOnARegistration(t *testing.T) {
 		t.Fatalf("GET %s = %d", path, resp.StatusCode)
 	}
 	got := banner(t, path, body)
-	want := "Since the alert at 11:00, Sami Support cancelled it at 11:30; it is now “Not registering”."
+	want := "Since the alert at " + at(alertedAt) + ", Sami Support cancelled it at " + at(testNow.Add(-30*time.Minute)) + "; it is now “Not registering”."
 	if !strings.Contains(got, want) || !strings.Contains(got, `data-changed="true" data-needs-action="false"`) {
 		t.Errorf("banner = %s\nwant %q", got, want)
 	}
@@ -68,7 +75,7 @@ func TestAlertBannerOnARegistration(t *testing.T) {
 	path = "/registrations/" + b.uncertainOverdue + "?" + alertQuery(alertedAt)
 	_, body = b.get(t, path, false)
 	got = banner(t, path, body)
-	if !strings.Contains(got, "Nothing has changed since the alert at 11:00; it still needs action: uncertain for a day.") ||
+	if !strings.Contains(got, "Nothing has changed since the alert at "+at(alertedAt)+"; it still needs action: uncertain for a day.") ||
 		!strings.Contains(got, `data-changed="false" data-needs-action="true"`) {
 		t.Errorf("unchanged banner = %s", got)
 	}
@@ -88,8 +95,8 @@ func TestAlertBannerOnAStudentAndACourse(t *testing.T) {
 	_, body := b.getWith(t, teacher, path, false)
 	got := banner(t, path, body)
 	for _, want := range []string{
-		"Since the alert at 11:00: 1 of Anna’s registrations changed; 1 still needs action.",
-		`data-id="` + b.permanent + `" data-needs-action="false"><a href="#reg-` + b.permanent + `">Ohjelmoinnin perusteet · Default module (Not registering)</a>: Since the alert at 11:00, Aino Admin cancelled it at 11:40; it is now “Not registering”.`,
+		"Since the alert at " + at(alertedAt) + ": 1 of Anna’s registrations changed; 1 still needs action.",
+		`data-id="` + b.permanent + `" data-needs-action="false"><a href="#reg-` + b.permanent + `">Ohjelmoinnin perusteet · Default module (Not registering)</a>: Since the alert at ` + at(alertedAt) + `, Aino Admin cancelled it at ` + at(testNow.Add(-20*time.Minute)) + `; it is now “Not registering”.`,
 		`data-id="` + b.uncertainOverdue + `" data-needs-action="true"`,
 	} {
 		if !strings.Contains(got, want) {
@@ -106,8 +113,8 @@ func TestAlertBannerOnAStudentAndACourse(t *testing.T) {
 	_, body = b.getWith(t, teacher, path, false)
 	got = banner(t, path, body)
 	for _, want := range []string{
-		"Since the alert at 11:00: 1 of this course’s registrations changed; 1 still needs action.",
-		`<a href="/students/` + b.anna.ID + `#reg-` + b.permanent + `">Anna Äijälä · Default module</a>: Since the alert at 11:00, Aino Admin cancelled it at 11:40`,
+		"Since the alert at " + at(alertedAt) + ": 1 of this course’s registrations changed; 1 still needs action.",
+		`<a href="/students/` + b.anna.ID + `#reg-` + b.permanent + `">Anna Äijälä · Default module</a>: Since the alert at ` + at(alertedAt) + `, Aino Admin cancelled it at ` + at(testNow.Add(-20*time.Minute)),
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("course banner lacks %s\n%s", want, got)
@@ -117,7 +124,7 @@ func TestAlertBannerOnAStudentAndACourse(t *testing.T) {
 	// Nothing happened after a later alert.
 	path = "/students/" + b.anna.ID + "?" + alertQuery(testNow.Add(-10*time.Minute))
 	_, body = b.get(t, path, false)
-	if got := banner(t, path, body); !strings.Contains(got, "Since the alert at 11:50: nothing has changed; 1 still needs action.") {
+	if got := banner(t, path, body); !strings.Contains(got, "Since the alert at "+at(testNow.Add(-10*time.Minute))+": nothing has changed; 1 still needs action.") {
 		t.Errorf("banner after a later alert = %s", got)
 	}
 }
@@ -130,7 +137,7 @@ func TestAlertBannerOnTheQueue(t *testing.T) {
 	_, body := b.get(t, path, false)
 	got := banner(t, path, body)
 	for _, want := range []string{
-		"You were alerted about this view at 11:00. How it looked then is not kept; now it lists 1 registration, and 2 registrations need admin across the queue.",
+		"You were alerted about this view at " + at(alertedAt) + ". How it looked then is not kept; now it lists 1 registration, and 2 registrations need admin across the queue.",
 		`href="/?reason=uncertain_overdue&amp;show=all"`,
 	} {
 		if !strings.Contains(got, want) {
@@ -150,7 +157,7 @@ func TestAlertTimesThatCannotBeUsed(t *testing.T) {
 		name, value, note string
 	}{
 		{"Words", "yesterday", "is not a date and time regdesk can read"},
-		{"NoZone", "2026-11-30T09:14:00", "is not a date and time regdesk can read"},
+		{"NoZone", alertedAt.Format("2006-01-02T15:04:05"), "is not a date and time regdesk can read"},
 		{"Huge", strings.Repeat("9", 300), "is not a date and time regdesk can read"},
 		{"NotUTF8", "%ff%fe", "is not a date and time regdesk can read"},
 		{"Future", url.QueryEscape(testNow.Add(48 * time.Hour).Format(time.RFC3339)), "is in the future"},
@@ -173,9 +180,9 @@ func TestAlertTimesThatCannotBeUsed(t *testing.T) {
 		}
 	}
 	// An offset written unescaped arrives with a space for its "+"; it still reads.
-	path := base + "2026-11-30T11:00:00+02:00"
+	path := base + alertedAt.In(plusTwo).Format(time.RFC3339)
 	_, body := b.get(t, path, false)
-	if got := banner(t, path, body); strings.Contains(got, "since-alert-note") || !strings.Contains(got, "since the alert at 11:00") {
+	if got := banner(t, path, body); strings.Contains(got, "since-alert-note") || !strings.Contains(got, "since the alert at "+at(alertedAt)) {
 		t.Errorf("an unescaped +02:00 offset: banner = %s", got)
 	}
 }
@@ -183,7 +190,7 @@ func TestAlertTimesThatCannotBeUsed(t *testing.T) {
 func TestAlertTimeSurvivesSignIn(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	deep := "/students/" + b.anna.ID + "?alerted_at=2026-11-30T11%3A00%3A00%2B02%3A00"
+	deep := "/students/" + b.anna.ID + "?alerted_at=" + url.QueryEscape(alertedAt.In(plusTwo).Format(time.RFC3339))
 	anon := newClient(t)
 
 	resp, _ := b.getWith(t, anon, deep, false)
@@ -200,7 +207,7 @@ func TestAlertTimeSurvivesSignIn(t *testing.T) {
 		t.Fatalf("sign-in = %d → %q, want 303 → %s", resp.StatusCode, got, deep)
 	}
 	_, body := b.getWith(t, anon, deep, false)
-	if got := banner(t, deep, body); !strings.Contains(got, "Since the alert at 11:00") {
+	if got := banner(t, deep, body); !strings.Contains(got, "Since the alert at "+at(alertedAt)) {
 		t.Errorf("after signing in the banner = %s", got)
 	}
 }

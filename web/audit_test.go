@@ -11,6 +11,7 @@ import (
 
 	"regdesk/schedule"
 	"regdesk/store/storetest"
+	"regdesk/views"
 )
 
 var auditRowID = regexp.MustCompile(`data-testid="audit-row" data-id="([^"]+)" data-action="([^"]+)"`)
@@ -37,12 +38,18 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 	b := setup(t)
 	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
 	elsewhere := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: other, State: "failed_permanent",
-		ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-72 * time.Hour)})
+		ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-5 * 24 * time.Hour)})
 
-	// Three days of hand actions by two people on two courses.
-	b.actAsStore(t, b.admin, elsewhere, schedule.ActionClearFlag, "Config fixed upstream", testNow.Add(-48*time.Hour))
-	b.actAsStore(t, b.support, b.dense, schedule.ActionCheckNow, "Student asked", testNow.Add(-24*time.Hour))
-	b.actAsStore(t, b.support, b.permanent, schedule.ActionCancel, "Student withdrew", testNow.Add(-time.Hour))
+	// Three days of hand actions by two people on two courses, at noon in Helsinki on the three
+	// days before testNow's.
+	noon := func(daysBefore int) time.Time {
+		d := testNow.In(views.Helsinki)
+		return time.Date(d.Year(), d.Month(), d.Day()-daysBefore, 12, 0, 0, 0, views.Helsinki)
+	}
+	day := func(daysBefore int) string { return noon(daysBefore).Format(time.DateOnly) }
+	b.actAsStore(t, b.admin, elsewhere, schedule.ActionClearFlag, "Config fixed upstream", noon(3))
+	b.actAsStore(t, b.support, b.dense, schedule.ActionCheckNow, "Student asked", noon(2))
+	b.actAsStore(t, b.support, b.permanent, schedule.ActionCancel, "Student withdrew", noon(1))
 
 	resp, body := b.get(t, "/audit", false)
 	if resp.StatusCode != http.StatusOK {
@@ -54,7 +61,7 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 	text := html.UnescapeString(body)
 	for _, want := range []string{"Sami Support", "Aino Admin", `<span class="muted">support</span>`, "Cancel", "Student withdrew",
 		`href="/registrations/` + b.permanent + `"`, "Anna Äijälä · Ohjelmoinnin perusteet", "failed_permanent</span> → <span class=\"badge state\">cancelled",
-		"Mon 30 Nov 11:00", `id="audit-`} {
+		views.Absolute(noon(1), testNow), `id="audit-`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the audit page lacks %q", want)
 		}
@@ -74,10 +81,10 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 		{"course=" + other.ID, "clear_flag"},
 		{"course=" + b.course.ID, "cancel,check_now"},
 		{"registration=" + b.permanent, "cancel"},
-		// Helsinki days: the admin acted on 28 Nov at 12:00, support on 29 Nov and 30 Nov.
-		{"from=2026-11-29", "cancel,check_now"},
-		{"to=2026-11-29", "check_now,clear_flag"},
-		{"from=2026-11-29&to=2026-11-29", "check_now"},
+		// Helsinki days, both ends included.
+		{"from=" + day(2), "cancel,check_now"},
+		{"to=" + day(2), "check_now,clear_flag"},
+		{"from=" + day(2) + "&to=" + day(2), "check_now"},
 		{"actor=" + b.support.ID + "&action=cancel", "cancel"},
 		{"action=resubmit", ""},
 	}

@@ -273,7 +273,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		}
 		retry := int(until.Sub(now).Seconds()) + 1
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		vm.Message = "Too many attempts; try again at " + until.In(views.Helsinki).Format("15:04") + "."
+		vm.Message = "Too many attempts; try again at " + views.At(until, now) + "."
 		return s.render(w, r, http.StatusTooManyRequests, views.LoginPage(vm), nil)
 	}
 

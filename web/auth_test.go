@@ -14,6 +14,7 @@ import (
 
 	"regdesk/store"
 	"regdesk/store/storetest"
+	"regdesk/views"
 	"regdesk/web"
 )
 
@@ -174,8 +175,8 @@ func TestSignInIsRateLimitedPerAccountAndPerAddress(t *testing.T) {
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("the 4th attempt = %d, want 429", resp.StatusCode)
 	}
-	// testNow is 10:00 UTC, 12:00 in Helsinki; the first failure ages out 15 minutes later.
-	if !strings.Contains(body, "Too many attempts; try again at 12:15.") {
+	// The first failure ages out 15 minutes after testNow.
+	if !strings.Contains(body, "Too many attempts; try again at "+views.At(testNow.Add(15*time.Minute), testNow)+".") {
 		t.Errorf("the 429 page does not say when to try again:\n%s", body)
 	}
 	if got := resp.Header.Get("Retry-After"); got != "901" {

@@ -116,7 +116,7 @@ func TestBrowserAlertLinkShowsWhatChanged(t *testing.T) {
 	if loc := bt.location(t); loc != link {
 		t.Errorf("location = %s, want %s", loc, link)
 	}
-	want := "Since the alert at 11:00, Aino Admin cancelled it at 11:30; it is now “Not registering”."
+	want := "Since the alert at " + at(alertedAt) + ", Aino Admin cancelled it at " + at(testNow.Add(-30*time.Minute)) + "; it is now “Not registering”."
 	if got := bt.text(t, `[data-testid="since-alert-text"]`); got != want {
 		t.Errorf("banner = %q, want %q", got, want)
 	}
@@ -126,7 +126,7 @@ func TestBrowserAlertLinkShowsWhatChanged(t *testing.T) {
 		chromedp.Navigate(b.server.URL+"/students/"+b.anna.ID+"?"+alertQuery(alertedAt)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="since-alert-item"][data-id="`+b.permanent+`"]`)),
 	)
-	if got := bt.text(t, `[data-testid="since-alert-item"][data-id="`+b.permanent+`"]`); !strings.Contains(got, "Aino Admin cancelled it at 11:30") {
+	if got := bt.text(t, `[data-testid="since-alert-item"][data-id="`+b.permanent+`"]`); !strings.Contains(got, "Aino Admin cancelled it at "+at(testNow.Add(-30*time.Minute))) {
 		t.Errorf("student banner item = %q", got)
 	}
 	if got := bt.text(t, `[data-testid="since-alert-item"][data-id="`+b.uncertainOverdue+`"]`); !strings.Contains(got, "still needs action") {

@@ -13,6 +13,7 @@ import (
 
 	"regdesk/schedule"
 	"regdesk/store/storetest"
+	"regdesk/views"
 )
 
 var rowField = regexp.MustCompile(`name="row" value="([^"]+)"`)
@@ -183,7 +184,7 @@ func TestBulkPreviewOfEveryRowMatchingTheFilter(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("preview = %d\n%s", resp.StatusCode, body)
 	}
-	if !strings.Contains(body, "Every row matching the queue&#39;s filter at 12:00: 1 rows.") {
+	if !strings.Contains(body, "Every row matching the queue&#39;s filter at "+views.Clock(testNow)+": 1 rows.") {
 		t.Errorf("the preview does not say it took the filter's rows")
 	}
 	if rows := previewRows(body); len(rows) != 1 || !strings.HasPrefix(rows[0], b.permanent+":") {

@@ -18,7 +18,7 @@ import (
 )
 
 // testNow is the fixed clock of every handler test.
-var testNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+var testNow = storetest.Now()
 
 // testPassword is every test account's password.
 const testPassword = "correct horse battery staple"

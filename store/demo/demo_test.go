@@ -18,7 +18,7 @@ import (
 )
 
 // now is the instant every test's demo is consistent at; tests never read the clock.
-var now = time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+var now = storetest.Now().Add(-22 * time.Hour)
 
 type testBundle struct {
 	st    *store.Store

@@ -75,7 +75,7 @@ type Registration struct {
 	ErrorMessage               string
 	NeedsAdminAttention        bool
 	SupersededByID             string
-	StateChangedAt             time.Time // also used for state_entered_at and updated_at
+	StateChangedAt             time.Time // also used for state_entered_at and updated_at; zero is an hour before Now()
 	NextAttemptAt              time.Time
 	SubmittedAt                *time.Time
 	PartiallyRegisteredAt      *time.Time
@@ -113,7 +113,7 @@ func AddRegistration(tb testing.TB, st *store.Store, r Registration) string {
 		r.AttemptNumber = 1
 	}
 	if r.StateChangedAt.IsZero() {
-		r.StateChangedAt = time.Now().UTC().Add(-time.Hour)
+		r.StateChangedAt = Now().Add(-time.Hour)
 	}
 	if r.NextAttemptAt.IsZero() {
 		r.NextAttemptAt = r.StateChangedAt
