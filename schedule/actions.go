@@ -255,6 +255,15 @@ type LookupFacts struct {
 	// created (its id is the submitted attainment id) or the course unit
 	// attainment built from it.
 	MatchOurs bool
+	// Unanswered are the lookup's calls that brought no usable answer. Such
+	// a lookup shows nothing absent, whatever its verdict says, so it never
+	// permits a resubmit.
+	Unanswered []LookupCall
+	// Pending is true when Suotar's verify answer said it still holds the
+	// submission as pending; PendingUntil is its retryAfter, nil when Suotar
+	// did not say or it could not be read (never read as "no wait").
+	Pending      bool
+	PendingUntil *time.Time
 }
 
 // Facts are what the rules read about a row.
@@ -476,7 +485,9 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		windowEnd = r.SubmittedAt.Add(SuotarPendingWindow)
 	}
 	if uncertain && now.Before(windowEnd) {
-		return refuseUntil(RefusalSubmissionUncertainTooRecent, windowEnd,
+		// Waiting lifts the refusal only once both the window and Suotar's retryAfter have
+		// passed: name the later, as the LMS's resubmission_availability does.
+		return refuseUntil(RefusalSubmissionUncertainTooRecent, laterOf(r.ResubmitNotBefore, windowEnd),
 			"Suotar may still hold this submission as pending; it cannot be resubmitted before its pending window ends.",
 			"Suotar may still hold this submission as pending until %s.")
 	}
@@ -508,6 +519,18 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 				return refuse(RefusalLookupFoundAttainment, "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
 			}
 			return refuse(RefusalLookupFoundAttainment, "")
+		case len(lk.Unanswered) > 0:
+			return refuse(RefusalLookupInconclusive, "Part of the latest lookup failed ("+lk.Unanswered[0].Words()+"), so it cannot show that Sisu lacks this credit; look it up again.")
+		case lk.Pending && lk.PendingUntil == nil:
+			return refuse(RefusalSubmissionPending, "At the latest lookup Suotar still held this submission as pending and did not say until when; look it up again later.")
+		case lk.Pending && now.Before(*lk.PendingUntil):
+			return refuseUntil(RefusalSubmissionPending, *lk.PendingUntil,
+				"At the latest lookup Suotar still held this submission as pending and asked not to resend it yet.",
+				"Suotar may still hold this submission as pending until %s.")
+		case lk.Pending:
+			// Suotar's answer was about the moment of the lookup: only a lookup after its
+			// retryAfter can show the submission has left the pending set.
+			return refuse(RefusalNeedsLookupAfterPendingWindow, "At the latest lookup Suotar still held this submission as pending; look it up again now that its wait has passed.")
 		case lk.Verdict != VerdictNotInSisu:
 			return refuse(RefusalLookupInconclusive, "")
 		}

@@ -56,6 +56,17 @@ func lookupNoMatchID(at time.Time, v schedule.VerdictKind) func(*schedule.Facts)
 	return func(f *schedule.Facts) { f.Lookup = &schedule.LookupFacts{At: at, Verdict: v, MatchOurs: true} }
 }
 
+// unanswered marks the lookup's call as failed.
+func unanswered(c schedule.LookupCall) func(*schedule.Facts) {
+	return func(f *schedule.Facts) { f.Lookup.Unanswered = append(f.Lookup.Unanswered, c) }
+}
+
+// pending records that Suotar's verify answer said the submission is pending, until `until`
+// (nil: Suotar did not say).
+func pending(until *time.Time) func(*schedule.Facts) {
+	return func(f *schedule.Facts) { f.Lookup.Pending, f.Lookup.PendingUntil = true, until }
+}
+
 func resubmitNotBefore(at time.Time) func(*schedule.Row) {
 	return func(r *schedule.Row) { r.ResubmitNotBefore = &at }
 }
@@ -156,6 +167,23 @@ func resubmitCases() []decideCase {
 		strictAny, schedule.RefusalLookupInconclusive, "", nil)
 	add("UncertainLookupFoundNothing", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false)),
 		strictAny, "", schedule.RiskPossibleDuplicate, nil)
+	// A lookup with a failed call shows nothing absent, even under a verdict recorded as "not in
+	// Sisu" (as lookups before that rule were), and a lost retryAfter never reads as no wait.
+	for _, call := range []schedule.LookupCall{schedule.CallAttainments, schedule.CallVerify} {
+		add("UncertainLookupWithFailedCall/"+string(call), uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false), unanswered(call)),
+			strictAny, schedule.RefusalLookupInconclusive, "", nil)
+	}
+	add("UncertainLookupPendingWithoutRetryAfter", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false), pending(nil)),
+		strictAny, schedule.RefusalSubmissionPending, "", nil)
+	add("UncertainLookupPendingUntilLater", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false), pending(ptr(t0.Add(time.Hour)))),
+		strictAny, schedule.RefusalSubmissionPending, "", ptr(t0.Add(time.Hour)))
+	add("UncertainLookupPendingUntilPast", uncertainFacts(lookup(windowEnd, schedule.VerdictNotInSisu, false), pending(ptr(t0))),
+		strictAny, schedule.RefusalNeedsLookupAfterPendingWindow, "", nil)
+	// Rule 8 with a retryAfter later than the window's end: the page names the later.
+	add("UncertainInsideWindowRetryAfterLater", facts(schedule.StateSubmissionUncertain, withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(recent) },
+		resubmitNotBefore(recent.Add(pendingWindow+3*time.Hour)))), strictAny, schedule.RefusalSubmissionUncertainTooRecent, "", ptr(recent.Add(pendingWindow+3*time.Hour)))
+	add("UncertainInsideWindowRetryAfterEarlier", facts(schedule.StateSubmissionUncertain, withRow(func(r *schedule.Row) { r.SubmittedAt = ptr(recent) },
+		resubmitNotBefore(recent.Add(time.Hour)))), strictAny, schedule.RefusalSubmissionUncertainTooRecent, "", ptr(recent.Add(pendingWindow)))
 	// A failed row whose submission Suotar accepted waits and looks like an
 	// uncertain one: the LMS would let it through at once.
 	accepted := func(ago time.Duration, opts ...func(*schedule.Facts)) func(schedule.State) schedule.Facts {

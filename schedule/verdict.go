@@ -105,6 +105,34 @@ type VerifyEvidence struct {
 	RetryAfter *time.Time
 }
 
+// LookupCall names one of a lookup's calls to Suotar.
+type LookupCall string
+
+// The calls a lookup makes. Both can show the credit: the attainment list by what Sisu holds,
+// the verify call by what became of the submitted attainment id.
+const (
+	CallAttainments LookupCall = "attainments"
+	CallVerify      LookupCall = "verify"
+)
+
+// Words names the call in a sentence.
+func (c LookupCall) Words() string {
+	switch c {
+	case CallAttainments:
+		return "the call for the student's attainments on the course"
+	case CallVerify:
+		return "the verify call for the submitted attainment"
+	}
+	return "a call to Suotar"
+}
+
+// FailedCall is a lookup call that brought no usable answer.
+type FailedCall struct {
+	Call LookupCall
+	// Why says what went wrong, in words a person reads ("Suotar did not answer in time").
+	Why string
+}
+
 // Lookup is what Suotar said about the student on the course code.
 type Lookup struct {
 	// Code is Suotar's code for the lookup (enrolmentFound, personNotFound, …); "" when unknown.
@@ -113,6 +141,65 @@ type Lookup struct {
 	Attainments []SisuAttainment
 	// Verify is the verify answer for the submitted id; nil when not asked or not answered.
 	Verify *VerifyEvidence
+	// Failed are the calls that brought no usable answer. A failed call could have shown the
+	// credit, so a lookup with one can never conclude that Sisu lacks it.
+	Failed []FailedCall
+}
+
+// RegistrationWindow is when Sisu may have registered a submission it took although the
+// attainment date differs: 0 to RecoveryRegistrationWindowDays days after the day it was sent.
+// That day is read two ways, and an attainment registered within the window of either matches:
+// the pipeline counts from submitted_at's UTC date (the LMS's date_naive()), people and regdesk
+// from its Helsinki date, and the two differ for a submission made between Helsinki and UTC
+// midnight. The window is never narrower than the pipeline's.
+type RegistrationWindow struct {
+	// HelsinkiDay and UTCDay are submitted_at's day in Helsinki and in UTC; zero when the row has
+	// no submitted_at.
+	HelsinkiDay, UTCDay Date
+}
+
+// WindowOf returns the registration window of a submission sent at submittedAt; the zero window
+// (matching nothing) for nil.
+func WindowOf(submittedAt *time.Time) RegistrationWindow {
+	if submittedAt == nil {
+		return RegistrationWindow{}
+	}
+	return RegistrationWindow{HelsinkiDay: HelsinkiDate(*submittedAt), UTCDay: DateOf(submittedAt.UTC())}
+}
+
+// IsZero reports whether the window is unknown (no submission time).
+func (w RegistrationWindow) IsZero() bool { return w.HelsinkiDay.IsZero() && w.UTCDay.IsZero() }
+
+// Contains reports whether an attainment registered on reg falls in the window.
+func (w RegistrationWindow) Contains(reg Date) bool {
+	return inWindow(reg, w.HelsinkiDay) || inWindow(reg, w.UTCDay)
+}
+
+// First and Last are the window's first and last registration days.
+func (w RegistrationWindow) First() Date {
+	if w.UTCDay.Before(w.HelsinkiDay) {
+		return w.UTCDay
+	}
+	return w.HelsinkiDay
+}
+
+// Last is the window's last registration day.
+func (w RegistrationWindow) Last() Date {
+	d := w.HelsinkiDay
+	if d.Before(w.UTCDay) {
+		d = w.UTCDay
+	}
+	return d.AddDays(RecoveryRegistrationWindowDays)
+}
+
+// Words says which day the window counts from, for a verdict's reason: "the submission on
+// 2026-11-29", or, when the readings differ, "the submission on 2026-11-30 (Helsinki; 2026-11-29
+// by its UTC date, which the pipeline counts from)".
+func (w RegistrationWindow) Words() string {
+	if w.HelsinkiDay == w.UTCDay {
+		return "the submission on " + w.HelsinkiDay.String()
+	}
+	return fmt.Sprintf("the submission on %s (Helsinki; %s by its UTC date, which the pipeline counts from)", w.HelsinkiDay, w.UTCDay)
 }
 
 // Verdict says whether Sisu holds a submission, which attainment shows it, and why, in words a
@@ -132,6 +219,9 @@ type Verdict struct {
 	// Ours are the ids of attainments tied to the submission by id: the submitted assessment
 	// item attainment, a course unit attainment built from it, or the one verify named.
 	Ours []string
+	// Window is the registration window the attainments were weighed against; zero when the row
+	// has no submission time.
+	Window RegistrationWindow
 }
 
 // Conflict is an attainment that looks like the submission (tied to it by id, dated the same
@@ -158,12 +248,36 @@ func (j judged) matches() bool { return len(j.diffs) == 0 }
 // Judge decides whether Sisu holds the submission, with the rule the LMS's uncertain recovery
 // uses (attainment_matching_submission): an attainment matches when its state is not FAILED, its
 // grade is the grade sent, its scale is of the same family (sis-hyl-hyv and sis-hyv-hyl are one),
-// and its attainment date is the Helsinki date of attained_at or it was registered 0 to 2 days
-// after the Helsinki day of submitted_at. A course unit attainment wins over an assessment item
-// one. now only decides whether "not in Sisu" may still be Suotar's lag.
+// and its attainment date is the Helsinki date of attained_at or it was registered within the
+// RegistrationWindow after submitted_at. A course unit attainment wins over an assessment item
+// one. "Not in Sisu" needs every call answered: when a call that could show the credit failed,
+// the verdict is "cannot tell", naming the call. now only decides whether "not in Sisu" may still
+// be Suotar's lag.
 func Judge(sub Submission, l Lookup, now time.Time) Verdict {
+	v := judgeAnswers(sub, l, now)
+	if len(l.Failed) == 0 {
+		return v
+	}
+	var failed []string
+	for _, f := range l.Failed {
+		failed = append(failed, f.Call.Words()+" failed ("+strings.TrimSuffix(f.Why, ".")+")")
+	}
+	if v.Kind == VerdictNotInSisu {
+		v.Kind, v.Match, v.Conflicts = VerdictCannotTell, nil, nil
+		v.Reason = capitalise(joinAnd(failed)) + ", and its answer could show the credit, so regdesk cannot say that Sisu lacks it. " +
+			"Do not resubmit on this lookup; look again."
+		return v
+	}
+	if v.Kind != VerdictCannotTell || !strings.Contains(v.Reason, "failed") {
+		v.Reason += " (" + capitalise(joinAnd(failed)) + ".)"
+	}
+	return v
+}
+
+// judgeAnswers is Judge on the answers that came, as if they were all there were.
+func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 	ours := oursOf(sub, l)
-	v := Verdict{Ours: ours}
+	v := Verdict{Ours: ours, Window: WindowOf(sub.SubmittedAt)}
 
 	var missing []string
 	if sub.GradeID == "" {
@@ -192,10 +306,7 @@ func Judge(sub Submission, l Lookup, now time.Time) Verdict {
 	}
 
 	sent := HelsinkiDate(*sub.AttainedAt)
-	var day Date
-	if sub.SubmittedAt != nil {
-		day = HelsinkiDate(*sub.SubmittedAt)
-	}
+	day := v.Window
 	all := make([]judged, len(l.Attainments))
 	for i := range l.Attainments {
 		all[i] = judge(sub, &l.Attainments[i], sent, day, slices.Contains(ours, l.Attainments[i].ID))
@@ -272,10 +383,10 @@ func oursOf(sub Submission, l Lookup) []string {
 
 // judge weighs one attainment against the submission. An attainment is related when it could be
 // the submission: tied to it by id, dated the day sent, or registered in the window after it.
-func judge(sub Submission, a *SisuAttainment, sent, day Date, ours bool) judged {
+func judge(sub Submission, a *SisuAttainment, sent Date, day RegistrationWindow, ours bool) judged {
 	j := judged{a: a, ours: ours}
 	j.byDate = a.AttainmentDate == sent
-	j.byReg = inWindow(a.RegistrationDate, day)
+	j.byReg = day.Contains(a.RegistrationDate)
 	j.related = ours || j.byDate || j.byReg
 	if a.State == AttainmentStateFailed {
 		j.diffs = append(j.diffs, "state FAILED")
@@ -289,8 +400,8 @@ func judge(sub Submission, a *SisuAttainment, sent, day Date, ours bool) judged 
 	if !j.byDate && !j.byReg {
 		d := fmt.Sprintf("attainment date %s, regdesk sent %s", orNone(a.AttainmentDate.String()), sent)
 		if !day.IsZero() {
-			d += fmt.Sprintf(", and it was registered %s, not within %d days after the submission on %s",
-				orNone(a.RegistrationDate.String()), RecoveryRegistrationWindowDays, day)
+			d += fmt.Sprintf(", and it was registered %s, not within %d days after %s",
+				orNone(a.RegistrationDate.String()), RecoveryRegistrationWindowDays, day.Words())
 		}
 		j.diffs = append(j.diffs, d)
 	}
@@ -344,7 +455,7 @@ func boolRank(b bool) int {
 	return 1
 }
 
-func matchedBy(j judged, sub Submission, ver *VerifyEvidence, sent, day Date) string {
+func matchedBy(j judged, sub Submission, ver *VerifyEvidence, sent Date, day RegistrationWindow) string {
 	switch {
 	case j.ours && j.a.ID == sub.SubmittedAttainmentID:
 		return ", which is the assessment item attainment regdesk submitted (" + sub.SubmittedAttainmentID + ")."
@@ -355,25 +466,26 @@ func matchedBy(j judged, sub Submission, ver *VerifyEvidence, sent, day Date) st
 	case j.byDate:
 		return ", with the grade and the attainment date regdesk sent."
 	}
-	return fmt.Sprintf(", with the grade regdesk sent, registered %s: within %d days after the submission on %s. Its attainment date %s differs from the %s sent, as when Suotar moves a date into the study right.",
-		j.a.RegistrationDate, RecoveryRegistrationWindowDays, day, orNone(j.a.AttainmentDate.String()), sent)
+	return fmt.Sprintf(", with the grade regdesk sent, registered %s: within %d days after %s. Its attainment date %s differs from the %s sent, as when Suotar moves a date into the study right.",
+		j.a.RegistrationDate, RecoveryRegistrationWindowDays, day.Words(), orNone(j.a.AttainmentDate.String()), sent)
 }
 
-func notInSisuReason(sub Submission, l Lookup, sent, day Date, now time.Time) string {
+func notInSisuReason(sub Submission, l Lookup, sent Date, day RegistrationWindow, now time.Time) string {
 	var b strings.Builder
 	if len(l.Attainments) == 0 {
 		b.WriteString("Sisu holds no attainment for this student on this course.")
 	} else {
 		fmt.Fprintf(&b, "Sisu holds %s on this course, but none dated %s", count(len(l.Attainments), "attainment", "attainments"), sent)
 		if !day.IsZero() {
-			fmt.Fprintf(&b, " or registered within %d days after the submission on %s", RecoveryRegistrationWindowDays, day)
+			fmt.Fprintf(&b, " or registered within %d days after %s", RecoveryRegistrationWindowDays, day.Words())
 		}
 		b.WriteString(", so none is this submission.")
 	}
 	b.WriteString(verifySentence(sub, l.Verify))
 	switch {
-	case l.Verify != nil && l.Verify.Code == "submissionPending" && l.Verify.RetryAfter != nil && now.Before(*l.Verify.RetryAfter):
-		// verifySentence has said when resubmitting becomes safe.
+	case l.Verify != nil && l.Verify.Code == "submissionPending":
+		// Suotar still holds the submission: verifySentence has said when resubmitting may
+		// become possible, or that Suotar did not say, which is never read as "no wait".
 	case sub.SubmittedAt != nil && now.Before(sub.SubmittedAt.Add(SuotarPendingWindow)):
 		until := sub.SubmittedAt.Add(SuotarPendingWindow)
 		fmt.Fprintf(&b, " It was sent only %s ago and Suotar's copy of Sisu lags: do not resubmit before %s.",
@@ -401,7 +513,7 @@ func verifySentence(sub Submission, v *VerifyEvidence) string {
 		if v.RetryAfter != nil {
 			return " Suotar says the submission is still pending: do not resubmit before " + v.RetryAfter.In(helsinki()).Format("2006-01-02 15:04") + "."
 		}
-		return " Suotar says the submission is still pending: do not resubmit yet."
+		return " Suotar says the submission is still pending but did not say until when: do not resubmit; look again later."
 	}
 	return ""
 }

@@ -66,6 +66,7 @@ func TestJudge(t *testing.T) {
 		matches   []string // ids of every matching attainment, when the case says
 		conflicts []string // ids of the conflicting attainments
 		reason    []string // phrases the reason must hold
+		absent    []string // phrases it must not
 	}{
 		{
 			name:   "CourseUnitWithSameGradeAndDate",
@@ -316,12 +317,116 @@ func TestJudge(t *testing.T) {
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-12-02")}},
 			want:   schedule.VerdictRegistered, match: "otm-cu",
 		},
+
+		// The registration window is read both ways: from submitted_at's Helsinki date and from its
+		// UTC date (the pipeline's date_naive()); they differ between Helsinki and UTC midnight, and
+		// an attainment in either window matches. Winter time: Helsinki is UTC+2.
 		{
-			name: "RegisteredOnTheUTCDayBeforeTheHelsinkiSubmissionDay",
-			sub:  sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T22:00:00Z") }),
-			// Sisu dates by the UTC day (29 Nov); the window starts on the Helsinki day (30 Nov).
+			name: "WinterRegisteredOnTheUTCDayBeforeTheHelsinkiSubmissionDay",
+			sub:  sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T22:30:00Z") }),
+			// Helsinki: 30 Nov 00:30. Sisu dates the registration by the UTC day, 29 Nov.
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-11-29")}},
+			want:   schedule.VerdictRegistered, match: "otm-cu",
+			reason: []string{"registered 2026-11-29: within 2 days after the submission on 2026-11-30 (Helsinki; 2026-11-29 by its UTC date, which the pipeline counts from)"},
+		},
+		{
+			name:   "WinterRegisteredTwoDaysAfterTheHelsinkiDay",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T22:30:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-12-02")}},
+			want:   schedule.VerdictRegistered, match: "otm-cu",
+		},
+		{
+			name:   "WinterRegisteredThreeDaysAfterTheHelsinkiDayIsOutside",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T22:30:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-12-03")}},
 			want:   schedule.VerdictNotInSisu,
+			reason: []string{"registered within 2 days after the submission on 2026-11-30 (Helsinki; 2026-11-29 by its UTC date"},
+		},
+		{
+			name:   "WinterRegisteredTheDayBeforeTheUTCDayIsOutside",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T22:30:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-11-28")}},
+			want:   schedule.VerdictNotInSisu,
+		},
+		{
+			name:   "WinterLastMinuteBeforeHelsinkiMidnightHasOneDay",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T21:59:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-11-28")}},
+			want:   schedule.VerdictNotInSisu,
+			reason: []string{"after the submission on 2026-11-29, so none"},
+		},
+		// Summer time: Helsinki is UTC+3.
+		{
+			name:   "SummerRegisteredOnTheUTCDayBeforeTheHelsinkiSubmissionDay",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-06-14T21:30:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-03-01", "2026-06-14")}},
+			want:   schedule.VerdictRegistered, match: "otm-cu",
+			reason: []string{"after the submission on 2026-06-15 (Helsinki; 2026-06-14 by its UTC date, which the pipeline counts from)"},
+		},
+		{
+			name:   "SummerRegisteredTwoDaysAfterTheHelsinkiDay",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-06-14T21:30:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-03-01", "2026-06-17")}},
+			want:   schedule.VerdictRegistered, match: "otm-cu",
+		},
+		{
+			name:   "SummerOutsideBothWindows",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-06-14T21:30:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-03-01", "2026-06-18"), att("otm-old", "cu", "4", "2026-03-01", "2026-06-13")}},
+			want:   schedule.VerdictNotInSisu,
+		},
+		{
+			name:   "SummerJustBeforeHelsinkiMidnightBothReadingsAgree",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-06-14T20:59:00Z") }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-03-01", "2026-06-16")}},
+			want:   schedule.VerdictRegistered, match: "otm-cu",
+			reason: []string{"within 2 days after the submission on 2026-06-14. Its"},
+		},
+
+		// A failed call is not an answer: "not in Sisu" needs every call that could show the credit.
+		{
+			name:   "AttainmentListFailedCannotTell",
+			lookup: schedule.Lookup{Failed: []schedule.FailedCall{{Call: schedule.CallAttainments, Why: "Suotar did not answer in time."}}},
+			want:   schedule.VerdictCannotTell,
+			reason: []string{"The call for the student's attainments on the course failed (Suotar did not answer in time)", "Do not resubmit"},
+		},
+		{
+			name: "VerifyFailedAndTheListShowsNothingCannotTell",
+			sub:  sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
+			lookup: schedule.Lookup{Code: "enrolmentFound",
+				Failed: []schedule.FailedCall{{Call: schedule.CallVerify, Why: "Suotar answered 502"}}},
+			want:   schedule.VerdictCannotTell,
+			reason: []string{"The verify call for the submitted attainment failed (Suotar answered 502)"},
+		},
+		{
+			name: "VerifyFailedButTheListShowsTheCredit",
+			sub:  sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30")},
+				Failed: []schedule.FailedCall{{Call: schedule.CallVerify, Why: "Suotar answered 502"}}},
+			want: schedule.VerdictRegistered, match: "otm-cu",
+			reason: []string{"do not resubmit", "(The verify call for the submitted attainment failed (Suotar answered 502).)"},
+		},
+		{
+			name: "VerifyFailedAndAnUnrelatedAttainmentCannotTell",
+			sub:  sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
+			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-old", "cu", "2", "2019-05-02", "2019-05-04")},
+				Failed: []schedule.FailedCall{{Call: schedule.CallVerify, Why: "the answer left the id out"}}},
+			want: schedule.VerdictCannotTell,
+		},
+		{
+			name:   "BothCallsFailedNamesBoth",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
+			lookup: schedule.Lookup{Failed: []schedule.FailedCall{{Call: schedule.CallAttainments, Why: "timeout"}, {Call: schedule.CallVerify, Why: "timeout"}}},
+			want:   schedule.VerdictCannotTell,
+			reason: []string{"attainments on the course failed (timeout) and the verify call for the submitted attainment failed (timeout)"},
+		},
+		{
+			name:   "VerifyPendingWithoutRetryAfterIsNeverSafe",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
+			lookup: schedule.Lookup{Code: "enrolmentFound", Verify: &schedule.VerifyEvidence{Code: "submissionPending"}},
+			want:   schedule.VerdictNotInSisu,
+			reason: []string{"did not say until when: do not resubmit"},
+			absent: []string{"resubmitting is safe"},
 		},
 	}
 	for _, tc := range tests {
@@ -369,6 +474,11 @@ func TestJudge(t *testing.T) {
 			for _, phrase := range tc.reason {
 				if !strings.Contains(v.Reason, phrase) {
 					t.Errorf("reason lacks %q:\n%s", phrase, v.Reason)
+				}
+			}
+			for _, phrase := range tc.absent {
+				if strings.Contains(v.Reason, phrase) {
+					t.Errorf("reason says %q:\n%s", phrase, v.Reason)
 				}
 			}
 		})

@@ -132,7 +132,8 @@ func (l *LookupSummary) Facts() *schedule.LookupFacts {
 	if l == nil {
 		return nil
 	}
-	return &schedule.LookupFacts{At: l.At, Verdict: l.Verdict, MatchID: l.MatchID, MatchType: l.MatchType, MatchOurs: l.MatchOurs}
+	return &schedule.LookupFacts{At: l.At, Verdict: l.Verdict, MatchID: l.MatchID, MatchType: l.MatchType, MatchOurs: l.MatchOurs,
+		Unanswered: l.Unanswered, Pending: l.Pending, PendingUntil: l.PendingUntil}
 }
 
 // LookupDetails is what a sisu_lookup event's details say, as far as the rules need.
@@ -141,6 +142,13 @@ type LookupDetails struct {
 	MatchID   string
 	MatchType string
 	MatchOurs bool
+	// Unanswered are the calls that brought no usable answer (their "answer" is not
+	// "answered"); a lookup with one shows nothing absent.
+	Unanswered []schedule.LookupCall
+	// Pending is true when the verify answer was submissionPending, PendingUntil its retry_after
+	// (nil when Suotar did not say).
+	Pending      bool
+	PendingUntil *time.Time
 }
 
 // ParseLookupDetails reads a sisu_lookup event's details. It reads the shape web/lookup.go
@@ -166,13 +174,31 @@ func ParseLookupDetails(raw []byte) LookupDetails {
 		Verdict     json.RawMessage `json:"verdict"`
 		Match       *match          `json:"match"`
 		Attainments []match         `json:"attainments"`
-		Verify      *struct {
-			AttainmentID   string `json:"attainment_id"`
-			AttainmentType string `json:"attainment_type"`
+		Held        *struct {
+			Answer string `json:"answer"`
+		} `json:"attainments_call"`
+		Verify *struct {
+			Answer         string     `json:"answer"`
+			Code           string     `json:"code"`
+			RetryAfter     *time.Time `json:"retry_after"`
+			AttainmentID   string     `json:"attainment_id"`
+			AttainmentType string     `json:"attainment_type"`
 		} `json:"verify_call"`
 	}
 	if json.Unmarshal(raw, &top) != nil {
 		return out
+	}
+	// A call recorded without an answer, or with anything but "answered", brought none.
+	if top.Held != nil && top.Held.Answer != AnswerAnswered {
+		out.Unanswered = append(out.Unanswered, schedule.CallAttainments)
+	}
+	if top.Verify != nil {
+		if top.Verify.Answer != AnswerAnswered {
+			out.Unanswered = append(out.Unanswered, schedule.CallVerify)
+		}
+		if top.Verify.Code == "submissionPending" {
+			out.Pending, out.PendingUntil = true, top.Verify.RetryAfter
+		}
 	}
 	if len(top.Verdict) == 0 {
 		// A verdict written as the whole object, without the "verdict" key.

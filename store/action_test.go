@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -742,7 +743,7 @@ func TestParseLookupDetails(t *testing.T) {
 		{"RecordedNotOurs", `{"v": 1, "attainments": [{"id": "cu-9", "type": "CourseUnitAttainment"}],
 			"verdict": {"kind": "registered", "match_id": "cu-9", "ours": []}}`,
 			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "cu-9", MatchType: "CourseUnitAttainment"}},
-		{"RecordedByVerifyOnly", `{"v": 1, "attainments": [], "verify_call": {"attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
+		{"RecordedByVerifyOnly", `{"v": 1, "attainments": [], "verify_call": {"answer": "answered", "attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
 			"verdict": {"kind": "partly_registered", "ours": ["hy-kur-1"]}}`,
 			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "hy-kur-1", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
 		{"RecordedFailure", `{"v": 1, "error": "Suotar did not answer"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
@@ -752,11 +753,26 @@ func TestParseLookupDetails(t *testing.T) {
 		{"Empty", ``, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
 		{"NotJSON", `{verdict`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
 		{"WrongTypes", `{"verdict": 3, "match": "x"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		// What the calls brought: a failed call is kept, whatever the verdict says (a lookup
+		// recorded before failed calls were judged may say not_in_sisu).
+		{"OldRecordVerifyFailed", `{"v": 1, "attainments_call": {"endpoint": "resolve_enrolments", "answer": "answered"},
+			"verify_call": {"endpoint": "verify_attainments", "answer": "unanswered"}, "verdict": {"kind": "not_in_sisu"}}`,
+			store.LookupDetails{Verdict: schedule.VerdictNotInSisu, Unanswered: []schedule.LookupCall{schedule.CallVerify}}},
+		{"AttainmentsRefused", `{"v": 1, "attainments_call": {"answer": "refused"}, "verdict": {"kind": "cannot_tell"}}`,
+			store.LookupDetails{Verdict: schedule.VerdictCannotTell, Unanswered: []schedule.LookupCall{schedule.CallAttainments}}},
+		{"CallWithoutAnswer", `{"v": 1, "attainments_call": {}, "verify_call": {"answer": "answered"}, "verdict": {"kind": "not_in_sisu"}}`,
+			store.LookupDetails{Verdict: schedule.VerdictNotInSisu, Unanswered: []schedule.LookupCall{schedule.CallAttainments}}},
+		{"PendingUntil", `{"v": 1, "attainments_call": {"answer": "answered"}, "verify_call": {"answer": "answered", "code": "submissionPending",
+			"retry_after": "2026-12-02T10:00:00Z"}, "verdict": {"kind": "not_in_sisu"}}`,
+			store.LookupDetails{Verdict: schedule.VerdictNotInSisu, Pending: true, PendingUntil: ptrTime(time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC))}},
+		{"PendingWithoutRetryAfter", `{"v": 1, "attainments_call": {"answer": "answered"}, "verify_call": {"answer": "answered", "code": "submissionPending"},
+			"verdict": {"kind": "not_in_sisu"}}`,
+			store.LookupDetails{Verdict: schedule.VerdictNotInSisu, Pending: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := store.ParseLookupDetails([]byte(tc.raw)); got != tc.want {
+			if got := store.ParseLookupDetails([]byte(tc.raw)); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("ParseLookupDetails(%s) = %+v, want %+v", tc.raw, got, tc.want)
 			}
 		})

@@ -23,8 +23,14 @@ type LookupResultVM struct {
 	Took string
 	// Stale, when set, warns that the row has moved on since the lookup.
 	Stale string
-	// Error is why the lookup failed, in words; the verdict is then empty.
+	// Error says why the lookup cannot be shown (a record this version cannot read); the verdict
+	// is then empty.
 	Error string
+	// Failed says which calls of the lookup brought no answer and why; "" when all answered. The
+	// verdict then says what the rest shows, never "not in Sisu".
+	Failed string
+	// HeldUnknown is true when the call for the attainments failed: what Sisu holds is unknown.
+	HeldUnknown bool
 	// Verdict is the answer; Kind is "" when the lookup failed.
 	Verdict LookupVerdictVM
 	// Sent is what regdesk sent: the row's frozen payload.

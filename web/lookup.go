@@ -212,6 +212,14 @@ type lookupVerdict struct {
 	Matches   []string             `json:"matches,omitempty"`
 	Ours      []string             `json:"ours,omitempty"`
 	Conflicts []lookupConflict     `json:"conflicts,omitempty"`
+	// Window is the registration window the attainments were weighed against: the submission's
+	// Helsinki and UTC days, from either of which it counts.
+	Window *lookupWindow `json:"window,omitempty"`
+}
+
+type lookupWindow struct {
+	HelsinkiDay string `json:"helsinki_day"`
+	UTCDay      string `json:"utc_day"`
 }
 
 type lookupConflict struct {
@@ -268,24 +276,29 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 
 	heldCall.CorrelationID = held.CorrelationID
 	rec.Attainments = heldCall
-	var evidence *schedule.VerifyEvidence
+	var lookup schedule.Lookup
 	if q.SubmittedID != "" {
 		verifyCall.CorrelationID = verify.CorrelationID
 		if verifyErr == nil {
-			evidence = verifyEvidence(verify, &verifyCall)
+			lookup.Verify = verifyEvidence(verify, &verifyCall)
+		}
+		if verifyCall.Failure != nil {
+			lookup.Failed = append(lookup.Failed, schedule.FailedCall{Call: schedule.CallVerify, Why: verifyCall.Failure.Message})
+			s.log.WarnContext(ctx, "sisu lookup: verify failed", "registration", reg.ID, "err", verifyErr, "correlation_id", verify.CorrelationID)
 		}
 		rec.Verify = &verifyCall
 	}
 	if heldErr != nil {
-		rec.Error = heldCall.Failure.Message
+		// The verdict is still given: it says which call failed, and a verify answer may still
+		// show the credit. It is never "not in Sisu".
+		lookup.Failed = append([]schedule.FailedCall{{Call: schedule.CallAttainments, Why: heldCall.Failure.Message}}, lookup.Failed...)
 		s.log.WarnContext(ctx, "sisu lookup failed", "registration", reg.ID, "err", heldErr, "correlation_id", held.CorrelationID,
 			"duration_ms", rec.DurationMS)
-		return rec
+	} else {
+		rec.Attainments.Code = held.RawCode
+		rec.Skipped = len(held.Skipped)
+		lookup.Code = held.RawCode
 	}
-	rec.Attainments.Code = held.RawCode
-	rec.Skipped = len(held.Skipped)
-
-	lookup := schedule.Lookup{Code: held.RawCode, Verify: evidence}
 	seen := map[string]bool{}
 	for _, a := range held.Attainments {
 		rec.Held = append(rec.Held, lookupAttainment{ID: a.ID, Type: a.Type, State: a.State, AttainmentDate: a.AttainmentDate.String(),
@@ -301,6 +314,9 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 
 	v := schedule.Judge(submissionOf(reg), lookup, at)
 	rec.Verdict = &lookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
+	if !v.Window.IsZero() {
+		rec.Verdict.Window = &lookupWindow{HelsinkiDay: v.Window.HelsinkiDay.String(), UTCDay: v.Window.UTCDay.String()}
+	}
 	if v.Match != nil {
 		rec.Verdict.MatchID = v.Match.ID
 	}
@@ -439,6 +455,7 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 	}
 	k := rec.Verdict.Kind
 	res.Verdict = views.LookupVerdictVM{Kind: string(k), Label: k.Label(), Explanation: k.Explanation(), Reason: rec.Verdict.Reason}
+	res.Failed, res.HeldUnknown = failedWords(rec)
 	conflicts := map[string]string{}
 	for _, c := range rec.Verdict.Conflicts {
 		conflicts[c.ID] = strings.Join(c.Differences, "; ")
@@ -471,6 +488,20 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 	return vm
 }
 
+// failedWords says which of the lookup's calls brought no answer, and whether what Sisu holds is
+// therefore unknown.
+func failedWords(rec lookupRecord) (string, bool) {
+	var parts []string
+	held := rec.Attainments.Failure != nil
+	if held {
+		parts = append(parts, "Suotar gave no list of the student's attainments: "+rec.Attainments.Failure.Message)
+	}
+	if rec.Verify != nil && rec.Verify.Failure != nil {
+		parts = append(parts, "Suotar's verify call for the submitted attainment failed: "+rec.Verify.Failure.Message)
+	}
+	return strings.Join(parts, " "), held
+}
+
 func sentFacts(rec lookupRecord) []views.Fact {
 	s := rec.Sent
 	facts := []views.Fact{
@@ -485,7 +516,7 @@ func sentFacts(rec lookupRecord) []views.Fact {
 	submitted := views.Fact{Label: "Submitted", Value: "—"}
 	if s.SubmittedAt != nil {
 		submitted.Value = s.SubmittedAt.In(views.Helsinki).Format("2006-01-02 15:04")
-		submitted.Title = "Registrations 0–2 days after this Helsinki day count as this submission"
+		submitted.Title = "Registrations 0–2 days after this day count as this submission, counted from its Helsinki date or its UTC date (the pipeline's)"
 	}
 	return append(facts, submitted)
 }

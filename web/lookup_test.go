@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/store/suotar"
@@ -28,8 +29,16 @@ const (
 	basicsCU     = "hy-CU-137765567-2020-08-01"
 	basicsReal   = "otm-5680ea93-6e5f-4913-a219-5e668cc884c3"
 	basicsAI     = "otm-9b1e2c3d-4f50-4a61-8b72-93a4b5c6d7e8"
-	attainedDay  = "2026-11-27"
-	submittedAgo = 30 * time.Hour // submitted 29 Nov 06:00 in Helsinki
+	submittedAgo = 30 * time.Hour
+)
+
+var (
+	// attainedAt is when Anna's grade was attained, three days before testNow; attainedDay its
+	// Helsinki date, the attainment date Sisu records.
+	attainedAt  = testNow.Add(-72 * time.Hour)
+	attainedDay = schedule.HelsinkiDate(attainedAt).String()
+	// today is testNow's Helsinki date.
+	today = schedule.HelsinkiDate(testNow).String()
 )
 
 // lookupWorld is Sisu as the fake serves it: Anna, enrolled on TKT10002, with whatever the test
@@ -40,7 +49,8 @@ func lookupWorld() *suotarfake.World {
 			PrimaryEmail: "anna.aijala@helsinki.example"}).
 		AddCourseUnit(suotarfake.CourseUnit{Code: basicsCode, ID: basicsCU, GroupID: "hy-CU-137765567", Credits: &suotarfake.Credits{Min: 5, Max: 5},
 			GradeScaleID: "sis-0-5", Realisations: []suotarfake.Realisation{{ID: basicsReal, AssessmentItemID: basicsAI,
-				ActivityPeriod: suotarfake.Period{StartDate: "2026-09-01", EndDate: "2026-12-20"}, Teachers: []string{"hy-hlo-131122009"}}}}).
+				ActivityPeriod: suotarfake.Period{StartDate: schedule.HelsinkiDate(testNow).AddDays(-90).String(), EndDate: schedule.HelsinkiDate(testNow).AddDays(20).String()},
+				Teachers: []string{"hy-hlo-131122009"}}}}).
 		Allow(basicsCode, "Ohjelmoinnin perusteet")
 	w.AddEnrolment(suotarfake.Enrolment{PersonID: annaPerson, CourseUnitRealisationID: basicsReal, StudyRightID: "otm-sr-1"})
 	return w
@@ -101,7 +111,7 @@ func (b *lookupBundle) row(t *testing.T, submittedID string, edit ...func(*store
 	r := storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain", ErrorCode: "sisu_timeout",
 		SubmittedAt: ptr(testNow.Add(-submittedAgo)), StateChangedAt: testNow.Add(-submittedAgo), NextAttemptAt: testNow.Add(time.Hour),
 		StudentNumber: annaNumber, SisuPersonID: annaPerson, GradeScaleID: "sis-0-5", GradeID: "4", Credits: 5,
-		AttainedAt: ptr(time.Date(2026, 11, 27, 10, 0, 0, 0, time.UTC)), SubmittedAttainmentID: submittedID}
+		AttainedAt: ptr(attainedAt), SubmittedAttainmentID: submittedID}
 	for _, f := range edit {
 		f(&r)
 	}
@@ -332,7 +342,7 @@ func TestLookupMarksAConflict(t *testing.T) {
 	t.Parallel()
 	world := lookupWorld()
 	world.AddAttainment(suotarfake.Attainment{ID: "otm-graded-3", Type: suotarfake.TypeCourseUnit, PersonID: annaPerson, CourseUnitID: basicsCU,
-		AttainmentDate: attainedDay, RegistrationDate: "2026-11-30", State: suotarfake.StateAttained, GradeScaleID: "sis-0-5", GradeID: "3", Credits: 5})
+		AttainmentDate: attainedDay, RegistrationDate: today, State: suotarfake.StateAttained, GradeScaleID: "sis-0-5", GradeID: "3", Credits: 5})
 	b := setupLookup(t, world, 0)
 	id := b.row(t, "")
 
@@ -404,13 +414,15 @@ func TestLookupFailuresAreClearAndRecorded(t *testing.T) {
 			if got := deref(rec.event.SuotarAnswer); got != tc.answer {
 				t.Errorf("suotar_answer = %q, want %q", got, tc.answer)
 			}
-			if verdictOf(rec) != "" || rec.details["error"] != tc.message {
-				t.Errorf("recorded verdict %q, error %v; want no verdict and the message", verdictOf(rec), rec.details["error"])
+			// A failed call is not an answer: the verdict is "cannot tell", naming the call.
+			reason, _ := rec.details["verdict"].(map[string]any)["reason"].(string)
+			if verdictOf(rec) != "cannot_tell" || !strings.Contains(reason, "attainments on the course failed ("+strings.TrimSuffix(tc.message, ".")+")") {
+				t.Errorf("recorded verdict %q, reason %q; want cannot_tell naming the failed call", verdictOf(rec), reason)
 			}
 			if ms, _ := rec.details["duration_ms"].(float64); time.Duration(ms)*time.Millisecond < tc.atLeast {
 				t.Errorf("duration_ms = %v, want at least %v", ms, tc.atLeast)
 			}
-			if got := deref(rec.event.Message); !strings.HasPrefix(got, "Lookup failed: ") {
+			if got := deref(rec.event.Message); !strings.HasPrefix(got, "Cannot tell: The call for the student's attainments on the course failed") {
 				t.Errorf("message = %q, want the failure in words", got)
 			}
 		})
@@ -493,5 +505,44 @@ func TestLookupRefusesARowWithNothingToLookUp(t *testing.T) {
 		if resp.StatusCode != http.StatusNotFound {
 			t.Errorf("POST %s = %d, want 404", path, resp.StatusCode)
 		}
+	}
+}
+
+// A verify call that fails leaves the lookup unable to say "not in Sisu", even when the attainment
+// list shows nothing, and the resubmit it would have unlocked stays refused.
+func TestLookupWithAFailedVerifyCallCannotTellAndResubmitStaysRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		fault suotarfake.Fault
+	}{
+		{"Unavailable503", suotarfake.Fault{Effect: suotarfake.FaultUnavailable}},
+		{"ProxyHTML502", suotarfake.Fault{Effect: suotarfake.FaultBadGateway}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			world := lookupWorld()
+			lost := submissionOf("hy-kur-lost")
+			lost.SendState = suotarfake.SendRejected // Sisu never took it: a clean lookup would find nothing
+			world.AddSubmission(lost)
+			tc.fault.Endpoint = suotarfake.PathVerifyAttainments
+			b := setupLookup(t, world, 0, suotarfake.WithFaults(tc.fault))
+			id := b.row(t, "hy-kur-lost")
+
+			body, rec := b.lookupChecked(t, id)
+			reason, _ := rec.details["verdict"].(map[string]any)["reason"].(string)
+			if got := verdictOf(rec); got != "cannot_tell" || !strings.Contains(reason, "The verify call for the submitted attainment failed") {
+				t.Fatalf("verdict = %q (%s), want cannot_tell naming the verify call", got, reason)
+			}
+			if !strings.Contains(body, `data-testid="lookup-error"`) || !strings.Contains(body, "Suotar&#39;s verify call for the submitted attainment failed") {
+				t.Errorf("the region does not say the verify call failed:\n%s", body)
+			}
+			tb := &testBundle{store: b.store, server: b.server, client: b.client}
+			_, page := tb.get(t, "/registrations/"+id, false)
+			item := actionItem(t, page, schedule.ActionResubmit)
+			if !strings.Contains(item, `data-allowed="false"`) {
+				t.Errorf("resubmit is allowed on a lookup whose verify call failed:\n%s", item)
+			}
+		})
 	}
 }
