@@ -50,7 +50,7 @@ func lookupWorld() *suotarfake.World {
 		AddCourseUnit(suotarfake.CourseUnit{Code: basicsCode, ID: basicsCU, GroupID: "hy-CU-137765567", Credits: &suotarfake.Credits{Min: 5, Max: 5},
 			GradeScaleID: "sis-0-5", Realisations: []suotarfake.Realisation{{ID: basicsReal, AssessmentItemID: basicsAI,
 				ActivityPeriod: suotarfake.Period{StartDate: schedule.HelsinkiDate(testNow).AddDays(-90).String(), EndDate: schedule.HelsinkiDate(testNow).AddDays(20).String()},
-				Teachers: []string{"hy-hlo-131122009"}}}}).
+				Teachers:       []string{"hy-hlo-131122009"}}}}).
 		Allow(basicsCode, "Ohjelmoinnin perusteet")
 	w.AddEnrolment(suotarfake.Enrolment{PersonID: annaPerson, CourseUnitRealisationID: basicsReal, StudyRightID: "otm-sr-1"})
 	return w
