@@ -52,8 +52,10 @@ type Status struct {
 	// Reasons holds every reason that applies now, in Reasons() order; nil
 	// when none does.
 	Reasons []Reason
-	// NeedsAdmin is true when an escalating reason applies and the
-	// dismissal does not cover them all.
+	// NeedsAdmin is true when a reason that asks a person applies (every
+	// escalating reason, and the ones that show an uncertain row at once) and
+	// the dismissal does not cover them all: the row is on the queue's
+	// needs-a-person list. When an uncertain row escalates is EscalatesAt.
 	NeedsAdmin bool
 	// Dismissed is true when reasons apply and the live dismissal covers
 	// every one of them.
@@ -80,7 +82,7 @@ func Classify(r Row, now time.Time) Status {
 	return Status{
 		Phase:       phaseAt(r, now),
 		Reasons:     reasons,
-		NeedsAdmin:  slices.ContainsFunc(reasons, Reason.Escalates) && !dismissed,
+		NeedsAdmin:  slices.ContainsFunc(reasons, Reason.AsksPerson) && !dismissed,
 		Dismissed:   dismissed,
 		NextCheckAt: nextCheckAt(r),
 		EscalatesAt: escalatesAt(r, now, reasons),
@@ -128,7 +130,10 @@ func reasonsAt(r Row, now time.Time) []Reason {
 			out = append(out, reason)
 		}
 	}
-	add(ReasonUncertainOverdue, r.State == StateSubmissionUncertain && UncertainNeedsAdmin(r.SubmittedAt, now))
+	uncertain := r.State == StateSubmissionUncertain
+	add(ReasonOutcomeUncertain, uncertain && r.SubmittedAt != nil && !UncertainNeedsAdmin(r.SubmittedAt, now))
+	add(ReasonSubmissionTimeMissing, uncertain && r.SubmittedAt == nil)
+	add(ReasonUncertainOverdue, uncertain && UncertainNeedsAdmin(r.SubmittedAt, now))
 	add(ReasonPartialOverdue, r.State == StatePartiallyRegistered &&
 		windowExpired(r.PartiallyRegisteredAt, now, PartialRegistrationAdminAfter))
 	add(ReasonVerificationGaveUp, r.State.InVerification() && VerifyWindowExpired(r.SubmittedAt, now))
@@ -139,9 +144,11 @@ func reasonsAt(r Row, now time.Time) []Reason {
 		(r.State == StateFailedRetryable && SubmitWindowExpired(r.FirstFailedAt, now)))
 	add(ReasonMisregistered, r.State == StateMisregistered)
 	add(ReasonPermanentError, r.State == StateFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
+	// The recovery sweep's graces are strict (preconditions.rs: since < now − grace), unlike the
+	// whole-second windows: exactly at the grace's end the worker may still answer.
 	add(ReasonStuckPastRecoveryGrace,
-		(r.State == StateSubmitting && windowExpired(submittingSince(r), now, SubmittingRecoveryGrace)) ||
-			(r.State == StateResolvingEnrolment && windowExpired(&r.StateEnteredAt, now, ResolvingRecoveryGrace)))
+		(r.State == StateSubmitting && submittingSince(r).Before(now.Add(-SubmittingRecoveryGrace))) ||
+			(r.State == StateResolvingEnrolment && r.StateEnteredAt.Before(now.Add(-ResolvingRecoveryGrace))))
 	add(ReasonTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
 	threshold, hasThreshold := StuckThreshold(r.State)
 	add(ReasonRunningLate, live && hasThreshold && now.Sub(r.StateChangedAt) > threshold)
@@ -213,11 +220,12 @@ func escalations(r Row) []escalation {
 	if r.State == StateFailedRetryable && r.FirstFailedAt != nil {
 		out = append(out, escalation{ReasonRetryWindowExpired, r.FirstFailedAt.Add(SubmitMaxRetryAge)})
 	}
+	// A strict grace first applies an instant after its end.
 	if r.State == StateSubmitting {
-		out = append(out, escalation{ReasonStuckPastRecoveryGrace, submittingSince(r).Add(SubmittingRecoveryGrace)})
+		out = append(out, escalation{ReasonStuckPastRecoveryGrace, submittingSince(r).Add(SubmittingRecoveryGrace + time.Nanosecond)})
 	}
 	if r.State == StateResolvingEnrolment {
-		out = append(out, escalation{ReasonStuckPastRecoveryGrace, r.StateEnteredAt.Add(ResolvingRecoveryGrace)})
+		out = append(out, escalation{ReasonStuckPastRecoveryGrace, r.StateEnteredAt.Add(ResolvingRecoveryGrace + time.Nanosecond)})
 	}
 	return out
 }

@@ -171,6 +171,8 @@ func TestClassifyReasons(t *testing.T) {
 	type R = schedule.Reason
 	var (
 		uncertain   = schedule.ReasonUncertainOverdue
+		fresh       = schedule.ReasonOutcomeUncertain
+		noTime      = schedule.ReasonSubmissionTimeMissing
 		partial     = schedule.ReasonPartialOverdue
 		gaveUp      = schedule.ReasonVerificationGaveUp
 		reimported  = schedule.ReasonRepeatedlyNotRegistered
@@ -193,13 +195,17 @@ func TestClassifyReasons(t *testing.T) {
 	}{
 		{"QuietRow", row(schedule.StatePending), t0, nil},
 
-		{"UncertainJustUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-ns)), t0, nil},
-		{"UncertainASecondUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-time.Second)), t0, nil},
+		// An uncertain row shows from its first moment, and escalates (uncertain for a day) exactly
+		// as the seed has it.
+		{"UncertainJustSent", row(schedule.StateSubmissionUncertain, submittedAgo(0)), t0, []R{fresh}},
+		{"UncertainJustUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-ns)), t0, []R{fresh}},
+		{"UncertainASecondUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-time.Second)), t0, []R{fresh}},
 		{"UncertainADay", row(schedule.StateSubmissionUncertain, submittedAgo(day)), t0, []R{uncertain}},
 		{"UncertainADayAndASecond", row(schedule.StateSubmissionUncertain, submittedAgo(day+time.Second)), t0, []R{uncertain}},
 		{"UncertainSubSecondAtWindowEnd", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day), []R{uncertain}},
-		{"UncertainSubSecondJustBefore", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day - ns), nil},
-		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), t0, nil},
+		{"UncertainSubSecondJustBefore", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day - ns), []R{fresh}},
+		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), t0, []R{noTime}},
+		{"UncertainWithoutSubmissionYearsLater", row(schedule.StateSubmissionUncertain, changedAgo(400*day)), t0, []R{noTime}},
 		{"AwaitingIsNotUncertain", row(schedule.StateAwaitingVerification, submittedAgo(2*day)), t0, nil},
 
 		{"PartialJustUnder3Days", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), partialAgo(3*day-ns)), t0, nil},
@@ -234,14 +240,18 @@ func TestClassifyReasons(t *testing.T) {
 		{"PermanentNotFlagged", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed)), t0, nil},
 
 		{"SubmittingJustInsideGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute-ns)), t0, nil},
-		{"SubmittingPastGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute)), t0, []R{stuck}},
+		// The recovery graces are strict: exactly at the grace's end the row is not yet stuck.
+		{"SubmittingExactlyAtGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute)), t0, nil},
+		{"SubmittingPastGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute+ns)), t0, []R{stuck}},
 		{"SubmittingPastGraceBySecond", row(schedule.StateSubmitting, submittedAgo(75*time.Minute+time.Second)), t0, []R{stuck}},
-		{"SubmittingTimedFromEntryWithoutSubmission", row(schedule.StateSubmitting, enteredAgo(75*time.Minute)), t0, []R{stuck}},
+		{"SubmittingEntryExactlyAtGrace", row(schedule.StateSubmitting, enteredAgo(75*time.Minute)), t0, nil},
+		{"SubmittingTimedFromEntryWithoutSubmission", row(schedule.StateSubmitting, enteredAgo(75*time.Minute+ns)), t0, []R{stuck}},
 		{"SubmittingEntryJustInsideGrace", row(schedule.StateSubmitting, enteredAgo(75*time.Minute-ns)), t0, nil},
 		{"SubmittingRestampedSubmissionWins", row(schedule.StateSubmitting, enteredAgo(3*time.Hour), submittedAgo(10*time.Minute)), t0, nil},
 		{"SubmittingAsStored", row(schedule.StateSubmitting, submittedAgo(80*time.Minute), enteredAgo(80*time.Minute), changedAgo(80*time.Minute)), t0, []R{stuck, late}},
 		{"ResolvingJustInsideGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute-ns)), t0, nil},
-		{"ResolvingPastGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute)), t0, []R{stuck}},
+		{"ResolvingExactlyAtGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute)), t0, nil},
+		{"ResolvingPastGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute+ns)), t0, []R{stuck}},
 		{"ResolvingPastGraceBySecond", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute+time.Second)), t0, []R{stuck}},
 
 		{"FourRetries", row(schedule.StateFailedRetryable, retries(4), firstFailedAgo(time.Hour)), t0, nil},
@@ -258,7 +268,7 @@ func TestClassifyReasons(t *testing.T) {
 		{"RetryableExactly3Days", row(schedule.StateFailedRetryable, firstFailedAgo(time.Hour), changedAgo(3*day)), t0, nil},
 		{"RetryableOver3Days", row(schedule.StateFailedRetryable, firstFailedAgo(time.Hour), changedAgo(3*day+ns)), t0, []R{late}},
 		{"PendingHasNoThreshold", row(schedule.StatePending, changedAgo(300*day)), t0, nil},
-		{"UncertainHasNoThreshold", row(schedule.StateSubmissionUncertain, submittedAgo(time.Hour), changedAgo(300*day)), t0, nil},
+		{"UncertainHasNoThreshold", row(schedule.StateSubmissionUncertain, submittedAgo(time.Hour), changedAgo(300*day)), t0, []R{fresh}},
 
 		{"Flagged", row(schedule.StatePending, flagged), t0, []R{flag}},
 		{"FlaggedTerminal", row(schedule.StateRegistered, flagged), t0, []R{flag}},
@@ -387,10 +397,11 @@ func TestClassifyEscalatesAt(t *testing.T) {
 		{"RetryableExpired", row(schedule.StateFailedRetryable, firstFailedAgo(8*day)), nil},
 		{"RetryableAlreadyCodedExpired", row(schedule.StateFailedRetryable, firstFailedAgo(day), code(schedule.ErrorRetryWindowExpired)), nil},
 		{"RetryableWithoutFailure", row(schedule.StateFailedRetryable), nil},
-		{"Submitting", row(schedule.StateSubmitting, submittedAgo(15*time.Minute)), ptr(t0.Add(time.Hour))},
-		{"SubmittingFromEntry", row(schedule.StateSubmitting, enteredAgo(5*time.Minute)), ptr(t0.Add(70 * time.Minute))},
+		// A strict grace first applies an instant after its end.
+		{"Submitting", row(schedule.StateSubmitting, submittedAgo(15*time.Minute)), ptr(t0.Add(time.Hour + time.Nanosecond))},
+		{"SubmittingFromEntry", row(schedule.StateSubmitting, enteredAgo(5*time.Minute)), ptr(t0.Add(70*time.Minute + time.Nanosecond))},
 		{"SubmittingStuck", row(schedule.StateSubmitting, submittedAgo(2*time.Hour)), nil},
-		{"Resolving", row(schedule.StateResolvingEnrolment, enteredAgo(10*time.Minute)), ptr(t0.Add(20 * time.Minute))},
+		{"Resolving", row(schedule.StateResolvingEnrolment, enteredAgo(10*time.Minute)), ptr(t0.Add(20*time.Minute + time.Nanosecond))},
 		{"Pending", row(schedule.StatePending, submittedAgo(time.Hour), firstFailedAgo(time.Hour)), nil},
 		{"Ready", row(schedule.StateReadyToSubmit, changedAgo(time.Hour)), nil},
 		{"Checking", row(schedule.StateCheckingEnrolment), nil},
@@ -570,7 +581,8 @@ func checkClassifyProperties(t *testing.T, r schedule.Row, now time.Time) {
 	if st.Dismissed != wantDismissed {
 		t.Errorf("Dismissed = %v with reasons %v and dismissal %v, want %v", st.Dismissed, st.Reasons, r.DismissedReasons, wantDismissed)
 	}
-	if want := len(escalating(st.Reasons)) > 0 && !st.Dismissed; st.NeedsAdmin != want {
+	asking := slices.ContainsFunc(st.Reasons, func(x schedule.Reason) bool { return x != schedule.ReasonRunningLate })
+	if want := asking && !st.Dismissed; st.NeedsAdmin != want {
 		t.Errorf("NeedsAdmin = %v with reasons %v, Dismissed %v, want %v", st.NeedsAdmin, st.Reasons, st.Dismissed, want)
 	}
 
@@ -583,10 +595,11 @@ func checkClassifyProperties(t *testing.T, r schedule.Row, now time.Time) {
 	}
 
 	// Reasons other than the pipeline's flag, which others may hide, never
-	// go away as time passes.
+	// go away as time passes; an uncertain row's first reason gives way to
+	// uncertain_overdue when it escalates.
 	var lasting []schedule.Reason
 	for _, reason := range st.Reasons {
-		if reason != schedule.ReasonFlaggedByPipeline {
+		if reason != schedule.ReasonFlaggedByPipeline && reason != schedule.ReasonOutcomeUncertain {
 			lasting = append(lasting, reason)
 		}
 	}
@@ -678,7 +691,7 @@ func TestPhaseAndReasonDescriptions(t *testing.T) {
 		t.Errorf("Phases() = %v, want %v", got, wantPhases)
 	}
 	wantReasons := []schedule.Reason{
-		"uncertain_overdue", "partial_overdue", "verification_gave_up", "repeatedly_not_registered",
+		"outcome_uncertain", "submission_time_missing", "uncertain_overdue", "partial_overdue", "verification_gave_up", "repeatedly_not_registered",
 		"retry_window_expired", "misregistered", "permanent_error", "stuck_past_recovery_grace",
 		"too_many_attempts", "running_late", "flagged_by_pipeline",
 	}
@@ -686,8 +699,12 @@ func TestPhaseAndReasonDescriptions(t *testing.T) {
 		t.Errorf("Reasons() = %v, want %v", got, wantReasons)
 	}
 	for _, r := range wantReasons {
-		if got, want := r.Escalates(), r != "running_late"; got != want {
+		shownOnly := r == "running_late" || r == "outcome_uncertain" || r == "submission_time_missing"
+		if got, want := r.Escalates(), !shownOnly; got != want {
 			t.Errorf("%q.Escalates() = %v, want %v", r, got, want)
+		}
+		if got, want := r.AsksPerson(), r != "running_late"; got != want {
+			t.Errorf("%q.AsksPerson() = %v, want %v", r, got, want)
 		}
 	}
 	if schedule.Reason("no_such_reason").Escalates() {

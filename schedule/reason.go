@@ -9,6 +9,14 @@ type Reason string
 
 // The reasons, in the order Classify reports them.
 const (
+	// ReasonOutcomeUncertain is an uncertain submission not yet
+	// UncertainAdminAfter old: shown at once, as the LMS lists every
+	// uncertain row, so a person can look it up; it does not escalate.
+	ReasonOutcomeUncertain Reason = "outcome_uncertain"
+	// ReasonSubmissionTimeMissing is an uncertain row without submitted_at:
+	// no window runs from it, so it never escalates and can never be
+	// resubmitted, and only a person can settle it.
+	ReasonSubmissionTimeMissing Reason = "submission_time_missing"
 	// ReasonUncertainOverdue is an uncertain submission UncertainAdminAfter
 	// old.
 	ReasonUncertainOverdue Reason = "uncertain_overdue"
@@ -43,6 +51,8 @@ const (
 )
 
 var reasons = newEnumTable("attention reason",
+	enumEntry[Reason]{ReasonOutcomeUncertain, "Outcome uncertain", "Nobody knows yet whether Sisu got this submission. Look it up in Sisu now; Suotar's copy of Sisu can take about an hour to show a new attainment, so look again later if it finds nothing. It escalates a day after sending."},
+	enumEntry[Reason]{ReasonSubmissionTimeMissing, "Sent at an unknown time", "Nobody knows whether Sisu got this submission, and when it was sent is not recorded: the pipeline never escalates it, and it can never be resubmitted, since nobody can tell when Suotar stops holding it as pending. Look it up in Sisu, then mark it as already in Sisu or cancel it."},
 	enumEntry[Reason]{ReasonUncertainOverdue, "Uncertain for a day", "Nobody knows whether Sisu got this submission, and a day of checks found nothing; look in Sisu before resubmitting."},
 	enumEntry[Reason]{ReasonPartialOverdue, "Partly registered for 3 days", "Sisu has shown only the assessment item for 3 days; look in Sisu why the course credit is missing."},
 	enumEntry[Reason]{ReasonVerificationGaveUp, "Not confirmed in 14 days", "Sisu still does not show the registration 14 days after sending; the pipeline checks daily, a person must look."},
@@ -74,10 +84,19 @@ func (r Reason) Label() string { return reasons.label(r) }
 // Explanation is one line for the UI; "" for an unknown reason.
 func (r Reason) Explanation() string { return reasons.explanation(r) }
 
-// Escalates reports whether r makes a row need an admin. Only
-// ReasonRunningLate does not: it says a row is slow, not that a person must
-// act.
-func (r Reason) Escalates() bool { return r.Valid() && r != ReasonRunningLate }
+// Escalates reports whether r makes a row need an admin: the pipeline's
+// escalation rules. ReasonRunningLate does not (it says a row is slow, not
+// that a person must act), nor do the reasons that show an uncertain row at
+// once (ReasonOutcomeUncertain, ReasonSubmissionTimeMissing): they ask a
+// person to look without escalating, and when the row escalates is
+// UncertainNeedsAdmin's, exactly the seed's.
+func (r Reason) Escalates() bool {
+	return r.AsksPerson() && r != ReasonOutcomeUncertain && r != ReasonSubmissionTimeMissing
+}
+
+// AsksPerson reports whether r puts a row on the needs-a-person list: every
+// reason but ReasonRunningLate.
+func (r Reason) AsksPerson() bool { return r.Valid() && r != ReasonRunningLate }
 
 // TooManySubmitRetries is the submit_retry_count at which a live row counts
 // as having failed too often (TOO_MANY_SUBMIT_RETRIES).

@@ -234,8 +234,9 @@ func StudentView(r Row, pre Preconditions, now time.Time) StudentSummary {
 // act: a finished, written-off or superseded row (registered or not
 // registering) waits on nobody whatever its code, and a
 // submission_uncertain row waits on Sisu until Classify escalates it (after
-// UncertainAdminAfter), because before then regdesk's queue does not list it
-// and support may not resubmit it anyway (SuotarPendingWindow).
+// UncertainAdminAfter): support's queue shows it at once, but the pipeline's
+// own checks usually settle it first, and support may not resubmit it
+// anyway (SuotarPendingWindow).
 func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 	if r.Superseded || status == StudentRegistered || status == StudentNotRegistering {
 		return WaitsOnNobody
@@ -243,7 +244,7 @@ func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 	if r.ErrorCode.Class() == PermanentNeedsConfig {
 		return WaitsOnCourseSetup
 	}
-	if st.NeedsAdmin {
+	if st.NeedsAdmin && !onlyFreshUncertain(st.Reasons) {
 		return WaitsOnSupport
 	}
 	switch status {
@@ -258,4 +259,19 @@ func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 	}
 	// A state this package does not know: support can find out what it is.
 	return WaitsOnSupport
+}
+
+// onlyFreshUncertain reports whether the only reason asking a person is ReasonOutcomeUncertain:
+// an uncertain row shown on the queue before it escalates.
+func onlyFreshUncertain(reasons []Reason) bool {
+	fresh := false
+	for _, r := range reasons {
+		switch {
+		case r == ReasonOutcomeUncertain:
+			fresh = true
+		case r.AsksPerson():
+			return false
+		}
+	}
+	return fresh
 }

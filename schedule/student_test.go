@@ -3,6 +3,7 @@ package schedule_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -370,7 +371,10 @@ func TestStudentViewWords(t *testing.T) {
 		if s.Next.EscalatesAt != nil && !s.Next.EscalatesAt.After(now) {
 			t.Fatalf("row %d %+v: escalates at %v, not after now %v", i, r, s.Next.EscalatesAt, now)
 		}
-		if s.Classified.NeedsAdmin && !r.Superseded && s.WaitsOn != schedule.WaitsOnSupport &&
+		// An uncertain row on the queue before it escalates waits on Sisu: the pipeline's checks
+		// usually settle it first.
+		freshUncertain := slices.Equal(s.Classified.Reasons, []schedule.Reason{schedule.ReasonOutcomeUncertain})
+		if s.Classified.NeedsAdmin && !r.Superseded && !freshUncertain && s.WaitsOn != schedule.WaitsOnSupport &&
 			s.WaitsOn != schedule.WaitsOnCourseSetup && s.WaitsOn != schedule.WaitsOnNobody {
 			t.Fatalf("row %d %+v: needs an admin but waits on %q", i, r, s.WaitsOn)
 		}

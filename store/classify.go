@@ -135,6 +135,10 @@ var reasonConditions = []struct {
 	reason schedule.Reason
 	cond   string
 }{
+	{schedule.ReasonOutcomeUncertain,
+		`cr.state = 'submission_uncertain' AND cr.submitted_at > ` + cutoff(schedule.UncertainAdminAfter)},
+	{schedule.ReasonSubmissionTimeMissing,
+		`cr.state = 'submission_uncertain' AND cr.submitted_at IS NULL`},
 	{schedule.ReasonUncertainOverdue,
 		`cr.state = 'submission_uncertain' AND cr.submitted_at <= ` + cutoff(schedule.UncertainAdminAfter)},
 	{schedule.ReasonPartialOverdue,
@@ -150,8 +154,9 @@ var reasonConditions = []struct {
 	{schedule.ReasonPermanentError,
 		`cr.state = 'failed_permanent' AND cr.needs_admin_attention AND cr.error_code IS DISTINCT FROM 'retry_window_expired'`},
 	{schedule.ReasonStuckPastRecoveryGrace,
-		`((cr.state = 'submitting' AND coalesce(cr.submitted_at, cr.state_entered_at) <= ` + cutoff(schedule.SubmittingRecoveryGrace) + `)` +
-			` OR (cr.state = 'resolving_enrolment' AND cr.state_entered_at <= ` + cutoff(schedule.ResolvingRecoveryGrace) + `))`},
+		// Strict, as the recovery sweep has it: since < now − grace.
+		`((cr.state = 'submitting' AND coalesce(cr.submitted_at, cr.state_entered_at) < ` + cutoff(schedule.SubmittingRecoveryGrace) + `)` +
+			` OR (cr.state = 'resolving_enrolment' AND cr.state_entered_at < ` + cutoff(schedule.ResolvingRecoveryGrace) + `))`},
 	{schedule.ReasonTooManyAttempts,
 		sqlNonTerminal + fmt.Sprintf(` AND cr.submit_retry_count >= %d`, schedule.TooManySubmitRetries)},
 	{schedule.ReasonRunningLate, runningLateCondition()},
@@ -173,15 +178,21 @@ func runningLateCondition() string {
 }
 
 // sqlEscalatingOther is true when an escalating reason other than the flag's own applies.
-var sqlEscalatingOther = func() string {
+var sqlEscalatingOther = reasonsWhere(schedule.Reason.Escalates)
+
+// sqlAskingOther is true when a reason that asks a person, other than the flag's own, applies:
+// the escalating ones and those that show an uncertain row at once.
+var sqlAskingOther = reasonsWhere(schedule.Reason.AsksPerson)
+
+func reasonsWhere(keep func(schedule.Reason) bool) string {
 	var ors []string
 	for _, rc := range reasonConditions {
-		if rc.reason.Escalates() {
+		if keep(rc.reason) {
 			ors = append(ors, `(`+rc.cond+`)`)
 		}
 	}
 	return `coalesce(` + strings.Join(ors, ` OR `) + `, false)`
-}()
+}
 
 // reasonPredicate returns the condition of reason r, on attention candidates.
 func reasonPredicate(r schedule.Reason) string {
@@ -217,6 +228,6 @@ var attentionFrom = `credit_registrations cr
 var sqlDismissed = `(CASE WHEN d.dismissed_reasons IS NULL THEN false ELSE (SELECT cardinality(x.r) > 0 AND x.r <@ d.dismissed_reasons::text[]
   FROM (SELECT ` + sqlReasons + ` AS r) x) END)`
 
-// sqlNeedsAdmin is true when an escalating reason applies and the row is not dismissed. The flag
-// is escalating on its own: it is either explained by another escalating reason or its own.
-var sqlNeedsAdmin = `((cr.needs_admin_attention OR ` + sqlEscalatingOther + `) AND NOT ` + sqlDismissed + `)`
+// sqlNeedsAdmin is true when a reason that asks a person applies and the row is not dismissed.
+// The flag asks on its own: it is either explained by another escalating reason or its own.
+var sqlNeedsAdmin = `((cr.needs_admin_attention OR ` + sqlAskingOther + `) AND NOT ` + sqlDismissed + `)`

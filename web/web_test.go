@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -220,6 +221,51 @@ func TestQueueShowsWhatNeedsAdminByDefault(t *testing.T) {
 	}
 	if !strings.Contains(body, `data-testid="count-uncertain_overdue" data-count="1"`) {
 		t.Errorf("GET / does not count the overdue uncertain row under its reason")
+	}
+}
+
+// An uncertain row is on the needs-a-person list from its first moment, saying what a person can
+// do now and, separately, when it escalates; one without a submission time shows too, though it
+// never escalates.
+func TestQueueShowsEveryUncertainRowAtOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	fresh := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
+		ErrorCode: "sisu_timeout", SubmittedAt: ptr(testNow.Add(-10 * time.Minute)), StateChangedAt: testNow.Add(-10 * time.Minute),
+		NextAttemptAt: testNow.Add(5 * time.Minute)})
+	noTime := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
+		ErrorCode: "sisu_timeout", StateChangedAt: testNow.Add(-40 * 24 * time.Hour), NextAttemptAt: testNow.Add(time.Hour)})
+
+	_, body := b.get(t, "/", false)
+	for _, id := range []string{fresh, noTime} {
+		if !strings.Contains(body, `data-id="`+id+`"`) {
+			t.Errorf("GET / does not list the uncertain row %s", id)
+		}
+	}
+	for _, want := range []string{`data-testid="count-needs_admin" data-count="4"`, `data-testid="count-outcome_uncertain" data-count="1"`,
+		`data-testid="count-submission_time_missing" data-count="1"`, `data-testid="count-uncertain_overdue" data-count="1"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET / lacks %s", want)
+		}
+	}
+	_, page := b.get(t, "/registrations/"+fresh, false)
+	text := html.UnescapeString(page)
+	for _, want := range []string{"Outcome uncertain", "Look it up in Sisu now", "about an hour"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the fresh uncertain row's page lacks %q", want)
+		}
+	}
+	// It escalates a day after sending, not now.
+	if !strings.Contains(page, `datetime="`+testNow.Add(-10*time.Minute+24*time.Hour).UTC().Format(time.RFC3339)+`"`) {
+		t.Errorf("the page does not count down to the escalation a day after sending")
+	}
+	_, page = b.get(t, "/registrations/"+noTime, false)
+	if text := html.UnescapeString(page); !strings.Contains(text, "Sent at an unknown time") || !strings.Contains(text, "can never be resubmitted") {
+		t.Errorf("the row without a submission time does not say what that means")
+	}
+	_, body = b.get(t, "/?reason=outcome_uncertain", false)
+	if !strings.Contains(body, `data-id="`+fresh+`"`) || strings.Contains(body, `data-id="`+b.uncertainOverdue+`"`) {
+		t.Errorf("the outcome_uncertain filter does not list exactly the fresh row")
 	}
 }
 

@@ -579,7 +579,8 @@ func (l *life) look(claim time.Time) {
 	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentFound"))
 	r.verifyAttempts++
 	r.nextAttemptAt = l.after(at, uncertainRecheckDelay(r.verifyAttempts))
-	if at.Sub(r.submittedAt) >= uncertainAdminAfter {
+	// Without submitted_at no day runs out: the pipeline never raises the flag.
+	if !r.submittedAt.IsZero() && at.Sub(r.submittedAt) >= uncertainAdminAfter {
 		r.needsAdmin = true
 	}
 }

@@ -73,6 +73,7 @@ var scenarios = []scenario{
 	{"uncertain_recent", 60, 4, 1, uncertainRecentWhen, scUncertainRecent},
 	{"uncertain_overdue", 40, 3, 1, within(26*time.Hour, 9*day), scUncertainOverdue},
 	{"uncertain_found_since_last_look", 20, 2, 1, within(27*time.Hour+30*time.Minute, 32*time.Hour), scUncertainFoundSinceLastLook},
+	{"uncertain_no_submission_time", 5, 1, 1, within(3*time.Hour, 20*day), scUncertainNoSubmissionTime},
 	{"awaiting_waiting", 350, 4, 1, within(5*time.Minute, 255*time.Minute), scAwaiting},
 	{"awaiting_dense", 350, 4, 1, within(285*time.Minute, 620*time.Minute), scAwaiting},
 	{"awaiting_late", 300, 3, 1, within(645*time.Minute, 28*time.Hour+30*time.Minute), scAwaiting},
@@ -608,6 +609,30 @@ func scUncertainOverdue(g *gen, at time.Time) {
 	} else {
 		l.emitTruth("")
 	}
+}
+
+// scUncertainNoSubmissionTime: a worker died mid-import, and the row reached
+// submission_uncertain without submitted_at (a pipeline version that stamped it only after the
+// call). No window runs from it: the pipeline never escalates it and it can never be
+// resubmitted; only a person who looks in Sisu can settle it. Half of them landed.
+func scUncertainNoSubmissionTime(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
+	s := l.r.submittedAt
+	if g.rng.chance(0.5) {
+		l.plan = g.landedPlan(s, s.Add(g.landing()))
+		l.plan.aiAlone, l.plan.aiAt = true, s.Add(g.rng.dur(70*time.Minute, 2*time.Hour))
+		l.plan.noMatch = true
+		l.deadWorker(s.Add(75*time.Minute + g.rng.dur(200*time.Millisecond, 10*time.Second)))
+		l.r.submittedAt = time.Time{}
+		l.verifyUntil(g.now)
+		l.emitTruth("grade")
+		return
+	}
+	l.plan = g.lostPlan(true)
+	l.deadWorker(s.Add(75*time.Minute + g.rng.dur(200*time.Millisecond, 10*time.Second)))
+	l.r.submittedAt = time.Time{}
+	l.verifyUntil(g.now)
+	l.emitTruth("")
 }
 
 // scUncertainFoundSinceLastLook: the import landed, late, and Suotar's copy of Sisu has shown it
