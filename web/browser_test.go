@@ -189,6 +189,18 @@ func (bt *browserTest) waitLocation(t *testing.T, what string, ok func(string) b
 	return loc
 }
 
+// waitIdle waits until htmx has no request in flight and nothing swapping or settling, so a click
+// lands on the page as it will stay, not on an element about to be replaced.
+func (bt *browserTest) waitIdle(t *testing.T) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+		if bt.eval(t, `String(document.querySelectorAll(".htmx-request, .htmx-swapping, .htmx-settling").length)`) == "0" {
+			return
+		}
+	}
+	t.Errorf("htmx did not settle within 5 s")
+}
+
 func (bt *browserTest) eval(t *testing.T, js string) string {
 	t.Helper()
 	v, err := chromedp.Run(bt.ctx, chromedp.Evaluate[string](js))
@@ -252,6 +264,7 @@ func TestBrowserQueueFiltersAndOpensARow(t *testing.T) {
 		t.Errorf("location = %s, want the canonical link without empty fields", loc)
 	}
 
+	bt.waitIdle(t)
 	bt.do(t,
 		chromedp.Click(chromedp.CSS(`tr[data-id="`+b.dense+`"] [data-testid="registration-link"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-id="`+b.dense+`"]`)),

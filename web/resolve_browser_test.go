@@ -119,7 +119,7 @@ func TestBrowserResubmitRefusedInsideThePendingWindow(t *testing.T) {
 	}
 	got := bt.eval(t, `(function () {
   var el = document.querySelector('[data-testid="escalates"] time');
-  el.setAttribute("data-countdown", new Date(Date.parse("2026-11-30T10:00:00Z") + 21 * 3600 * 1000).toISOString());
+  el.setAttribute("data-countdown", new Date(Date.parse("`+testNow.Format(time.RFC3339)+`") + 21 * 3600 * 1000).toISOString());
   window.regdeskCountdownTick();
   return el.querySelector(".rel").textContent;
 })()`)
