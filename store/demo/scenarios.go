@@ -725,7 +725,9 @@ func scMisregistered(g *gen, at time.Time) {
 func (l *life) failImportsUntil(limit time.Time) {
 	for {
 		l.importAnswer([]importOutcome{ioUnavailable, ioTransport}[l.g.rng.pick([]int{80, 20})], "", "", "")
-		if l.r.nextAttemptAt.Add(25 * time.Second).After(limit) {
+		// Stop unless the whole next round (resume, send, Suotar's answer of up to 50 s) ends
+		// before limit: no event may come after now.
+		if l.r.nextAttemptAt.Add(75 * time.Second).After(limit) {
 			return
 		}
 		l.resume()
