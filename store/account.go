@@ -59,7 +59,7 @@ func (s *Store) AccountCreate(ctx context.Context, p AccountCreateParams) (Accou
 VALUES (gen_random_uuid(), $1, $2, $3::account_role, $4) RETURNING id::text`,
 			p.Name, strings.TrimSpace(p.Email), p.Role, hash).Scan(&id)
 		if err != nil {
-			return classify("AccountCreate", err)
+			return dbError("AccountCreate", err)
 		}
 		if err := q.accountCoursesInsert(ctx, id, p.CourseIDs); err != nil {
 			return err
@@ -77,7 +77,7 @@ func (q *Queries) accountCoursesInsert(ctx context.Context, accountID string, co
 	_, err := q.db.Exec(ctx, `INSERT INTO account_courses (account_id, course_id)
 SELECT $1, c FROM unnest($2::uuid[]) AS c ON CONFLICT DO NOTHING`, accountID, courseIDs)
 	if err != nil {
-		return classify("AccountCourses insert", err)
+		return dbError("AccountCourses insert", err)
 	}
 	return nil
 }
@@ -89,7 +89,7 @@ func (s *Store) AccountSetCourses(ctx context.Context, accountID string, courseI
 			return err
 		}
 		if _, err := q.db.Exec(ctx, `DELETE FROM account_courses WHERE account_id = $1`, accountID); err != nil {
-			return classify("AccountSetCourses", err)
+			return dbError("AccountSetCourses", err)
 		}
 		return q.accountCoursesInsert(ctx, accountID, courseIDs)
 	})
@@ -103,7 +103,7 @@ func (q *Queries) AccountGet(ctx context.Context, id string) (Account, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+accountColumns+` FROM accounts a WHERE a.id = $1`, id)
 	acct, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Account])
 	if err != nil {
-		return Account{}, classify("AccountGet", err)
+		return Account{}, dbError("AccountGet", err)
 	}
 	return acct, nil
 }
@@ -115,7 +115,7 @@ func (q *Queries) AccountGetByEmail(ctx context.Context, email string) (Account,
 		strings.TrimSpace(email))
 	acct, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Account])
 	if err != nil {
-		return Account{}, classify("AccountGetByEmail", err)
+		return Account{}, dbError("AccountGetByEmail", err)
 	}
 	return acct, nil
 }
@@ -125,7 +125,7 @@ func (q *Queries) AccountList(ctx context.Context) ([]Account, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+accountColumns+` FROM accounts a ORDER BY lower(a.email), a.id`)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[Account])
 	if err != nil {
-		return nil, classify("AccountList", err)
+		return nil, dbError("AccountList", err)
 	}
 	return list, nil
 }
@@ -137,7 +137,7 @@ func (q *Queries) AccountSetPassword(ctx context.Context, id, passwordHash strin
 	}
 	tag, err := q.db.Exec(ctx, `UPDATE accounts SET password_hash = $2 WHERE id = $1`, id, passwordHash)
 	if err != nil {
-		return classify("AccountSetPassword", err)
+		return dbError("AccountSetPassword", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("AccountSetPassword: %w", ErrNotFound)
@@ -154,7 +154,7 @@ func (q *Queries) AccountDisable(ctx context.Context, id string, at time.Time) e
 	}
 	tag, err := q.db.Exec(ctx, `UPDATE accounts SET disabled_at = coalesce(disabled_at, $2) WHERE id = $1`, id, at)
 	if err != nil {
-		return classify("AccountDisable", err)
+		return dbError("AccountDisable", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("AccountDisable: %w", ErrNotFound)
@@ -171,7 +171,7 @@ func (q *Queries) AccountCourseIDs(ctx context.Context, id string) ([]string, er
 	rows, _ := q.db.Query(ctx, `SELECT course_id::text FROM account_courses WHERE account_id = $1 ORDER BY course_id`, id)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, classify("AccountCourseIDs", err)
+		return nil, dbError("AccountCourseIDs", err)
 	}
 	return ids, nil
 }

@@ -321,7 +321,7 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.cour
 ORDER BY cr.id`, ids, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[actionRow])
 	if err != nil {
-		return nil, classify("actionRowsByID", err)
+		return nil, dbError("actionRowsByID", err)
 	}
 	var matches []string
 	for i := range list {
@@ -340,7 +340,7 @@ WHERE cr.sisu_attainment_id = ANY($1::text[]) AND `+liveSQL+` ORDER BY cr.id`, m
 	}
 	holders, err := pgx.CollectRows(rows, pgx.RowToStructByPos[holder])
 	if err != nil {
-		return nil, classify("actionRowsByID holders", err)
+		return nil, dbError("actionRowsByID holders", err)
 	}
 	for i := range list {
 		lk := list[i].lookup()
@@ -377,7 +377,7 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, registrationID)
 		return nil, nil
 	}
 	if err != nil {
-		return nil, classify("LookupLatest", err)
+		return nil, dbError("LookupLatest", err)
 	}
 	return &LookupSummary{EventID: r.ID, At: r.At, ActorName: deref(r.Actor), LookupDetails: ParseLookupDetails(r.Details)}, nil
 }
@@ -485,7 +485,7 @@ func (s *Store) RegistrationActionApply(ctx context.Context, now time.Time, p Ac
 		err := q.db.QueryRow(ctx, `SELECT cr.version FROM credit_registrations cr
 WHERE cr.id = $1 AND `+liveSQL+` FOR UPDATE`, p.RegistrationID).Scan(&version)
 		if err != nil {
-			return classify(op, err)
+			return dbError(op, err)
 		}
 		list, err := q.actionRowsByID(ctx, []string{p.RegistrationID}, nil)
 		if err != nil {
@@ -543,7 +543,7 @@ func (q *Queries) staleError(ctx context.Context, r *actionRow, seenVersion int6
 	e := &StaleError{RegistrationID: r.ID, SeenVersion: seenVersion, Version: r.Version, State: r.State,
 		SeenLookupID: seenLookupID, LookupID: r.lookupID()}
 	if err := q.db.QueryRow(ctx, `SELECT updated_at FROM credit_registrations WHERE id = $1`, r.ID).Scan(&e.UpdatedAt); err != nil {
-		return nil, classify("staleError", err)
+		return nil, dbError("staleError", err)
 	}
 	type changeRow struct {
 		At        time.Time `db:"created_at"`
@@ -563,7 +563,7 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
 	case errors.Is(err, pgx.ErrNoRows):
 		return e, nil
 	case err != nil:
-		return nil, classify("staleError change", err)
+		return nil, dbError("staleError change", err)
 	}
 	e.LastChange = &Change{At: c.At, ActorName: deref(c.ActorName), Kind: c.Kind,
 		FromState: schedule.State(deref(c.FromState)), ToState: schedule.State(deref(c.ToState)), Message: deref(c.Message)}
@@ -667,7 +667,7 @@ VALUES (gen_random_uuid(), $2, $1, $3::text[]::credit_registration_attention_rea
 		return written{}, fmt.Errorf("applyAction: no effect for %q", d.Action)
 	}
 	if err != nil {
-		return written{}, classify("applyAction", err)
+		return written{}, dbError("applyAction", err)
 	}
 	details := map[string]any{"action": d.Action, "audit_id": auditID, "risk": d.Risk}
 	if d.Check != "" {
@@ -688,7 +688,7 @@ VALUES (gen_random_uuid(), $2, $1, $3::text[]::credit_registration_attention_rea
 VALUES (gen_random_uuid(), $2, $1, 'admin_action', $3::credit_registration_state, $4::credit_registration_state, $5, $6, $7)`,
 		r.ID, now, string(r.State), string(w.after), reason, actor.ID, raw)
 	if err != nil {
-		return written{}, classify("applyAction event", err)
+		return written{}, dbError("applyAction event", err)
 	}
 	return w, nil
 }
@@ -764,7 +764,7 @@ VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4,
   $8::credit_registration_state, $9::credit_registration_state, $10, $11)`,
 		a.ID, a.At, a.Action, a.TargetID, a.Actor.ID, a.Actor.Role, a.Reason, state(a.Before), state(a.After), raw, a.Affected)
 	if err != nil {
-		return classify("auditInsert", err)
+		return dbError("auditInsert", err)
 	}
 	return nil
 }
@@ -1005,7 +1005,7 @@ func (s *Store) RegistrationBulkApply(ctx context.Context, now time.Time, p Bulk
 		rows, _ := q.db.Query(ctx, `SELECT cr.id::text FROM credit_registrations cr
 WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
 		if _, err := pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return classify(op+" lock", err)
+			return dbError(op+" lock", err)
 		}
 		list, err := q.actionRowsByID(ctx, ids, nil)
 		if err != nil {

@@ -34,7 +34,7 @@ ORDER BY ch.at DESC, cr.id DESC
 LIMIT $4`, courseID, since, scope, limit)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
-		return nil, classify("RegistrationListChangedSince", err)
+		return nil, dbError("RegistrationListChangedSince", err)
 	}
 	return ids, nil
 }

@@ -125,7 +125,7 @@ ORDER BY a.created_at DESC, a.id DESC
 LIMIT `+arg(limit+1), args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AuditEntry])
 	if err != nil {
-		return nil, nil, classify("AuditList", err)
+		return nil, nil, dbError("AuditList", err)
 	}
 	if len(list) <= limit {
 		return list, nil, nil

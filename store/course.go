@@ -20,7 +20,7 @@ WHERE c.deleted_at IS NULL AND ($1::uuid[] IS NULL OR c.id = ANY($1::uuid[]))
 ORDER BY c.name, c.id`, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[Course])
 	if err != nil {
-		return nil, classify("CourseList", err)
+		return nil, dbError("CourseList", err)
 	}
 	return list, nil
 }

@@ -41,7 +41,7 @@ WHERE e.credit_registration_id = $1
 ORDER BY e.created_at DESC, e.id DESC`, registrationID)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[Event])
 	if err != nil {
-		return nil, classify("EventListByRegistration", err)
+		return nil, dbError("EventListByRegistration", err)
 	}
 	return list, nil
 }
@@ -88,7 +88,7 @@ WHERE cr.id = $1 AND `+liveSQL+`
 RETURNING id::text`,
 		e.RegistrationID, e.CreatedAt, e.Message, e.ActorID, e.Details, e.Endpoint, e.RequestedAt, e.AnsweredAt, e.Answer).Scan(&id)
 	if err != nil {
-		return "", classify(fmt.Sprintf("EventInsertLookup %s", e.RegistrationID), err)
+		return "", dbError(fmt.Sprintf("EventInsertLookup %s", e.RegistrationID), err)
 	}
 	return id, nil
 }

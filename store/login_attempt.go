@@ -47,7 +47,7 @@ func (q *Queries) LoginAttemptInsert(ctx context.Context, a LoginAttempt) error 
 	_, err := q.db.Exec(ctx, `INSERT INTO login_attempts (created_at, address, email, account_id, outcome)
 VALUES ($1, $2, $3, $4, $5::login_outcome)`, a.CreatedAt, a.Address, email, a.AccountID, a.Outcome)
 	if err != nil {
-		return classify("LoginAttemptInsert", err)
+		return dbError("LoginAttemptInsert", err)
 	}
 	return nil
 }
@@ -58,7 +58,7 @@ func (q *Queries) LoginAttemptList(ctx context.Context, limit int) ([]LoginAttem
 ORDER BY created_at DESC, id DESC LIMIT $1`, limit)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[LoginAttempt])
 	if err != nil {
-		return nil, classify("LoginAttemptList", err)
+		return nil, dbError("LoginAttemptList", err)
 	}
 	return list, nil
 }

@@ -244,7 +244,7 @@ LIMIT ` + w.arg(limit+1)
 	rows, _ := q.db.Query(ctx, sql, w.args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
 	if err != nil {
-		return nil, nil, classify("RegistrationList", err)
+		return nil, nil, dbError("RegistrationList", err)
 	}
 	if len(list) <= limit {
 		return list, nil, nil
@@ -286,7 +286,7 @@ GROUP BY cr.state`, args...)
 	}
 	byState, err := pgx.CollectRows(rows, pgx.RowToStructByPos[stateCount])
 	if err != nil {
-		return out, classify("RegistrationCountsGet states", err)
+		return out, dbError("RegistrationCountsGet states", err)
 	}
 	for _, sc := range byState {
 		var zero time.Time
@@ -307,7 +307,7 @@ GROUP BY cr.state`, args...)
 	err = q.db.QueryRow(ctx, `SELECT `+strings.Join(filters, ", ")+` FROM credit_registrations cr
 WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInVerification+` AND `+scopeCond, args...).Scan(dest...)
 	if err != nil {
-		return out, classify("RegistrationCountsGet verification", err)
+		return out, dbError("RegistrationCountsGet verification", err)
 	}
 	for i, p := range verif {
 		out.Phases[p] = vals[i]
@@ -317,7 +317,7 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInVerification+` AND 
 	err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registrations cr
 WHERE `+liveSQL+` AND cr.superseded_by_id IS NOT NULL AND `+scopeCond+` AND $1::timestamptz IS NOT NULL`, args...).Scan(&superseded)
 	if err != nil {
-		return out, classify("RegistrationCountsGet superseded", err)
+		return out, dbError("RegistrationCountsGet superseded", err)
 	}
 	out.Phases[schedule.PhaseSuperseded] = superseded
 
@@ -335,7 +335,7 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NOT NULL AND `+scopeCond+` AND $1::
 FROM `+attentionFrom+`
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond, args...).Scan(dest...)
 	if err != nil {
-		return out, classify("RegistrationCountsGet reasons", err)
+		return out, dbError("RegistrationCountsGet reasons", err)
 	}
 	out.NeedsAdmin, out.Dismissed = counts[0], counts[1]
 	for i, r := range reasons {
@@ -412,7 +412,7 @@ FROM `+listFrom+`
 WHERE cr.id = $1 AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, id, scope)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Registration])
 	if err != nil {
-		return Registration{}, classify(fmt.Sprintf("RegistrationGet %s", id), err)
+		return Registration{}, dbError(fmt.Sprintf("RegistrationGet %s", id), err)
 	}
 	return r, nil
 }
@@ -437,7 +437,7 @@ WHERE cr.course_module_completion_id = $1 AND `+liveSQL+`
 ORDER BY cr.attempt_number, cr.created_at`, completionID)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationAttempt])
 	if err != nil {
-		return nil, classify("RegistrationAttemptList", err)
+		return nil, dbError("RegistrationAttemptList", err)
 	}
 	return list, nil
 }
@@ -454,7 +454,7 @@ FROM `+listFrom+`
 WHERE `+w.sql()+`
 LIMIT `+w.arg(limit)+`) capped`, w.args...).Scan(&n)
 	if err != nil {
-		return 0, classify("RegistrationCountCapped", err)
+		return 0, dbError("RegistrationCountCapped", err)
 	}
 	return n, nil
 }
@@ -477,7 +477,7 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.cour
 ORDER BY cr.id`, valid, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
 	if err != nil {
-		return nil, classify("RegistrationListByIDs", err)
+		return nil, dbError("RegistrationListByIDs", err)
 	}
 	return list, nil
 }

@@ -95,13 +95,13 @@ func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", classify("commit", err))
+		return fmt.Errorf("commit: %w", dbError("commit", err))
 	}
 	return nil
 }
 
-// classify maps driver errors onto this package's sentinels, keeping the operation's name.
-func classify(op string, err error) error {
+// dbError maps driver errors onto this package's sentinels, keeping the operation's name.
+func dbError(op string, err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}

@@ -109,7 +109,7 @@ ORDER BY h.rank, h.last_name, h.first_name, h.id`
 func (q *Queries) searchWordsFold(ctx context.Context, words []string) ([]string, error) {
 	var folded []string
 	if err := q.db.QueryRow(ctx, `SELECT array(SELECT regdesk_fold(w) FROM unnest($1::text[]) WITH ORDINALITY AS t(w, i) ORDER BY i)`, words).Scan(&folded); err != nil {
-		return nil, classify("StudentSearch fold", err)
+		return nil, dbError("StudentSearch fold", err)
 	}
 	return folded, nil
 }
@@ -133,7 +133,7 @@ func (q *Queries) StudentSearch(ctx context.Context, query string, scope []strin
 	rows, _ := q.db.Query(ctx, sql, args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[StudentSearchRow])
 	if err != nil {
-		return nil, classify("StudentSearch", err)
+		return nil, dbError("StudentSearch", err)
 	}
 	return list, nil
 }
@@ -162,7 +162,7 @@ FROM students s
 WHERE s.id = $1 AND s.deleted_at IS NULL AND `+sqlStudentInScope(2), id, scope)
 	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Student])
 	if err != nil {
-		return Student{}, classify(fmt.Sprintf("StudentGet %s", id), err)
+		return Student{}, dbError(fmt.Sprintf("StudentGet %s", id), err)
 	}
 	return s, nil
 }
@@ -177,7 +177,7 @@ func (q *Queries) CourseGet(ctx context.Context, id string, scope []string) (Cou
 WHERE c.id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))`, id, scope)
 	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Course])
 	if err != nil {
-		return Course{}, classify(fmt.Sprintf("CourseGet %s", id), err)
+		return Course{}, dbError(fmt.Sprintf("CourseGet %s", id), err)
 	}
 	return c, nil
 }
@@ -301,7 +301,7 @@ WHERE cr.user_id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`
 ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
-		return nil, classify("RegistrationListByStudent", err)
+		return nil, dbError("RegistrationListByStudent", err)
 	}
 	return list, nil
 }
@@ -321,7 +321,7 @@ ORDER BY coalesce(array_position($3::text[], `+sqlStudentStatus+`), 99), cr.upda
 LIMIT $4`, courseID, scope, toStrings(courseListOrder), limit)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
-		return nil, classify("RegistrationListByCourse", err)
+		return nil, dbError("RegistrationListByCourse", err)
 	}
 	return list, nil
 }
@@ -344,7 +344,7 @@ GROUP BY 1`, courseID, scope)
 	}
 	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
 	if err != nil {
-		return nil, classify("RegistrationCountsByStudentStatus", err)
+		return nil, dbError("RegistrationCountsByStudentStatus", err)
 	}
 	for _, c := range counts {
 		out[schedule.StudentStatus(c.Status)] = c.N
@@ -399,7 +399,7 @@ func (q *Queries) EventListSince(ctx context.Context, registrationID string, sin
 	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations cr
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope).Scan(&found)
 	if err != nil {
-		return nil, classify("EventListSince", err)
+		return nil, dbError("EventListSince", err)
 	}
 	if !found {
 		return nil, fmt.Errorf("EventListSince %s: %w", registrationID, ErrNotFound)
@@ -424,7 +424,7 @@ WHERE aa.target_kind = 'credit_registration' AND aa.target_id = $1 AND aa.create
 ORDER BY at, kind`, registrationID, since)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
 	if err != nil {
-		return nil, classify("EventListSince", err)
+		return nil, dbError("EventListSince", err)
 	}
 	return list, nil
 }
