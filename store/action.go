@@ -127,8 +127,8 @@ type LookupSummary struct {
 	LookupDetails
 }
 
-// Facts returns the lookup as schedule reads it; nil for a nil summary.
-func (l *LookupSummary) Facts() *schedule.LookupFacts {
+// ScheduleLookup returns the lookup as schedule reads it; nil for a nil summary.
+func (l *LookupSummary) ScheduleLookup() *schedule.LookupFacts {
 	if l == nil {
 		return nil
 	}
@@ -266,7 +266,7 @@ type actionRow struct {
 	Version                 int64   `db:"version"`
 	SubmittedAttainmentID   *string `db:"submitted_attainment_id"`
 	SubmittedAttainmentType *string `db:"submitted_attainment_type"`
-	RegistrationFacts
+	ScheduleColumns
 	LookupID      *string         `db:"lookup_id"`
 	LookupAt      *time.Time      `db:"lookup_at"`
 	LookupDetails json.RawMessage `db:"lookup_details"`
@@ -276,7 +276,7 @@ type actionRow struct {
 }
 
 const actionRowColumns = `cr.id::text AS id, cr.version, cr.submitted_attainment_id, cr.submitted_attainment_type,
-  ` + factsColumns + `,
+  ` + scheduleColumns + `,
   lk.id::text AS lookup_id, lk.created_at AS lookup_at, lk.details AS lookup_details, la.name AS lookup_actor`
 
 const actionRowFrom = `credit_registrations cr
@@ -295,11 +295,11 @@ func (r *actionRow) lookup() *LookupSummary {
 
 func (r *actionRow) lookupID() string { return deref(r.LookupID) }
 
-func (r *actionRow) facts() schedule.Facts {
+func (r *actionRow) scheduleFacts() schedule.Facts {
 	return schedule.Facts{
-		Row:                   r.Facts(),
+		Row:                   r.ScheduleRow(),
 		SubmittedAttainmentID: deref(r.SubmittedAttainmentID),
-		Lookup:                r.lookup().Facts(),
+		Lookup:                r.lookup().ScheduleLookup(),
 		MatchLinkedTo:         r.linkedTo,
 	}
 }
@@ -410,7 +410,7 @@ func (q *Queries) RegistrationActionsGet(ctx context.Context, now time.Time, id 
 	r := list[0]
 	return RegistrationActions{
 		RegistrationID: r.ID, Version: r.Version, State: r.State, Lookup: r.lookup(),
-		Decisions: schedule.DecideAll(r.facts(), schedule.StrictnessAny, now),
+		Decisions: schedule.DecideAll(r.scheduleFacts(), schedule.StrictnessAny, now),
 	}, nil
 }
 
@@ -502,7 +502,7 @@ WHERE cr.id = $1 AND `+liveSQL+` FOR UPDATE`, p.RegistrationID).Scan(&version)
 			}
 			return stale
 		}
-		d := schedule.Decide(p.Action, r.facts(), schedule.StrictnessAny, now)
+		d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAny, now)
 		if !d.Allowed {
 			return &RefusedError{RegistrationID: r.ID, Decision: d}
 		}
@@ -857,7 +857,7 @@ func (q *Queries) RegistrationBulkPreview(ctx context.Context, now time.Time, p 
 		r := &list[i]
 		found[r.ID] = true
 		out.Rows = append(out.Rows, BulkPreviewRow{ID: r.ID, Version: r.Version, LookupID: r.lookupID(), State: r.State,
-			Decision: schedule.Decide(p.Action, r.facts(), schedule.StrictnessAnyExceptSubmissionUncertain, now)})
+			Decision: schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAnyExceptSubmissionUncertain, now)})
 	}
 	for _, id := range ids {
 		if !found[id] {
@@ -1028,7 +1028,7 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
 			}
 			res := BulkRowResult{ID: id, Before: r.State, After: r.State, Version: r.Version}
 			seenRow := seen[id]
-			switch d := schedule.Decide(p.Action, r.facts(), schedule.StrictnessAnyExceptSubmissionUncertain, now); {
+			switch d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAnyExceptSubmissionUncertain, now); {
 			case r.Version != seenRow.Version || (restsOnLookup(p.Action) && r.lookupID() != seenRow.LookupID):
 				res.Outcome = BulkChanged
 			case !d.Allowed:

@@ -416,7 +416,7 @@ VALUES ($1, $2, $3, '{too_many_attempts}', $4, 'seen')`, storetest.NewID(), acti
 	if deref(r.DismissedBy) != "Anna Support" || deref(r.DismissalNote) != "Checked Sisu by hand" {
 		t.Errorf("dismissal by %v, note %v", r.DismissedBy, r.DismissalNote)
 	}
-	status := schedule.Classify(r.Facts(), actionNow)
+	status := schedule.Classify(r.ScheduleRow(), actionNow)
 	if !status.Dismissed || fmt.Sprint(r.DismissedReasons) != "[misregistered too_many_attempts]" || fmt.Sprint(res.Decision.Reasons) != fmt.Sprint(r.DismissedReasons) {
 		t.Errorf("dismissed %v (decision %v), status %+v", r.DismissedReasons, res.Decision.Reasons, status)
 	}

@@ -206,7 +206,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
 	r := mrand.New(mrand.NewPCG(2026, 11))
 	insertGenerated(ctx, t, st, genRows(r, 4000, base))
-	facts, err := st.FactsForTest(ctx)
+	facts, err := st.ScheduleRowsForTest(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

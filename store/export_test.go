@@ -45,14 +45,14 @@ func (s *Store) IDsWhereForTest(ctx context.Context, now time.Time, from, cond s
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// FactsForTest reads every row's facts as the application does.
-func (s *Store) FactsForTest(ctx context.Context) (map[string]schedule.Row, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT cr.id::text AS id, `+factsColumns+`
+// ScheduleRowsForTest reads every row's facts as the application does.
+func (s *Store) ScheduleRowsForTest(ctx context.Context) (map[string]schedule.Row, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT cr.id::text AS id, `+scheduleColumns+`
 FROM credit_registrations cr
   LEFT JOIN credit_registration_attention_dismissals d ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`)
 	type idFacts struct {
 		ID string `db:"id"`
-		RegistrationFacts
+		ScheduleColumns
 	}
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[idFacts])
 	if err != nil {
@@ -60,7 +60,7 @@ FROM credit_registrations cr
 	}
 	out := make(map[string]schedule.Row, len(list))
 	for _, f := range list {
-		out[f.ID] = f.Facts()
+		out[f.ID] = f.ScheduleRow()
 	}
 	return out, nil
 }

@@ -12,9 +12,9 @@ import (
 	"regdesk/schedule"
 )
 
-// RegistrationFacts are the columns classification reads. Both row types embed them, so every
+// ScheduleColumns are the columns classification reads. Both row types embed them, so every
 // screen classifies a row the same way.
-type RegistrationFacts struct {
+type ScheduleColumns struct {
 	State                      schedule.State     `db:"state"`
 	ErrorCode                  schedule.ErrorCode `db:"error_code"`
 	NeedsAdminAttention        bool               `db:"needs_admin_attention"`
@@ -32,15 +32,15 @@ type RegistrationFacts struct {
 	DismissedReasons           []string           `db:"dismissed_reasons"`
 }
 
-// factsColumns selects RegistrationFacts from cr and the live dismissal d.
-const factsColumns = `cr.state::text AS state, coalesce(cr.error_code::text, '') AS error_code,
+// scheduleColumns selects ScheduleColumns from cr and the live dismissal d.
+const scheduleColumns = `cr.state::text AS state, coalesce(cr.error_code::text, '') AS error_code,
   cr.needs_admin_attention, cr.superseded_by_id::text AS superseded_by_id,
   cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.first_failed_at, cr.submitted_at,
   cr.partially_registered_at, cr.resubmit_not_before, cr.submit_retry_count, cr.verify_attempt_count,
   cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons`
 
-// Facts returns the row as schedule reads it.
-func (f RegistrationFacts) Facts() schedule.Row {
+// ScheduleRow returns the row as schedule reads it.
+func (f ScheduleColumns) ScheduleRow() schedule.Row {
 	var dismissed []schedule.Reason
 	for _, r := range f.DismissedReasons {
 		dismissed = append(dismissed, schedule.Reason(r))
@@ -68,7 +68,7 @@ func (f RegistrationFacts) Facts() schedule.Row {
 type RegistrationListRow struct {
 	ID        string    `db:"id"`
 	UpdatedAt time.Time `db:"updated_at"`
-	RegistrationFacts
+	ScheduleColumns
 	AttemptNumber    int32   `db:"attempt_number"`
 	StudentID        string  `db:"student_id"`
 	StudentName      string  `db:"student_name"`
@@ -82,7 +82,7 @@ type RegistrationListRow struct {
 	SubmittedAttempt *string `db:"submitted_attainment_id"`
 }
 
-const listColumns = `cr.id::text AS id, cr.updated_at, ` + factsColumns + `,
+const listColumns = `cr.id::text AS id, cr.updated_at, ` + scheduleColumns + `,
   cr.attempt_number, s.id::text AS student_id, s.first_name || ' ' || s.last_name AS student_name,
   s.email AS student_email, coalesce(cr.student_number, s.student_number) AS student_number,
   c.id::text AS course_id, c.name AS course_name, m.name AS module_name,

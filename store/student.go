@@ -188,7 +188,7 @@ type RegistrationOverview struct {
 	ID        string    `db:"id"`
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
-	RegistrationFacts
+	ScheduleColumns
 	AttemptNumber  int32      `db:"attempt_number"`
 	StudentID      string     `db:"student_id"`
 	StudentName    string     `db:"student_name"`
@@ -267,7 +267,7 @@ var courseListOrder = []schedule.StudentStatus{
 	schedule.StudentRegistered, schedule.StudentNotRegistering,
 }
 
-const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + factsColumns + `,
+const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + scheduleColumns + `,
   cr.attempt_number, s.id::text AS student_id, s.first_name || ' ' || s.last_name AS student_name,
   s.email AS student_email, coalesce(s.student_number, cr.student_number) AS student_number,
   c.id::text AS course_id, c.name AS course_name, m.id::text AS course_module_id, m.name AS module_name,

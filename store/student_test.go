@@ -359,10 +359,10 @@ func TestRegistrationListByStudent(t *testing.T) {
 	}
 	// The rows feed schedule as they are.
 	now := base
-	if v := schedule.StudentView(p.Facts(), p.Preconditions(), now); v.Status != schedule.StudentLookingForEnrolment {
+	if v := schedule.StudentView(p.ScheduleRow(), p.Preconditions(), now); v.Status != schedule.StudentLookingForEnrolment {
 		t.Errorf("pending row's StudentView = %q, want looking for enrolment", v.Status)
 	}
-	v := schedule.StudentView(s.Facts(), s.Preconditions(), now)
+	v := schedule.StudentView(s.ScheduleRow(), s.Preconditions(), now)
 	if v.Status != schedule.StudentWaitingForSisu || v.WaitsOn != schedule.WaitsOnSisu || v.Next.EscalatesAt == nil || !v.Next.EscalatesAt.Equal(submitted.Add(schedule.VerifyMaxAge)) {
 		t.Errorf("sent row's StudentView = %+v", v)
 	}
@@ -434,7 +434,7 @@ func TestRegistrationListByCourseMirrorsStudentStatus(t *testing.T) {
 		if r.ID == replaced {
 			t.Errorf("superseded row %s listed", r.ID)
 		}
-		want := schedule.StudentStatusOf(r.Facts(), r.Preconditions())
+		want := schedule.StudentStatusOf(r.ScheduleRow(), r.Preconditions())
 		if r.StudentStatus != want {
 			t.Errorf("row in %s with %+v: SQL says %q, schedule says %q", r.State, r.Preconditions(), r.StudentStatus, want)
 		}
@@ -555,7 +555,7 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 		events[i] = c.AlertEvent()
 	}
 	now := at(time.Hour)
-	summary := schedule.SinceAlert(events, schedule.StudentView(regs[0].Facts(), regs[0].Preconditions(), now), alert)
+	summary := schedule.SinceAlert(events, schedule.StudentView(regs[0].ScheduleRow(), regs[0].Preconditions(), now), alert)
 	clock := func(t time.Time) string { return t.Sub(alert).String() }
 	if got, want := summary.Sentence(clock), "Since the alert at 0s, Mikko Mallikas looked it up in Sisu at 6m0s, Mikko Mallikas resubmitted it at 10m0s, Mikko Mallikas dismissed the alert at 12m0s and the enrolment was found at 20m0s; it still needs action: uncertain for a day."; got != want {
 		// The row itself is still in submission_uncertain: the fixture never moved it.

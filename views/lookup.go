@@ -34,7 +34,7 @@ type LookupResultVM struct {
 	// Verdict is the answer; Kind is "" when the lookup failed.
 	Verdict LookupVerdictVM
 	// Sent is what regdesk sent: the row's frozen payload.
-	Sent []Fact
+	Sent []Property
 	// Attainments are what Sisu holds for the student on the course code.
 	Attainments []LookupAttainmentVM
 	// AttainmentsNote qualifies the list (Suotar's code, entries it could not read).
@@ -42,9 +42,9 @@ type LookupResultVM struct {
 	// Verify is Suotar's verify answer for the submitted id; nil when there was none to ask.
 	Verify *LookupVerifyVM
 	// Person says whom the lookup was for and whether Sisu's person is the row's.
-	Person []Fact
+	Person []Property
 	// Calls lists the Suotar calls with their correlation ids, for an administrator's log search.
-	Calls []Fact
+	Calls []Property
 }
 
 // LookupVerdictVM is the verdict badge and its reason.

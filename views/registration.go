@@ -8,10 +8,10 @@ type RegistrationVM struct {
 	Header RegistrationHeaderVM
 	Lookup LookupVM
 	// Actions is the hand-action panel; nil for people who may not act (no panel at all).
-	Actions  *ActionsVM
-	Facts    []FactGroup
-	Attempts []AttemptVM
-	Events   []EventVM
+	Actions    *ActionsVM
+	Properties []PropertyGroup
+	Attempts   []AttemptVM
+	Events     []EventVM
 }
 
 // RegistrationHeaderVM is the top of the page: who, what, and where the row stands.
@@ -42,14 +42,14 @@ type RegistrationHeaderVM struct {
 	DrawnAt string
 }
 
-// FactGroup is a titled list of label/value pairs.
-type FactGroup struct {
-	Title string
-	Facts []Fact
+// PropertyGroup is a titled list of label/value pairs.
+type PropertyGroup struct {
+	Title      string
+	Properties []Property
 }
 
-// Fact is one label and its value; Mono shows the value as code.
-type Fact struct {
+// Property is one label and its value; Mono shows the value as code.
+type Property struct {
 	Label string
 	Value string
 	Mono  bool

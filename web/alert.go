@@ -105,7 +105,7 @@ func (s *Server) registrationAlert(r *http.Request, q url.Values, reg store.Regi
 		if o.ID != reg.ID {
 			continue
 		}
-		sum, err := s.since(r, reg.ID, schedule.StudentView(o.Facts(), o.Preconditions(), now), a.at)
+		sum, err := s.since(r, reg.ID, schedule.StudentView(o.ScheduleRow(), o.Preconditions(), now), a.at)
 		if err != nil {
 			return views.AlertBannerVM{}, err
 		}

@@ -86,7 +86,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	byStatus := map[schedule.StudentStatus][]views.CourseRowVM{}
 	canAct := map[schedule.StudentStatus]bool{}
 	for i, row := range rows {
-		sum := schedule.StudentView(row.Facts(), row.Preconditions(), now)
+		sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
 		sums[i] = sum
 		byStatus[sum.Status] = append(byStatus[sum.Status], courseRowVM(row, sum, now))
 		canAct[sum.Status] = canAct[sum.Status] || sum.WaitsOn == schedule.WaitsOnStudent

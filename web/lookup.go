@@ -443,9 +443,9 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 	case reg.StateChangedAt.After(e.CreatedAt):
 		res.Stale = "The row has moved to " + string(reg.State) + " since this lookup: look again before acting on it."
 	}
-	res.Sent = sentFacts(rec)
-	res.Person = personFacts(rec)
-	res.Calls = callFacts(rec)
+	res.Sent = sentProperties(rec)
+	res.Person = personProperties(rec)
+	res.Calls = callProperties(rec)
 	if rec.Verify != nil {
 		res.Verify = verifyVM(rec.Sent.SubmittedAttainmentID, *rec.Verify)
 	}
@@ -502,9 +502,9 @@ func failedWords(rec lookupRecord) (string, bool) {
 	return strings.Join(parts, " "), held
 }
 
-func sentFacts(rec lookupRecord) []views.Fact {
+func sentProperties(rec lookupRecord) []views.Property {
 	s := rec.Sent
-	facts := []views.Fact{
+	facts := []views.Property{
 		{Label: "Student number", Value: rec.StudentNumber, Mono: true, Title: sourceWords(rec.StudentNumberSource)},
 		{Label: "Course code", Value: rec.CourseCode, Mono: true, Title: sourceWords(rec.CourseCodeSource)},
 		{Label: "Grade", Value: gradeLabel(s.GradeScaleID, s.GradeID)},
@@ -513,7 +513,7 @@ func sentFacts(rec lookupRecord) []views.Fact {
 		{Label: "Credits", Value: creditsLabel(s.Credits)},
 		{Label: "Submitted attainment", Value: dash(s.SubmittedAttainmentID), Mono: true},
 	}
-	submitted := views.Fact{Label: "Submitted", Value: "—"}
+	submitted := views.Property{Label: "Submitted", Value: "—"}
 	if s.SubmittedAt != nil {
 		submitted.Value = s.SubmittedAt.In(views.Helsinki).Format("2006-01-02 15:04")
 		submitted.Title = "Registrations 0–2 days after this day count as this submission, counted from its Helsinki date or its UTC date (the pipeline's)"
@@ -533,9 +533,9 @@ func sourceWords(source string) string {
 	return ""
 }
 
-func personFacts(rec lookupRecord) []views.Fact {
-	number := views.Fact{Label: "Looked up", Value: rec.StudentNumber + " on " + rec.CourseCode, Mono: true}
-	answer := views.Fact{Label: "Suotar said", Value: dash(rec.Attainments.Code), Mono: true}
+func personProperties(rec lookupRecord) []views.Property {
+	number := views.Property{Label: "Looked up", Value: rec.StudentNumber + " on " + rec.CourseCode, Mono: true}
+	answer := views.Property{Label: "Suotar said", Value: dash(rec.Attainments.Code), Mono: true}
 	switch rec.Attainments.Code {
 	case "enrolmentFound":
 		answer.Title = "The student is enrolled on the course"
@@ -546,7 +546,7 @@ func personFacts(rec lookupRecord) []views.Fact {
 	case "courseCodeNotFound":
 		answer.Title = "Sisu has no course unit with this code"
 	}
-	person := views.Fact{Label: "Sisu person"}
+	person := views.Property{Label: "Sisu person"}
 	switch rec.Person {
 	case personSame:
 		person.Value, person.Mono, person.Title = rec.PersonID, true, "The attainments are the row's Sisu person's"
@@ -557,18 +557,18 @@ func personFacts(rec lookupRecord) []views.Fact {
 	default:
 		person.Value = "—"
 	}
-	return []views.Fact{number, answer, person}
+	return []views.Property{number, answer, person}
 }
 
-func callFacts(rec lookupRecord) []views.Fact {
-	facts := []views.Fact{callFact("Attainments (enrolments/resolve)", rec.Attainments)}
+func callProperties(rec lookupRecord) []views.Property {
+	facts := []views.Property{callProperty("Attainments (enrolments/resolve)", rec.Attainments)}
 	if rec.Verify != nil {
-		facts = append(facts, callFact("Verify (attainments/verify)", *rec.Verify))
+		facts = append(facts, callProperty("Verify (attainments/verify)", *rec.Verify))
 	}
 	return facts
 }
 
-func callFact(label string, c lookupCall) views.Fact {
+func callProperty(label string, c lookupCall) views.Property {
 	v := c.Answer + " in " + took(c.DurationMS)
 	if c.Failure != nil && c.Failure.HTTPStatus != 0 {
 		v += " (HTTP " + strconv.Itoa(c.Failure.HTTPStatus) + ")"
@@ -576,7 +576,7 @@ func callFact(label string, c lookupCall) views.Fact {
 	if c.CorrelationID != "" {
 		v += " · X-Correlation-Id " + c.CorrelationID
 	}
-	return views.Fact{Label: label, Value: v, Title: "Quote the correlation id when asking about this call in Suotar's logs"}
+	return views.Property{Label: label, Value: v, Title: "Quote the correlation id when asking about this call in Suotar's logs"}
 }
 
 func verifyVM(submittedID string, c lookupCall) *views.LookupVerifyVM {

@@ -271,7 +271,7 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 }
 
 func queueRowVM(row store.RegistrationListRow, now time.Time) views.QueueRowVM {
-	st := schedule.Classify(row.Facts(), now)
+	st := schedule.Classify(row.ScheduleRow(), now)
 	vm := views.QueueRowVM{
 		ID:               row.ID,
 		URL:              "/registrations/" + row.ID,
@@ -291,7 +291,7 @@ func queueRowVM(row store.RegistrationListRow, now time.Time) views.QueueRowVM {
 		Escalates:        views.NewWhen(st.EscalatesAt, now),
 		LastActivity:     views.NewWhen(&row.UpdatedAt, now),
 		NeedsAdmin:       st.NeedsAdmin,
-		Reasons:          reasonVMs(st, row.Facts().DismissedReasons),
+		Reasons:          reasonVMs(st, row.ScheduleRow().DismissedReasons),
 	}
 	if row.AttemptNumber > 1 {
 		vm.Attempt = fmt.Sprintf("attempt %d", row.AttemptNumber)

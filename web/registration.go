@@ -47,12 +47,12 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		return views.RegistrationVM{}, err
 	}
 	vm := views.RegistrationVM{
-		Page:   s.page(r, reg.StudentName+" · "+reg.CourseName),
-		ID:     reg.ID,
-		Header: registrationHeaderVM(reg, now),
-		Lookup: s.lookupVM(reg, events, now),
-		Facts:  registrationFacts(reg, now),
-		Events: eventVMs(reg.ID, events, now),
+		Page:       s.page(r, reg.StudentName+" · "+reg.CourseName),
+		ID:         reg.ID,
+		Header:     registrationHeaderVM(reg, now),
+		Lookup:     s.lookupVM(reg, events, now),
+		Properties: registrationProperties(reg, now),
+		Events:     eventVMs(reg.ID, events, now),
 	}
 	if vm.Alert, err = s.registrationAlert(r, q, reg, now); err != nil {
 		return views.RegistrationVM{}, err
@@ -83,7 +83,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 }
 
 func registrationHeaderVM(reg store.Registration, now time.Time) views.RegistrationHeaderVM {
-	facts := reg.Facts()
+	facts := reg.ScheduleRow()
 	st := schedule.Classify(facts, now)
 	h := views.RegistrationHeaderVM{
 		StudentName:      reg.StudentName,
@@ -117,22 +117,22 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 	return h
 }
 
-func timeFact(label string, t *time.Time, now time.Time) views.Fact {
+func timeProperty(label string, t *time.Time, now time.Time) views.Property {
 	if t == nil {
-		return views.Fact{Label: label, Value: "—"}
+		return views.Property{Label: label, Value: "—"}
 	}
 	w := views.NewWhen(t, now)
-	return views.Fact{Label: label, Value: w.Abs + " (" + w.Rel + ")", Title: w.ISO}
+	return views.Property{Label: label, Value: w.Abs + " (" + w.Rel + ")", Title: w.ISO}
 }
 
-func strFact(label string, v *string, mono bool) views.Fact {
+func strProperty(label string, v *string, mono bool) views.Property {
 	if v == nil || *v == "" {
-		return views.Fact{Label: label, Value: "—"}
+		return views.Property{Label: label, Value: "—"}
 	}
-	return views.Fact{Label: label, Value: *v, Mono: mono}
+	return views.Property{Label: label, Value: *v, Mono: mono}
 }
 
-func registrationFacts(reg store.Registration, now time.Time) []views.FactGroup {
+func registrationProperties(reg store.Registration, now time.Time) []views.PropertyGroup {
 	credits := "—"
 	if reg.Credits != nil {
 		credits = strconv.FormatFloat(float64(*reg.Credits), 'f', -1, 32)
@@ -145,42 +145,42 @@ func registrationFacts(reg store.Registration, now time.Time) []views.FactGroup 
 	if n := reg.SelectedEnrolmentRealisationName; n != nil {
 		realisation = firstNonEmpty(n["en"], n["fi"], n["sv"])
 	}
-	return []views.FactGroup{
-		{Title: "What was sent to Sisu (frozen payload)", Facts: []views.Fact{
-			strFact("Student number", reg.FrozenStudentNumber, true),
-			strFact("Sisu person", reg.SisuPersonID, true),
-			strFact("Course code", reg.FrozenCourseCode, true),
-			strFact("Enrolment", reg.SelectedEnrolmentID, true),
-			strFact("Enrolment kind", reg.SelectedEnrolmentKind, false),
+	return []views.PropertyGroup{
+		{Title: "What was sent to Sisu (frozen payload)", Properties: []views.Property{
+			strProperty("Student number", reg.FrozenStudentNumber, true),
+			strProperty("Sisu person", reg.SisuPersonID, true),
+			strProperty("Course code", reg.FrozenCourseCode, true),
+			strProperty("Enrolment", reg.SelectedEnrolmentID, true),
+			strProperty("Enrolment kind", reg.SelectedEnrolmentKind, false),
 			{Label: "Realisation", Value: firstNonEmpty(realisation, "—")},
 			{Label: "Attainment date", Value: attained, Title: "The Helsinki date of attained_at, which Sisu records"},
-			strFact("Grade scale", reg.GradeScaleID, true),
-			strFact("Grade", reg.GradeID, true),
+			strProperty("Grade scale", reg.GradeScaleID, true),
+			strProperty("Grade", reg.GradeID, true),
 			{Label: "Credits", Value: credits},
-			strFact("Language", reg.AttainmentLanguage, false),
+			strProperty("Language", reg.AttainmentLanguage, false),
 		}},
-		{Title: "Suotar and Sisu", Facts: []views.Fact{
-			strFact("Submitted attainment", reg.SubmittedAttempt, true),
-			strFact("Submitted type", reg.SubmittedAttainmentType, false),
-			strFact("Sisu attainment", reg.SisuAttainmentID, true),
-			strFact("Sisu type", reg.SisuAttainmentType, false),
-			timeFact("Submitted", reg.SubmittedAt, now),
-			timeFact("Partly registered since", reg.PartiallyRegisteredAt, now),
-			timeFact("Do not resend before", reg.ResubmitNotBefore, now),
-			timeFact("Registered", reg.RegisteredAt, now),
+		{Title: "Suotar and Sisu", Properties: []views.Property{
+			strProperty("Submitted attainment", reg.SubmittedAttempt, true),
+			strProperty("Submitted type", reg.SubmittedAttainmentType, false),
+			strProperty("Sisu attainment", reg.SisuAttainmentID, true),
+			strProperty("Sisu type", reg.SisuAttainmentType, false),
+			timeProperty("Submitted", reg.SubmittedAt, now),
+			timeProperty("Partly registered since", reg.PartiallyRegisteredAt, now),
+			timeProperty("Do not resend before", reg.ResubmitNotBefore, now),
+			timeProperty("Registered", reg.RegisteredAt, now),
 		}},
-		{Title: "Pipeline bookkeeping", Facts: []views.Fact{
+		{Title: "Pipeline bookkeeping", Properties: []views.Property{
 			{Label: "Attempt", Value: strconv.Itoa(int(reg.AttemptNumber))},
-			timeFact("In this state since", &reg.StateChangedAt, now),
-			timeFact("Last touched", &reg.StateEnteredAt, now),
-			timeFact("Next attempt", &reg.NextAttemptAt, now),
-			timeFact("Last attempt", reg.LastAttemptAt, now),
-			timeFact("First failure", reg.FirstFailedAt, now),
+			timeProperty("In this state since", &reg.StateChangedAt, now),
+			timeProperty("Last touched", &reg.StateEnteredAt, now),
+			timeProperty("Next attempt", &reg.NextAttemptAt, now),
+			timeProperty("Last attempt", reg.LastAttemptAt, now),
+			timeProperty("First failure", reg.FirstFailedAt, now),
 			{Label: "Failed submits", Value: strconv.Itoa(int(reg.SubmitRetryCount))},
 			{Label: "Verify polls", Value: strconv.Itoa(int(reg.VerifyAttemptCount))},
 			{Label: "Lost by Suotar", Value: strconv.Itoa(int(reg.NotRegisteredReimportCount)), Title: "notRegistered answers that sent the row back to import"},
 			{Label: "Pipeline flag", Value: yesNo(reg.NeedsAdminAttention)},
-			timeFact("Created", &reg.CreatedAt, now),
+			timeProperty("Created", &reg.CreatedAt, now),
 			{Label: "Row id", Value: reg.ID, Mono: true},
 		}},
 	}

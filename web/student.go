@@ -157,7 +157,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	sums := make([]schedule.StudentSummary, len(regs))
 	for i, reg := range regs {
-		sums[i] = schedule.StudentView(reg.Facts(), reg.Preconditions(), now)
+		sums[i] = schedule.StudentView(reg.ScheduleRow(), reg.Preconditions(), now)
 		vm.Cards = append(vm.Cards, registrationCardVM(reg, sums[i], now, staff))
 	}
 	if scope != nil {
@@ -211,7 +211,7 @@ func registrationCardVM(reg store.RegistrationOverview, sum schedule.StudentSumm
 			PhaseExplanation: st.Phase.Explanation(),
 			ErrorCode:        string(reg.ErrorCode),
 			NeedsAdmin:       st.NeedsAdmin,
-			Reasons:          reasonVMs(st, reg.Facts().DismissedReasons),
+			Reasons:          reasonVMs(st, reg.ScheduleRow().DismissedReasons),
 			NextCheck:        views.NewWhen(st.NextCheckAt, now),
 			Escalates:        views.NewWhen(st.EscalatesAt, now),
 		}
