@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
 )
 
-// This file reads credit_registration_admin_actions, the audit of every hand action. Nothing
-// here, or anywhere, updates or deletes an audit row: the table's trigger refuses both, and the
-// only writer is action.go, inside the transaction of the action it records.
+// This file is credit_registration_admin_actions, the audit of every hand action: auditInsert
+// writes a row inside the transaction of the action it records (action.go, bulk.go), AuditList
+// reads them. Nothing here, or anywhere, updates or deletes an audit row: the table's trigger
+// refuses both.
 
 // AuditFilter narrows the audit list. Empty fields do not filter.
 type AuditFilter struct {
@@ -133,4 +136,80 @@ LIMIT `+arg(limit+1), args...)
 	list = list[:limit]
 	last := list[limit-1]
 	return list, &AuditCursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
+}
+
+// auditActionOf maps a hand action onto the LMS's audit enum: its transition endpoint records
+// moves, check now and clearing the flag as transition_item; marking is mark_resolved.
+func auditActionOf(a schedule.Action) string {
+	switch a {
+	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
+		return "mark_resolved"
+	case schedule.ActionDismissAttention:
+		return "dismiss_attention"
+	}
+	return "transition_item"
+}
+
+func decisionDetails(d schedule.Decision) map[string]any {
+	out := map[string]any{"allowed": d.Allowed, "explanation": d.Explanation}
+	if d.Refusal != "" {
+		out["refusal"] = d.Refusal
+	}
+	if d.Risk != "" {
+		out["risk"] = d.Risk
+	}
+	if d.Target != "" {
+		out["target"] = d.Target
+	}
+	if d.Check != "" {
+		out["check"] = d.Check
+	}
+	if len(d.Reasons) > 0 {
+		out["reasons"] = d.Reasons
+	}
+	if d.AvailableAt != nil {
+		out["available_at"] = d.AvailableAt.UTC()
+	}
+	return out
+}
+
+func lookupDetails(l *LookupSummary) map[string]any {
+	return map[string]any{"event_id": l.EventID, "at": l.At.UTC(), "verdict": l.Verdict,
+		"match": map[string]any{"id": l.MatchID, "type": l.MatchType, "ours": l.MatchOurs}}
+}
+
+// auditRow is one credit_registration_admin_actions row.
+type auditRow struct {
+	ID            string
+	At            time.Time
+	Action        string
+	TargetID      string
+	Actor         ActionActor
+	Reason        string
+	Before, After *schedule.State
+	Details       map[string]any
+	Affected      int
+}
+
+func (q *Queries) auditInsert(ctx context.Context, a auditRow) error {
+	raw, err := json.Marshal(a.Details)
+	if err != nil {
+		return fmt.Errorf("auditInsert details: %w", err)
+	}
+	state := func(s *schedule.State) *string {
+		if s == nil {
+			return nil
+		}
+		v := string(*s)
+		return &v
+	}
+	_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id,
+  actor_user_id, actor_role, reason, before_state, after_state, details, affected_row_count)
+VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4, $5, $6, $7,
+  $8::credit_registration_state, $9::credit_registration_state, $10, $11)`,
+		a.ID, a.At, a.Action, a.TargetID, a.Actor.ID, a.Actor.Role, a.Reason, state(a.Before), state(a.After), raw, a.Affected)
+	if err != nil {
+		return dbError("auditInsert", err)
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -23,4 +24,19 @@ ORDER BY c.name, c.id`, scope)
 		return nil, dbError("CourseList", err)
 	}
 	return list, nil
+}
+
+// CourseGet returns the live course with the given id, or ErrNotFound, also when scope is not nil
+// and does not hold it.
+func (q *Queries) CourseGet(ctx context.Context, id string, scope []string) (Course, error) {
+	if !IsUUID(id) {
+		return Course{}, fmt.Errorf("CourseGet %q: %w", id, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT c.id::text AS id, c.name, c.slug FROM courses c
+WHERE c.id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))`, id, scope)
+	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Course])
+	if err != nil {
+		return Course{}, dbError(fmt.Sprintf("CourseGet %s", id), err)
+	}
+	return c, nil
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
 )
 
 // Event is one entry of a registration's history.
@@ -91,4 +93,113 @@ RETURNING id::text`,
 		return "", dbError(fmt.Sprintf("EventInsertLookup %s", e.RegistrationID), err)
 	}
 	return id, nil
+}
+
+// RegistrationChange is one entry of a registration's history with the hand action behind it, if
+// any: what SinceAlert reads.
+type RegistrationChange struct {
+	At time.Time `db:"at"`
+	// Kind is the history event's kind; "admin_action" for a hand action that left no event.
+	Kind string `db:"kind"`
+	// Action is the hand action (credit_registration_admin_action); nil for the pipeline's events.
+	Action    *string `db:"action"`
+	FromState *string `db:"from_state"`
+	ToState   *string `db:"to_state"`
+	// ActorName is the staff member who acted; nil for the pipeline, or an account that is gone.
+	ActorName *string `db:"actor_name"`
+	// ByPerson is true for a staff member's doing.
+	ByPerson bool `db:"by_person"`
+	// Message is the event's message or the hand action's reason: for support staff only.
+	Message *string `db:"message"`
+}
+
+// AlertEvent returns the change as schedule.SinceAlert reads it.
+func (c RegistrationChange) AlertEvent() schedule.AlertEvent {
+	e := schedule.AlertEvent{At: c.At, ByPerson: c.ByPerson, Action: c.Kind}
+	if c.Action != nil {
+		e.Action = *c.Action
+	}
+	if c.ActorName != nil {
+		e.Actor = *c.ActorName
+	}
+	if c.FromState != nil {
+		e.FromState = schedule.State(*c.FromState)
+	}
+	if c.ToState != nil {
+		e.ToState = schedule.State(*c.ToState)
+	}
+	return e
+}
+
+// EventListSince returns what happened to the registration after since, oldest first: its history
+// events, each with the hand action written in the same transaction (same actor and instant), and
+// hand actions that left no event. A registration outside scope is ErrNotFound.
+func (q *Queries) EventListSince(ctx context.Context, registrationID string, since time.Time, scope []string) ([]RegistrationChange, error) {
+	if !IsUUID(registrationID) {
+		return nil, fmt.Errorf("EventListSince %q: %w", registrationID, ErrNotFound)
+	}
+	var found bool
+	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations cr
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope).Scan(&found)
+	if err != nil {
+		return nil, dbError("EventListSince", err)
+	}
+	if !found {
+		return nil, fmt.Errorf("EventListSince %s: %w", registrationID, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT e.created_at AS at, e.kind::text AS kind, aa.action, e.from_state::text AS from_state,
+  e.to_state::text AS to_state, a.name AS actor_name,
+  (e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup')) AS by_person, e.message
+FROM credit_registration_events e
+  LEFT JOIN accounts a ON a.id = e.actor_user_id
+  LEFT JOIN LATERAL (SELECT aa.action::text AS action FROM credit_registration_admin_actions aa
+    WHERE aa.target_kind = 'credit_registration' AND aa.target_id = e.credit_registration_id
+      AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id
+    ORDER BY aa.id LIMIT 1) aa ON true
+WHERE e.credit_registration_id = $1 AND e.created_at > $2
+UNION ALL
+SELECT aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text, a.name, true, aa.reason
+FROM credit_registration_admin_actions aa
+  LEFT JOIN accounts a ON a.id = aa.actor_user_id
+WHERE aa.target_kind = 'credit_registration' AND aa.target_id = $1 AND aa.created_at > $2
+  AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
+    WHERE e.credit_registration_id = aa.target_id AND e.created_at = aa.created_at AND e.actor_user_id = aa.actor_user_id)
+ORDER BY at, kind`, registrationID, since)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
+	if err != nil {
+		return nil, dbError("EventListSince", err)
+	}
+	return list, nil
+}
+
+// sqlWorthAMention is true for a history event "e" that may tell a person something happened: a
+// state move, or anything a person or the student did. The pipeline's same-state rewrites (polls)
+// are not; schedule.SinceAlert decides about the rest.
+const sqlWorthAMention = `((e.to_state IS NOT NULL AND e.to_state IS DISTINCT FROM e.from_state)
+    OR e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup', 'student_action'))`
+
+// RegistrationListChangedSince returns the ids of up to limit of the course's live, unsuperseded
+// registrations with a history event worth a mention or a hand action after since, most recently
+// changed first: what a course page's alert banner reads with EventListSince. Nothing when scope
+// does not hold the course.
+func (q *Queries) RegistrationListChangedSince(ctx context.Context, courseID string, since time.Time, scope []string, limit int) ([]string, error) {
+	if !IsUUID(courseID) || limit <= 0 {
+		return nil, nil
+	}
+	rows, _ := q.db.Query(ctx, `SELECT cr.id::text
+FROM credit_registrations cr
+  CROSS JOIN LATERAL (SELECT greatest(
+      (SELECT max(e.created_at) FROM credit_registration_events e
+        WHERE e.credit_registration_id = cr.id AND e.created_at > $2 AND `+sqlWorthAMention+`),
+      (SELECT max(aa.created_at) FROM credit_registration_admin_actions aa
+        WHERE aa.target_kind = 'credit_registration' AND aa.target_id = cr.id AND aa.created_at > $2)) AS at) ch
+WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(3)+`
+  AND ch.at IS NOT NULL
+ORDER BY ch.at DESC, cr.id DESC
+LIMIT $4`, courseID, since, scope, limit)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, dbError("RegistrationListChangedSince", err)
+	}
+	return ids, nil
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
 )
@@ -65,5 +67,154 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, Answer: store.AnswerUnanswered})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a lookup of an unknown row: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestEventListSince(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+
+	alert := storetest.Now().Add(-46 * time.Minute)
+	at := func(d time.Duration) time.Time { return alert.Add(d) }
+	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
+	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})
+	submitted := at(-30 * time.Hour)
+	id := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: course, State: "submission_uncertain",
+		StateChangedAt: at(-time.Hour), SubmittedAt: &submitted})
+	staff := storetest.NewID()
+	exec(t, st, `INSERT INTO accounts (id, name, email, role) VALUES ($1, 'Mikko Mallikas', 'mikko@example.fi', 'support')`, staff)
+
+	event := func(when time.Time, kind string, from, to, actor any) {
+		exec(t, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state, actor_user_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7)`, storetest.NewID(), when, id, kind, from, to, actor)
+	}
+	audit := func(when time.Time, action string, before, after any) {
+		exec(t, st, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id, actor_user_id, actor_role, reason, before_state, after_state)
+VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu', $6, $7)`, storetest.NewID(), when, action, id, staff, before, after)
+	}
+	event(at(-time.Minute), "state_changed", "submission_uncertain", "submission_uncertain", nil)  // before the alert
+	event(at(5*time.Minute), "state_changed", "submission_uncertain", "submission_uncertain", nil) // a poll
+	event(at(6*time.Minute), "sisu_lookup", nil, nil, staff)
+	// A resubmit writes its event and its audit row in one transaction, at one instant.
+	event(at(10*time.Minute), "admin_action", "submission_uncertain", "ready_to_submit", staff)
+	audit(at(10*time.Minute), "transition_item", "submission_uncertain", "ready_to_submit")
+	audit(at(12*time.Minute), "dismiss_attention", "ready_to_submit", "ready_to_submit")
+	event(at(20*time.Minute), "state_changed", "ready_to_submit", "checking_enrolment", nil)
+
+	changes, err := st.EventListSince(ctx, id, alert, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct {
+		at       time.Time
+		kind     string
+		action   string
+		actor    string
+		byPerson bool
+	}
+	var got []row
+	for _, c := range changes {
+		r := row{at: c.At, kind: c.Kind, byPerson: c.ByPerson}
+		if c.Action != nil {
+			r.action = *c.Action
+		}
+		if c.ActorName != nil {
+			r.actor = *c.ActorName
+		}
+		got = append(got, r)
+	}
+	want := []row{
+		{at(5 * time.Minute), "state_changed", "", "", false},
+		{at(6 * time.Minute), "sisu_lookup", "", "Mikko Mallikas", true},
+		{at(10 * time.Minute), "admin_action", "transition_item", "Mikko Mallikas", true},
+		{at(12 * time.Minute), "admin_action", "dismiss_attention", "Mikko Mallikas", true},
+		{at(20 * time.Minute), "state_changed", "", "", false},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("EventListSince = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if !got[i].at.Equal(want[i].at) || got[i].kind != want[i].kind || got[i].action != want[i].action ||
+			got[i].actor != want[i].actor || got[i].byPerson != want[i].byPerson {
+			t.Errorf("change %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+
+	// The summary a page shows for it.
+	regs, err := st.RegistrationListByStudent(ctx, student.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make([]schedule.AlertEvent, len(changes))
+	for i, c := range changes {
+		events[i] = c.AlertEvent()
+	}
+	now := at(time.Hour)
+	summary := schedule.SinceAlert(events, schedule.StudentView(regs[0].ScheduleRow(), regs[0].Preconditions(), now), alert)
+	clock := func(t time.Time) string { return t.Sub(alert).String() }
+	if got, want := summary.Sentence(clock), "Since the alert at 0s, Mikko Mallikas looked it up in Sisu at 6m0s, Mikko Mallikas resubmitted it at 10m0s, Mikko Mallikas dismissed the alert at 12m0s and the enrolment was found at 20m0s; it still needs action: uncertain for a day."; got != want {
+		// The row itself is still in submission_uncertain: the fixture never moved it.
+		t.Errorf("Sentence:\n got %q\nwant %q", got, want)
+	}
+
+	if later, err := st.EventListSince(ctx, id, at(time.Hour), nil); err != nil || len(later) != 0 {
+		t.Errorf("EventListSince(after everything) = %v, %v; want nothing", later, err)
+	}
+	if _, err := st.EventListSince(ctx, "nope", alert, nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("EventListSince(nope) error = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRegistrationListChangedSince(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+
+	alert := storetest.Now().Add(-46 * time.Minute)
+	at := func(d time.Duration) time.Time { return alert.Add(d) }
+	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
+	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})
+	other := storetest.AddCourse(t, st, storetest.Course{Name: "Toinen", Code: "TKT2"})
+	add := func(c storetest.Course, changed time.Time) string {
+		return storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: c, State: "awaiting_verification", StateChangedAt: changed})
+	}
+	moved := add(course, at(10*time.Minute)) // its fixture history moves it after the alert
+	movedLater := add(course, at(30*time.Minute))
+	before := add(course, at(-time.Hour)) // moved before the alert only
+	polled := add(course, at(-time.Hour))
+	exec(t, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state)
+VALUES ($1, $2, $3, 'state_changed', 'awaiting_verification', 'awaiting_verification')`, storetest.NewID(), at(5*time.Minute), polled)
+	lookedUp := add(course, at(-time.Hour))
+	staff := storetest.NewID()
+	exec(t, st, `INSERT INTO accounts (id, name, email, role) VALUES ($1, 'Mikko Mallikas', 'mikko@example.fi', 'support')`, staff)
+	exec(t, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, actor_user_id)
+VALUES ($1, $2, $3, 'sisu_lookup', $4)`, storetest.NewID(), at(20*time.Minute), lookedUp, staff)
+	dismissed := add(course, at(-time.Hour))
+	exec(t, st, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id, actor_user_id, actor_role, reason)
+VALUES ($1, $2, 'dismiss_attention', 'credit_registration', $3, $4, 'support', 'known')`, storetest.NewID(), at(40*time.Minute), dismissed, staff)
+	elsewhere := add(other, at(10*time.Minute))
+
+	got, err := st.RegistrationListChangedSince(ctx, course.ID, alert, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{dismissed, movedLater, lookedUp, moved}
+	if !slices.Equal(got, want) {
+		t.Errorf("RegistrationListChangedSince = %v, want %v (dismissed, movedLater, lookedUp, moved)", got, want)
+	}
+	for _, id := range []string{before, polled, elsewhere} {
+		if slices.Contains(got, id) {
+			t.Errorf("RegistrationListChangedSince lists %s, which has nothing worth a mention since the alert", id)
+		}
+	}
+	if got, _ := st.RegistrationListChangedSince(ctx, course.ID, alert, nil, 2); !slices.Equal(got, want[:2]) {
+		t.Errorf("with limit 2 = %v, want %v", got, want[:2])
+	}
+	if got, _ := st.RegistrationListChangedSince(ctx, course.ID, alert, []string{other.ID}, 10); len(got) != 0 {
+		t.Errorf("with a scope without the course = %v, want nothing", got)
+	}
+	if got, err := st.RegistrationListChangedSince(ctx, "nope", alert, nil, 10); err != nil || len(got) != 0 {
+		t.Errorf("for a malformed course id = %v, %v; want nothing", got, err)
 	}
 }

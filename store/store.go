@@ -4,6 +4,7 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
@@ -121,3 +122,13 @@ func dbError(op string, err error) error {
 // ErrTimeout reports that a query ran past the statement timeout; the caller should ask for a
 // narrower view rather than retry.
 var ErrTimeout = errors.New("query took too long")
+
+// NewID returns a random version 4 UUID. Rows get their ids here rather than from the database
+// when a transaction must name a row (an audit entry, say) before it is written.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}

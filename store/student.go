@@ -167,21 +167,6 @@ WHERE s.id = $1 AND s.deleted_at IS NULL AND `+sqlStudentInScope(2), id, scope)
 	return s, nil
 }
 
-// CourseGet returns the live course with the given id, or ErrNotFound, also when scope is not nil
-// and does not hold it.
-func (q *Queries) CourseGet(ctx context.Context, id string, scope []string) (Course, error) {
-	if !IsUUID(id) {
-		return Course{}, fmt.Errorf("CourseGet %q: %w", id, ErrNotFound)
-	}
-	rows, _ := q.db.Query(ctx, `SELECT c.id::text AS id, c.name, c.slug FROM courses c
-WHERE c.id = $1 AND c.deleted_at IS NULL AND ($2::uuid[] IS NULL OR c.id = ANY($2::uuid[]))`, id, scope)
-	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Course])
-	if err != nil {
-		return Course{}, dbError(fmt.Sprintf("CourseGet %s", id), err)
-	}
-	return c, nil
-}
-
 // RegistrationOverview is one registration as the student and course pages show it: what a
 // teacher asks about (course, grade, credits) and what schedule.StudentView reads.
 type RegistrationOverview struct {
@@ -350,81 +335,4 @@ GROUP BY 1`, courseID, scope)
 		out[schedule.StudentStatus(c.Status)] = c.N
 	}
 	return out, nil
-}
-
-// RegistrationChange is one entry of a registration's history with the hand action behind it, if
-// any: what SinceAlert reads.
-type RegistrationChange struct {
-	At time.Time `db:"at"`
-	// Kind is the history event's kind; "admin_action" for a hand action that left no event.
-	Kind string `db:"kind"`
-	// Action is the hand action (credit_registration_admin_action); nil for the pipeline's events.
-	Action    *string `db:"action"`
-	FromState *string `db:"from_state"`
-	ToState   *string `db:"to_state"`
-	// ActorName is the staff member who acted; nil for the pipeline, or an account that is gone.
-	ActorName *string `db:"actor_name"`
-	// ByPerson is true for a staff member's doing.
-	ByPerson bool `db:"by_person"`
-	// Message is the event's message or the hand action's reason: for support staff only.
-	Message *string `db:"message"`
-}
-
-// AlertEvent returns the change as schedule.SinceAlert reads it.
-func (c RegistrationChange) AlertEvent() schedule.AlertEvent {
-	e := schedule.AlertEvent{At: c.At, ByPerson: c.ByPerson, Action: c.Kind}
-	if c.Action != nil {
-		e.Action = *c.Action
-	}
-	if c.ActorName != nil {
-		e.Actor = *c.ActorName
-	}
-	if c.FromState != nil {
-		e.FromState = schedule.State(*c.FromState)
-	}
-	if c.ToState != nil {
-		e.ToState = schedule.State(*c.ToState)
-	}
-	return e
-}
-
-// EventListSince returns what happened to the registration after since, oldest first: its history
-// events, each with the hand action written in the same transaction (same actor and instant), and
-// hand actions that left no event. A registration outside scope is ErrNotFound.
-func (q *Queries) EventListSince(ctx context.Context, registrationID string, since time.Time, scope []string) ([]RegistrationChange, error) {
-	if !IsUUID(registrationID) {
-		return nil, fmt.Errorf("EventListSince %q: %w", registrationID, ErrNotFound)
-	}
-	var found bool
-	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations cr
-WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope).Scan(&found)
-	if err != nil {
-		return nil, dbError("EventListSince", err)
-	}
-	if !found {
-		return nil, fmt.Errorf("EventListSince %s: %w", registrationID, ErrNotFound)
-	}
-	rows, _ := q.db.Query(ctx, `SELECT e.created_at AS at, e.kind::text AS kind, aa.action, e.from_state::text AS from_state,
-  e.to_state::text AS to_state, a.name AS actor_name,
-  (e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup')) AS by_person, e.message
-FROM credit_registration_events e
-  LEFT JOIN accounts a ON a.id = e.actor_user_id
-  LEFT JOIN LATERAL (SELECT aa.action::text AS action FROM credit_registration_admin_actions aa
-    WHERE aa.target_kind = 'credit_registration' AND aa.target_id = e.credit_registration_id
-      AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id
-    ORDER BY aa.id LIMIT 1) aa ON true
-WHERE e.credit_registration_id = $1 AND e.created_at > $2
-UNION ALL
-SELECT aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text, a.name, true, aa.reason
-FROM credit_registration_admin_actions aa
-  LEFT JOIN accounts a ON a.id = aa.actor_user_id
-WHERE aa.target_kind = 'credit_registration' AND aa.target_id = $1 AND aa.created_at > $2
-  AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
-    WHERE e.credit_registration_id = aa.target_id AND e.created_at = aa.created_at AND e.actor_user_id = aa.actor_user_id)
-ORDER BY at, kind`, registrationID, since)
-	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
-	if err != nil {
-		return nil, dbError("EventListSince", err)
-	}
-	return list, nil
 }
