@@ -97,16 +97,6 @@ func parseAll[T any](vals []string, parse func(string) (T, error)) ([]T, error) 
 	return out, nil
 }
 
-// query parses the request's query string strictly: r.URL.Query() silently drops what it cannot
-// read (a semicolon, a bad escape), and a filter quietly ignored shows a person the wrong list.
-func query(r *http.Request) (url.Values, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return nil, badRequest("That address has a damaged query string; start again from the queue.")
-	}
-	return q, nil
-}
-
 // parseCursor reads "unixmicro.uuid".
 func parseCursor(s string) (*store.RegistrationCursor, error) {
 	ts, id, ok := strings.Cut(s, ".")
@@ -384,10 +374,6 @@ func queueFilterVM(p queueParams, courses []store.Course) views.QueueFilterVM {
 	}
 	return vm
 }
-
-// courseScope returns the courses this request may see; nil means all. A teacher's reach is the
-// courses they teach.
-func (s *Server) courseScope(r *http.Request) []string { return actorFrom(r.Context()).Scope() }
 
 func deref(p *string) string {
 	if p == nil {

@@ -158,18 +158,6 @@ func (s *Server) Close() {
 // mirror judge the same instant the same way.
 func (s *Server) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
-// handlerFunc is an http.HandlerFunc that reports failure instead of writing it.
-type handlerFunc func(w http.ResponseWriter, r *http.Request) error
-
-// handle adapts h so every error reaches renderError.
-func (s *Server) handle(h handlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
-			s.renderError(w, r, err)
-		}
-	}
-}
-
 // Routes returns the complete handler tree.
 func (s *Server) Routes() http.Handler {
 	r := chi.NewRouter()
@@ -268,14 +256,4 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 		items[i].Active = u == r.URL.Path || (u != "/" && strings.HasPrefix(r.URL.Path, u+"/"))
 	}
 	return items
-}
-
-// pathID returns the {id} of the route as a UUID, or the not-found error: an id that cannot
-// exist is answered like one that does not.
-func pathID(r *http.Request) (string, error) {
-	id := r.PathValue("id")
-	if !store.IsUUID(id) {
-		return "", errNotFound
-	}
-	return id, nil
 }
