@@ -339,12 +339,10 @@ WHERE cr.id = $1 AND `+liveSQL+` FOR UPDATE`, p.RegistrationID).Scan(&version)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}
-		details := map[string]any{
-			"action": p.Action, "outcome": "applied", "strictness": schedule.StrictnessAny,
-			"decision": decisionDetails(d), "version_before": r.Version, "version_after": w.version,
-		}
+		details := AuditDetails{Action: p.Action, Outcome: "applied", Strictness: schedule.StrictnessAny,
+			Decision: auditDecisionOf(d), VersionBefore: &r.Version, VersionAfter: &w.version}
 		if lk := r.lookup(); lk != nil && restsOnLookup(p.Action) {
-			details["lookup"] = lookupDetails(lk)
+			details.Lookup = auditLookupOf(lk)
 		}
 		after := w.after
 		if err := q.auditInsert(ctx, auditRow{
@@ -393,6 +391,30 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
 	e.LastChange = &Change{At: c.At, ActorName: deref(c.ActorName), Kind: c.Kind,
 		FromState: schedule.State(deref(c.FromState)), ToState: schedule.State(deref(c.ToState)), Message: deref(c.Message)}
 	return e, nil
+}
+
+// ActionEventDetails is what an admin_action event's details hold: the action, its audit entry,
+// and what it carried or rested on. applyAction writes it; the registration page reads it
+// (ReadActionEventDetails).
+type ActionEventDetails struct {
+	Action  schedule.Action `json:"action"`
+	AuditID string          `json:"audit_id"`
+	// Risk is the decision's risk, "" when it carried none.
+	Risk             schedule.RiskLabel   `json:"risk"`
+	Check            schedule.CheckTarget `json:"check,omitempty"`
+	DismissedReasons []schedule.Reason    `json:"dismissed_reasons,omitempty"`
+	// LookupID is the Sisu lookup the decision rested on, for the actions that rest on one.
+	LookupID string `json:"lookup_id,omitempty"`
+}
+
+// ReadActionEventDetails decodes an admin_action event's details; details it cannot read give the
+// zero value, so a page shows less rather than fail.
+func ReadActionEventDetails(raw []byte) ActionEventDetails {
+	var d ActionEventDetails
+	if json.Unmarshal(raw, &d) != nil {
+		return ActionEventDetails{}
+	}
+	return d
 }
 
 // written is what applyAction wrote.
@@ -494,15 +516,9 @@ VALUES (gen_random_uuid(), $2, $1, $3::text[]::credit_registration_attention_rea
 	if err != nil {
 		return written{}, dbError("applyAction", err)
 	}
-	details := map[string]any{"action": d.Action, "audit_id": auditID, "risk": d.Risk}
-	if d.Check != "" {
-		details["check"] = d.Check
-	}
-	if len(d.Reasons) > 0 {
-		details["dismissed_reasons"] = d.Reasons
-	}
+	details := ActionEventDetails{Action: d.Action, AuditID: auditID, Risk: d.Risk, Check: d.Check, DismissedReasons: d.Reasons}
 	if lk := r.lookup(); lk != nil && restsOnLookup(d.Action) {
-		details["lookup_id"] = lk.EventID
+		details.LookupID = lk.EventID
 	}
 	raw, err := json.Marshal(details)
 	if err != nil {

@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -115,19 +114,9 @@ func TestBulkPreviewAndApply(t *testing.T) {
 FROM credit_registration_admin_actions WHERE id = $1`, res.AuditID).Scan(&action, &after, &affected, &details); err != nil {
 		t.Fatal(err)
 	}
-	var d struct {
-		Rows []struct {
-			ID      string `json:"id"`
-			Outcome string `json:"outcome"`
-		} `json:"rows"`
-		Skipped    map[string]int `json:"skipped"`
-		Strictness string         `json:"strictness"`
-	}
-	if err := json.Unmarshal(details, &d); err != nil {
-		t.Fatal(err)
-	}
+	d := store.ReadAuditDetails(details)
 	if action != "transition_item" || after != "ready_to_submit" || affected != 2 || len(d.Rows) != len(wantOutcomes) ||
-		d.Skipped["submission_uncertain"] != 1 || d.Skipped["already_succeeded"] != 1 || d.Strictness != string(schedule.StrictnessAnyExceptSubmissionUncertain) {
+		d.Skipped["submission_uncertain"] != 1 || d.Skipped["already_succeeded"] != 1 || d.Strictness != schedule.StrictnessAnyExceptSubmissionUncertain {
 		t.Errorf("audit: %s → %s ×%d, details %s", action, after, affected, details)
 	}
 	var audits int

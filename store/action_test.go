@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -140,11 +139,12 @@ func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk
 
 func ptrTime(t time.Time) *time.Time { return &t }
 
-const (
-	notInSisu       = `{"verdict": "not_in_sisu"}`
-	registeredOurs  = `{"verdict": "registered", "match": {"id": "hy-cu-1", "type": "CourseUnitAttainment", "ours": true}}`
-	registeredOther = `{"verdict": "registered", "match": {"id": "hy-cu-9", "type": "CourseUnitAttainment", "ours": false}}`
-	partlyOurs      = `{"verdict": "partly_registered", "match": {"id": "hy-kur-1", "type": "AssessmentItemAttainment", "ours": true}}`
+// Lookup details as regdesk records them.
+var (
+	notInSisu       = storetest.LookupDetails(schedule.VerdictNotInSisu, nil)
+	registeredOurs  = storetest.LookupDetails(schedule.VerdictRegistered, &storetest.LookupMatch{ID: "hy-cu-1", Type: "CourseUnitAttainment", Ours: true})
+	registeredOther = storetest.LookupDetails(schedule.VerdictRegistered, &storetest.LookupMatch{ID: "hy-cu-9", Type: "CourseUnitAttainment"})
+	partlyOurs      = storetest.LookupDetails(schedule.VerdictPartlyRegistered, &storetest.LookupMatch{ID: "hy-kur-1", Type: "AssessmentItemAttainment", Ours: true})
 )
 
 // uncertainRow is a flagged uncertain row sent three days before actionNow.
@@ -214,18 +214,9 @@ func TestActionResubmitUncertainAfterLookup(t *testing.T) {
 		afterState != "ready_to_submit" || count != 1 {
 		t.Errorf("audit = %s %s %q %s→%s ×%d", action, role, reason, beforeState, afterState, count)
 	}
-	var d struct {
-		Action   string `json:"action"`
-		Decision struct {
-			Risk   string `json:"risk"`
-			Target string `json:"target"`
-		} `json:"decision"`
-		Lookup struct {
-			Verdict string `json:"verdict"`
-		} `json:"lookup"`
-	}
-	if err := json.Unmarshal(details, &d); err != nil {
-		t.Fatal(err)
+	d := store.ReadAuditDetails(details)
+	if d.Decision == nil || d.Lookup == nil {
+		t.Fatalf("audit details = %s, want a decision and a lookup", details)
 	}
 	if d.Action != "resubmit" || d.Decision.Risk != "possible_duplicate" || d.Decision.Target != "ready_to_submit" || d.Lookup.Verdict != "not_in_sisu" {
 		t.Errorf("audit details = %s", details)
@@ -284,12 +275,13 @@ func TestActionMarkInSisu(t *testing.T) {
 		{name: "OursCourseUnit", details: registeredOurs, state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
 		{name: "FromElsewhere", details: registeredOther, state: "duplicate", sisuID: "hy-cu-9", sisuType: "CourseUnitAttainment", terminal: true},
 		{name: "OursAssessmentItem", details: partlyOurs, state: "partially_registered", sisuID: "hy-kur-1", sisuType: "AssessmentItemAttainment"},
-		// The shape web/lookup.go records.
+		// The record as a lookup writes it, by hand.
 		{name: "RecordedShape", details: `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "hy-cu-1", "type": "CourseUnitAttainment"}],
 			"verdict": {"kind": "registered", "reason": "…", "match_id": "hy-cu-1", "ours": ["hy-kur-1", "hy-cu-1"]}}`,
 			state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
-		// The lookup's other shape: the verdict as an object, ours as a list.
-		{name: "VerdictObject", details: `{"verdict": {"kind": "registered", "match": {"id": "hy-cu-1", "type": "CourseUnitAttainment"}, "ours": ["hy-cu-1", "hy-kur-1"]}}`,
+		// The match's type read from the attainments listed, ours as a list.
+		{name: "TypeFromAttainments", details: `{"v": 1, "attainments": [{"id": "hy-cu-1", "type": "CourseUnitAttainment"}],
+			"verdict": {"kind": "registered", "match_id": "hy-cu-1", "ours": ["hy-cu-1", "hy-kur-1"]}}`,
 			state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
 	}
 	for _, tc := range tests {
@@ -718,6 +710,40 @@ func indexOf(a schedule.Action) int {
 	return -1
 }
 
+// todaysRegisteredRecord and todaysPendingRecord are lookups recorded the way regdesk wrote them
+// before the record had one Go type (web/lookup.go's lookupRecord, "v": 1, with each call's answer,
+// code and retry_after and the verdict's window).
+const (
+	todaysRegisteredRecord = `{"v": 1, "duration_ms": 412, "student_number": "014979622", "student_number_source": "frozen",
+  "course_code": "TKT10002", "course_code_source": "frozen",
+  "sent": {"grade_scale_id": "sis-0-5", "grade_id": "4", "attainment_date": "2026-11-20", "credits": 5,
+    "submitted_at": "2026-11-27T09:00:00Z", "submitted_attainment_id": "hy-kur-1"},
+  "attainments_call": {"endpoint": "resolve_enrolments", "correlation_id": "c-1", "answer": "answered", "code": "enrolmentFound",
+    "requested_at": "2026-11-30T09:59:59.5Z", "answered_at": "2026-11-30T09:59:59.9Z", "duration_ms": 400},
+  "verify_call": {"endpoint": "verify_attainments", "correlation_id": "c-2", "answer": "answered", "code": "registered",
+    "requested_at": "2026-11-30T09:59:59.5Z", "answered_at": "2026-11-30T09:59:59.88Z", "duration_ms": 380,
+    "attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
+  "person": "same_as_row", "person_id": "hy-hlo-1",
+  "attainments": [
+    {"id": "hy-kur-1", "type": "AssessmentItemAttainment", "state": "ATTAINED", "attainment_date": "2026-11-20",
+      "registration_date": "2026-11-27", "grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5},
+    {"id": "hy-cu-1", "type": "CourseUnitAttainment", "state": "ATTAINED", "attainment_date": "2026-11-20",
+      "registration_date": "2026-11-27", "grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5}],
+  "verdict": {"kind": "registered", "reason": "Sisu holds the course unit attainment this submission created.",
+    "match_id": "hy-cu-1", "matches": ["hy-cu-1"], "ours": ["hy-kur-1", "hy-cu-1"],
+    "window": {"helsinki_day": "2026-11-27", "utc_day": "2026-11-27"}}}`
+	todaysPendingRecord = `{"v": 1, "duration_ms": 50012, "student_number": "014979622", "student_number_source": "linked",
+  "course_code": "TKT10002", "course_code_source": "module",
+  "sent": {"submitted_at": "2026-11-30T08:00:00Z", "submitted_attainment_id": "hy-kur-2"},
+  "attainments_call": {"endpoint": "resolve_enrolments", "answer": "unanswered", "requested_at": "2026-11-30T09:59:10Z",
+    "duration_ms": 50000, "failure": {"kind": "timeout", "message": "Suotar did not answer in time; try again."}},
+  "verify_call": {"endpoint": "verify_attainments", "answer": "answered", "code": "submissionPending",
+    "requested_at": "2026-11-30T09:59:10Z", "answered_at": "2026-11-30T09:59:10.3Z", "duration_ms": 300,
+    "retry_after": "2026-12-01T09:00:00Z"},
+  "person": "not_seen", "attainments": null,
+  "verdict": {"kind": "cannot_tell", "reason": "Suotar gave no list of the student's attainments."}}`
+)
+
 func TestParseLookupDetails(t *testing.T) {
 	t.Parallel()
 
@@ -729,14 +755,26 @@ func TestParseLookupDetails(t *testing.T) {
 		{"Agreed", registeredOurs, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
 		{"NotOurs", registeredOther, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-9", MatchType: "CourseUnitAttainment"}},
 		{"NoMatch", notInSisu, store.LookupDetails{Verdict: schedule.VerdictNotInSisu}},
-		{"VerdictObject", `{"verdict": {"kind": "partly_registered", "match": {"id": "a", "type": "AssessmentItemAttainment"}, "ours": ["a"]}}`,
+		{"TypeFromAttainments", `{"v": 1, "attainments": [{"id": "a", "type": "AssessmentItemAttainment"}], "verdict": {"kind": "partly_registered", "match_id": "a", "ours": ["a"]}}`,
 			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "a", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
-		{"VerdictObjectNotOurs", `{"verdict": {"kind": "registered", "match": {"id": "a"}, "ours": ["b"]}}`,
+		{"OursListsAnother", `{"verdict": {"kind": "registered", "match_id": "a", "ours": ["b"]}}`,
 			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
-		{"OursMissing", `{"verdict": "registered", "match": {"id": "a"}}`, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
-		{"BareVerdictObject", `{"Kind": "registered", "Match": {"ID": "c", "Type": "CourseUnitAttainment"}, "Reason": "…", "Ours": ["c"]}`,
+		{"OursMissing", `{"verdict": {"kind": "registered", "match_id": "a"}}`, store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "a"}},
+		{"KeysInAnyCase", `{"Verdict": {"Kind": "registered", "Match_ID": "c", "Reason": "…", "Ours": ["c"]}, "Attainments": [{"ID": "c", "Type": "CourseUnitAttainment"}]}`,
 			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "c", MatchType: "CourseUnitAttainment", MatchOurs: true}},
-		{"ConflictingKeepsNoMatch", `{"verdict": "conflicting", "match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictConflicting}},
+		// Shapes no writer produces read as nothing: a verdict without the record around it, a
+		// verdict named by a bare string, a match outside the verdict.
+		{"BareVerdictIsNoRecord", `{"Kind": "registered", "Match": {"ID": "c", "Type": "CourseUnitAttainment"}, "Reason": "…", "Ours": ["c"]}`,
+			store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"VerdictStringIsNoRecord", `{"verdict": "registered", "match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"ConflictingKeepsNoMatch", `{"verdict": {"kind": "conflicting", "match_id": "a", "ours": ["a"]}}`, store.LookupDetails{Verdict: schedule.VerdictConflicting}},
+		// Records as regdesk wrote them when the record became one type, every field filled: rows
+		// already in a database must keep reading the same.
+		{"TodaysShapeRegistered", todaysRegisteredRecord,
+			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
+		{"TodaysShapePendingAndUnanswered", todaysPendingRecord,
+			store.LookupDetails{Verdict: schedule.VerdictCannotTell, Unanswered: []schedule.LookupCall{schedule.CallAttainments},
+				Pending: true, PendingUntil: ptrTime(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))}},
 		{"Recorded", `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "cu-1", "type": "CourseUnitAttainment"}],
 			"verdict": {"kind": "registered", "reason": "…", "match_id": "cu-1", "matches": ["cu-1"], "ours": ["hy-kur-1", "cu-1"]}}`,
 			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
@@ -747,8 +785,8 @@ func TestParseLookupDetails(t *testing.T) {
 			"verdict": {"kind": "partly_registered", "ours": ["hy-kur-1"]}}`,
 			store.LookupDetails{Verdict: schedule.VerdictPartlyRegistered, MatchID: "hy-kur-1", MatchType: "AssessmentItemAttainment", MatchOurs: true}},
 		{"RecordedFailure", `{"v": 1, "error": "Suotar did not answer"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
-		{"UnknownVerdict", `{"verdict": "probably"}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
-		{"NoVerdict", `{"match": {"id": "a", "ours": true}}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"UnknownVerdict", `{"verdict": {"kind": "probably"}}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
+		{"NoVerdict", `{"v": 1, "attainments": [{"id": "a"}]}`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
 		{"Null", `null`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
 		{"Empty", ``, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},
 		{"NotJSON", `{verdict`, store.LookupDetails{Verdict: schedule.VerdictCannotTell}},

@@ -57,7 +57,7 @@ type AuditEntry struct {
 	Reason      string  `db:"reason"`
 	BeforeState *string `db:"before_state"`
 	AfterState  *string `db:"after_state"`
-	// Details is the entry's jsonb as written (action.go documents the shapes).
+	// Details is the entry's jsonb as written; ReadAuditDetails decodes it.
 	Details  json.RawMessage `db:"details"`
 	Affected int32           `db:"affected_row_count"`
 }
@@ -150,32 +150,94 @@ func auditActionOf(a schedule.Action) string {
 	return "transition_item"
 }
 
-func decisionDetails(d schedule.Decision) map[string]any {
-	out := map[string]any{"allowed": d.Allowed, "explanation": d.Explanation}
-	if d.Refusal != "" {
-		out["refusal"] = d.Refusal
+// AuditDetails is what an audit row's details hold; action.go and bulk.go write it, the audit
+// page reads it (ReadAuditDetails). One person's action on one row fills the first group of
+// fields, a bulk action the second.
+type AuditDetails struct {
+	Action     schedule.Action     `json:"action"`
+	Strictness schedule.Strictness `json:"strictness"`
+
+	// Outcome is "applied": a refused single action writes nothing.
+	Outcome       string         `json:"outcome,omitempty"`
+	Decision      *AuditDecision `json:"decision,omitempty"`
+	VersionBefore *int64         `json:"version_before,omitempty"`
+	VersionAfter  *int64         `json:"version_after,omitempty"`
+	// Lookup is the Sisu lookup the decision rested on, for the actions that rest on one.
+	Lookup *AuditLookup `json:"lookup,omitempty"`
+
+	// RegistrationIDs are every selected row that is a UUID; Rows says what happened to each
+	// selected row, malformed ids included.
+	RegistrationIDs []string          `json:"credit_registration_ids,omitzero"`
+	Rows            []AuditRowOutcome `json:"rows,omitzero"`
+	// Skipped counts the skipped rows per refusal code.
+	Skipped        map[string]int       `json:"skipped,omitzero"`
+	ConfirmedRisks []schedule.RiskLabel `json:"confirmed_risks,omitzero"`
+}
+
+// AuditDecision is the decision a single action was taken on.
+type AuditDecision struct {
+	Allowed     bool                 `json:"allowed"`
+	Explanation string               `json:"explanation"`
+	Refusal     schedule.RefusalCode `json:"refusal,omitempty"`
+	Risk        schedule.RiskLabel   `json:"risk,omitempty"`
+	Target      schedule.State       `json:"target,omitempty"`
+	Check       schedule.CheckTarget `json:"check,omitempty"`
+	Reasons     []schedule.Reason    `json:"reasons,omitempty"`
+	AvailableAt *time.Time           `json:"available_at,omitempty"`
+}
+
+// AuditLookup is the Sisu lookup an action rested on.
+type AuditLookup struct {
+	EventID string               `json:"event_id"`
+	At      time.Time            `json:"at"`
+	Verdict schedule.VerdictKind `json:"verdict"`
+	Match   AuditMatch           `json:"match"`
+}
+
+// AuditMatch is the attainment the lookup matched; empty when it matched none.
+type AuditMatch struct {
+	ID   string `json:"id"`
+	Type string `json:"type"`
+	Ours bool   `json:"ours"`
+}
+
+// AuditRowOutcome is what a bulk action did to one selected row. A row that was not found has
+// only its id and outcome.
+type AuditRowOutcome struct {
+	ID      string               `json:"id"`
+	Outcome BulkOutcome          `json:"outcome"`
+	Before  schedule.State       `json:"before,omitempty"`
+	After   schedule.State       `json:"after,omitempty"`
+	Refusal schedule.RefusalCode `json:"refusal,omitempty"`
+	Risk    schedule.RiskLabel   `json:"risk,omitempty"`
+	// VersionBefore is the version the preview showed, Version the row's version now.
+	VersionBefore *int64 `json:"version_before,omitempty"`
+	Version       *int64 `json:"version,omitempty"`
+}
+
+// ReadAuditDetails decodes an audit row's details; details it cannot read give the zero value, so
+// a page shows less rather than fail.
+func ReadAuditDetails(raw []byte) AuditDetails {
+	var d AuditDetails
+	if json.Unmarshal(raw, &d) != nil {
+		return AuditDetails{}
 	}
-	if d.Risk != "" {
-		out["risk"] = d.Risk
-	}
-	if d.Target != "" {
-		out["target"] = d.Target
-	}
-	if d.Check != "" {
-		out["check"] = d.Check
-	}
-	if len(d.Reasons) > 0 {
-		out["reasons"] = d.Reasons
-	}
+	return d
+}
+
+func auditDecisionOf(d schedule.Decision) *AuditDecision {
+	out := &AuditDecision{Allowed: d.Allowed, Explanation: d.Explanation, Refusal: d.Refusal, Risk: d.Risk, Target: d.Target,
+		Check: d.Check, Reasons: d.Reasons}
 	if d.AvailableAt != nil {
-		out["available_at"] = d.AvailableAt.UTC()
+		at := d.AvailableAt.UTC()
+		out.AvailableAt = &at
 	}
 	return out
 }
 
-func lookupDetails(l *LookupSummary) map[string]any {
-	return map[string]any{"event_id": l.EventID, "at": l.At.UTC(), "verdict": l.Verdict,
-		"match": map[string]any{"id": l.MatchID, "type": l.MatchType, "ours": l.MatchOurs}}
+func auditLookupOf(l *LookupSummary) *AuditLookup {
+	return &AuditLookup{EventID: l.EventID, At: l.At.UTC(), Verdict: l.Verdict,
+		Match: AuditMatch{ID: l.MatchID, Type: l.MatchType, Ours: l.MatchOurs}}
 }
 
 // auditRow is one credit_registration_admin_actions row.
@@ -187,7 +249,7 @@ type auditRow struct {
 	Actor         ActionActor
 	Reason        string
 	Before, After *schedule.State
-	Details       map[string]any
+	Details       AuditDetails
 	Affected      int
 }
 

@@ -259,13 +259,13 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
 		for i := range list {
 			byID[list[i].ID] = &list[i]
 		}
-		var perRow []map[string]any
+		var perRow []AuditRowOutcome
 		skipped := map[string]int{}
 		for _, id := range append(slices.Clone(ids), bad...) {
 			r := byID[id]
 			if r == nil {
 				out.Rows = append(out.Rows, BulkRowResult{ID: id, Outcome: BulkNotFound})
-				perRow = append(perRow, map[string]any{"id": id, "outcome": BulkNotFound})
+				perRow = append(perRow, AuditRowOutcome{ID: id, Outcome: BulkNotFound})
 				continue
 			}
 			res := BulkRowResult{ID: id, Before: r.State, After: r.State, Version: r.Version}
@@ -287,18 +287,11 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
 				out.Applied++
 			}
 			out.Rows = append(out.Rows, res)
-			row := map[string]any{"id": id, "outcome": res.Outcome, "before": res.Before, "after": res.After,
-				"version_before": seenRow.Version, "version": res.Version}
-			if res.Decision.Refusal != "" {
-				row["refusal"] = res.Decision.Refusal
-			}
-			if res.Decision.Risk != "" {
-				row["risk"] = res.Decision.Risk
-			}
-			perRow = append(perRow, row)
+			perRow = append(perRow, AuditRowOutcome{ID: id, Outcome: res.Outcome, Before: res.Before, After: res.After,
+				Refusal: res.Decision.Refusal, Risk: res.Decision.Risk, VersionBefore: &seenRow.Version, Version: &res.Version})
 		}
-		details := map[string]any{"action": p.Action, "strictness": schedule.StrictnessAnyExceptSubmissionUncertain,
-			"credit_registration_ids": ids, "rows": perRow, "skipped": skipped, "confirmed_risks": p.ConfirmedRisks}
+		details := AuditDetails{Action: p.Action, Strictness: schedule.StrictnessAnyExceptSubmissionUncertain,
+			RegistrationIDs: ids, Rows: perRow, Skipped: skipped, ConfirmedRisks: p.ConfirmedRisks}
 		var after *schedule.State
 		if t := bulkTarget(p.Action); t != "" {
 			after = &t

@@ -48,11 +48,8 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		e.SuotarEndpoint == nil || *e.SuotarEndpoint != "resolve_enrolments" || e.SuotarAnsweredAt == nil || !e.SuotarAnsweredAt.Equal(answered) {
 		t.Errorf("event = %+v, want the call's times, endpoint and answer", e)
 	}
-	var details struct {
-		DurationMS int `json:"duration_ms"`
-	}
-	if err := json.Unmarshal(e.Details, &details); err != nil || details.DurationMS != 1500 {
-		t.Errorf("details = %s (%v), want duration_ms 1500", e.Details, err)
+	if rec, ok := store.ReadLookupRecord(e.Details); !ok || rec.DurationMS != 1500 {
+		t.Errorf("details = %s (read %v), want duration_ms 1500", e.Details, ok)
 	}
 
 	after, err := st.RegistrationGet(ctx, id, nil)

@@ -49,112 +49,196 @@ type LookupDetails struct {
 	PendingUntil *time.Time
 }
 
-// ParseLookupDetails reads a sisu_lookup event's details. It reads the shape web/lookup.go
-// records:
-//
-//	{"verdict": {"kind": "registered", "match_id": "…", "ours": ["…"]},
-//	 "attainments": [{"id": "…", "type": "…"}], "verify_call": {"attainment_id": "…", "attainment_type": "…"}}
-//
-// (the match's type comes from the attainment listed with its id, or from the verify answer
-// that named it; with no match_id a registered verify answer is the match), and the simpler
-// shape {"verdict": "<kind>", "match": {"id": "…", "type": "…", "ours": true}}. A match is ours
-// when "ours" says so or lists its id. Keys match case-insensitively. Whatever is missing or
+// LookupRecordVersion is the "v" of the lookup record regdesk writes today.
+const LookupRecordVersion = 1
+
+// LookupRecord is what a Sisu lookup keeps in its sisu_lookup event's details: what support needs
+// to read the lookup again, and nothing personal beyond what the row already holds (no names, no
+// e-mails, no person id other than the row's own). The lookup writes it (store/lookup) and both
+// the rules (ParseLookupDetails) and the registration page read it, so this type is the one
+// definition of the record. Every row written since "v": 1 reads into it; a field added later
+// must leave older rows reading as they did.
+type LookupRecord struct {
+	V                   int        `json:"v"`
+	DurationMS          int64      `json:"duration_ms"`
+	StudentNumber       string     `json:"student_number"`
+	StudentNumberSource string     `json:"student_number_source"`
+	CourseCode          string     `json:"course_code"`
+	CourseCodeSource    string     `json:"course_code_source"`
+	Sent                LookupSent `json:"sent"`
+	// AttainmentsCall is the call for the student's attainments on the course. Every lookup
+	// makes it; it is a pointer so that a record without it reads as having made no such call,
+	// not as one left unanswered.
+	AttainmentsCall *LookupCall `json:"attainments_call"`
+	// VerifyCall is the call that verifies the submitted attainment; nil when the row has none.
+	VerifyCall *LookupCall `json:"verify_call,omitempty"`
+	// Person says how the Sisu person on the attainments compares with the row's (LookupPerson…);
+	// PersonID is kept only when it is the row's own.
+	Person      string             `json:"person"`
+	PersonID    string             `json:"person_id,omitempty"`
+	Attainments []LookupAttainment `json:"attainments"`
+	// Skipped counts the entries Suotar sent that could not be read.
+	Skipped int            `json:"skipped,omitempty"`
+	Verdict *LookupVerdict `json:"verdict,omitempty"`
+	// Error is why the lookup has no verdict, in words.
+	Error string `json:"error,omitempty"`
+}
+
+// The LookupRecord's Person: how the Sisu person on the attainments compares with the row's.
+const (
+	LookupPersonSame       = "same_as_row"
+	LookupPersonDifferent  = "differs_from_row"
+	LookupPersonRowHasNone = "row_has_none"
+	LookupPersonNotSeen    = "not_seen"
+)
+
+// LookupSent is the frozen payload the verdict compared with.
+type LookupSent struct {
+	GradeScaleID          string     `json:"grade_scale_id,omitempty"`
+	GradeID               string     `json:"grade_id,omitempty"`
+	AttainmentDate        string     `json:"attainment_date,omitempty"`
+	Credits               *float64   `json:"credits,omitempty"`
+	SubmittedAt           *time.Time `json:"submitted_at,omitempty"`
+	SubmittedAttainmentID string     `json:"submitted_attainment_id,omitempty"`
+}
+
+// LookupCall is one Suotar call of a lookup.
+type LookupCall struct {
+	Endpoint      string `json:"endpoint"`
+	CorrelationID string `json:"correlation_id,omitempty"`
+	// Answer is AnswerAnswered, AnswerUnanswered or AnswerRefused; only "answered" counts as an
+	// answer.
+	Answer      string             `json:"answer"`
+	Code        string             `json:"code,omitempty"`
+	RequestedAt time.Time          `json:"requested_at"`
+	AnsweredAt  *time.Time         `json:"answered_at,omitempty"`
+	DurationMS  int64              `json:"duration_ms"`
+	Failure     *LookupCallFailure `json:"failure,omitempty"`
+	// The verify answer's attainment (registered) and retryAfter (submissionPending).
+	AttainmentID   string     `json:"attainment_id,omitempty"`
+	AttainmentType string     `json:"attainment_type,omitempty"`
+	RetryAfter     *time.Time `json:"retry_after,omitempty"`
+}
+
+// LookupCallFailure is a failed call, without Suotar's body, which may quote anything.
+type LookupCallFailure struct {
+	Kind       string `json:"kind"`
+	HTTPStatus int    `json:"http_status,omitempty"`
+	Message    string `json:"message"`
+}
+
+// LookupAttainment is one attainment Sisu holds for the student on the course.
+type LookupAttainment struct {
+	ID               string   `json:"id"`
+	Type             string   `json:"type,omitempty"`
+	State            string   `json:"state,omitempty"`
+	AttainmentDate   string   `json:"attainment_date,omitempty"`
+	RegistrationDate string   `json:"registration_date,omitempty"`
+	GradeScaleID     string   `json:"grade_scale_id,omitempty"`
+	GradeID          string   `json:"grade_id,omitempty"`
+	Credits          *float64 `json:"credits,omitempty"`
+}
+
+// LookupVerdict is schedule.Judge's verdict as recorded.
+type LookupVerdict struct {
+	Kind   schedule.VerdictKind `json:"kind"`
+	Reason string               `json:"reason"`
+	// MatchID is the attainment judged to be the submission; "" when none.
+	MatchID   string           `json:"match_id,omitempty"`
+	Matches   []string         `json:"matches,omitempty"`
+	Ours      []string         `json:"ours,omitempty"`
+	Conflicts []LookupConflict `json:"conflicts,omitempty"`
+	// Window is the registration window the attainments were weighed against: the submission's
+	// Helsinki and UTC days, from either of which it counts.
+	Window *LookupWindow `json:"window,omitempty"`
+}
+
+// LookupWindow is a verdict's registration window.
+type LookupWindow struct {
+	HelsinkiDay string `json:"helsinki_day"`
+	UTCDay      string `json:"utc_day"`
+}
+
+// LookupConflict is an attainment that looks like the submission but differs from it.
+type LookupConflict struct {
+	ID          string   `json:"id"`
+	Differences []string `json:"differences"`
+}
+
+// Message is the lookup in words, for the history's message column.
+func (rec LookupRecord) Message() string {
+	if rec.Verdict == nil {
+		return "Lookup failed: " + rec.Error
+	}
+	return rec.Verdict.Kind.Label() + ": " + rec.Verdict.Reason
+}
+
+// ReadLookupRecord decodes a sisu_lookup event's details; ok is false for details that are not a
+// record (not JSON, or of the wrong types).
+func ReadLookupRecord(raw []byte) (rec LookupRecord, ok bool) {
+	if json.Unmarshal(raw, &rec) != nil {
+		return LookupRecord{}, false
+	}
+	return rec, true
+}
+
+// ParseLookupDetails reads a sisu_lookup event's details as the rules need them. The match is the
+// verdict's match_id or, without one, the attainment a registered verify answer named; its type
+// comes from the verify answer or from the attainment listed with its id. A match is ours when the
+// verdict lists its id in "ours". Keys match case-insensitively. Whatever is missing or
 // unreadable reads as cannot_tell or no match, never as evidence: a lookup the rules cannot read
 // permits nothing.
 func ParseLookupDetails(raw []byte) LookupDetails {
+	rec, ok := ReadLookupRecord(raw)
+	if !ok {
+		return LookupDetails{Verdict: schedule.VerdictCannotTell}
+	}
+	return rec.Details()
+}
+
+// Details returns the record as the rules read it (ParseLookupDetails).
+func (rec LookupRecord) Details() LookupDetails {
 	out := LookupDetails{Verdict: schedule.VerdictCannotTell}
-	type match struct {
-		ID   string `json:"id"`
-		Type string `json:"type"`
-		Ours *bool  `json:"ours"`
-	}
-	var top struct {
-		Verdict     json.RawMessage `json:"verdict"`
-		Match       *match          `json:"match"`
-		Attainments []match         `json:"attainments"`
-		Held        *struct {
-			Answer string `json:"answer"`
-		} `json:"attainments_call"`
-		Verify *struct {
-			Answer         string     `json:"answer"`
-			Code           string     `json:"code"`
-			RetryAfter     *time.Time `json:"retry_after"`
-			AttainmentID   string     `json:"attainment_id"`
-			AttainmentType string     `json:"attainment_type"`
-		} `json:"verify_call"`
-	}
-	if json.Unmarshal(raw, &top) != nil {
-		return out
-	}
 	// A call recorded without an answer, or with anything but "answered", brought none.
-	if top.Held != nil && top.Held.Answer != AnswerAnswered {
+	if c := rec.AttainmentsCall; c != nil && c.Answer != AnswerAnswered {
 		out.Unanswered = append(out.Unanswered, schedule.CallAttainments)
 	}
-	if top.Verify != nil {
-		if top.Verify.Answer != AnswerAnswered {
+	verify := rec.VerifyCall
+	if verify != nil {
+		if verify.Answer != AnswerAnswered {
 			out.Unanswered = append(out.Unanswered, schedule.CallVerify)
 		}
-		if top.Verify.Code == "submissionPending" {
-			out.Pending, out.PendingUntil = true, top.Verify.RetryAfter
+		if verify.Code == "submissionPending" {
+			out.Pending, out.PendingUntil = true, verify.RetryAfter
 		}
 	}
-	if len(top.Verdict) == 0 {
-		// A verdict written as the whole object, without the "verdict" key.
-		top.Verdict = raw
+	if rec.Verdict == nil {
+		return out
 	}
-	var kind string
-	var oursIDs []string
-	m := top.Match
-	if json.Unmarshal(top.Verdict, &kind) != nil {
-		var obj struct {
-			Kind    string          `json:"kind"`
-			Match   *match          `json:"match"`
-			MatchID string          `json:"match_id"`
-			Ours    json.RawMessage `json:"ours"`
-		}
-		if json.Unmarshal(top.Verdict, &obj) != nil {
-			return out
-		}
-		kind = obj.Kind
-		if m == nil {
-			m = obj.Match
-		}
-		if m == nil && obj.MatchID != "" {
-			m = &match{ID: obj.MatchID}
-		}
-		_ = json.Unmarshal(obj.Ours, &oursIDs)
-	}
-	if v := schedule.VerdictKind(kind); v.Valid() {
+	if v := rec.Verdict.Kind; v.Valid() {
 		out.Verdict = v
 	}
 	if !out.Verdict.FoundMatch() {
 		// A match only counts under a verdict that says one was found.
 		return out
 	}
-	if m == nil && top.Verify != nil && top.Verify.AttainmentID != "" {
+	id, typ := rec.Verdict.MatchID, ""
+	if id == "" && verify != nil {
 		// Only Suotar's verify answer shows the submission; the attainment it named is the match.
-		m = &match{ID: top.Verify.AttainmentID, Type: top.Verify.AttainmentType}
+		id, typ = verify.AttainmentID, verify.AttainmentType
 	}
-	if m == nil || m.ID == "" {
+	if id == "" {
 		return out
 	}
-	out.MatchID, out.MatchType = m.ID, m.Type
-	if out.MatchType == "" {
-		for _, a := range top.Attainments {
-			if a.ID == m.ID {
-				out.MatchType = a.Type
-				break
-			}
+	if typ == "" {
+		if i := slices.IndexFunc(rec.Attainments, func(a LookupAttainment) bool { return a.ID == id }); i >= 0 {
+			typ = rec.Attainments[i].Type
 		}
 	}
-	if out.MatchType == "" && top.Verify != nil && top.Verify.AttainmentID == m.ID {
-		out.MatchType = top.Verify.AttainmentType
+	if typ == "" && verify != nil && verify.AttainmentID == id {
+		typ = verify.AttainmentType
 	}
-	if m.Ours != nil {
-		out.MatchOurs = *m.Ours
-	} else {
-		out.MatchOurs = slices.Contains(oursIDs, m.ID)
-	}
+	out.MatchID, out.MatchType, out.MatchOurs = id, typ, slices.Contains(rec.Verdict.Ours, id)
 	return out
 }
 

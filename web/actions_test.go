@@ -18,10 +18,10 @@ import (
 	"regdesk/views"
 )
 
-// Lookup details in the simple shape store.ParseLookupDetails reads.
-const (
-	lookupNotInSisu      = `{"verdict": "not_in_sisu"}`
-	lookupRegisteredOurs = `{"verdict": "registered", "match": {"id": "hy-cu-1", "type": "CourseUnitAttainment", "ours": true}}`
+// Lookup details as regdesk records them.
+var (
+	lookupNotInSisu      = storetest.LookupDetails(schedule.VerdictNotInSisu, nil)
+	lookupRegisteredOurs = storetest.LookupDetails(schedule.VerdictRegistered, &storetest.LookupMatch{ID: "hy-cu-1", Type: "CourseUnitAttainment", Ours: true})
 )
 
 // addLookup records a Sisu lookup of the row made at, by actor, and returns its id.
@@ -202,7 +202,7 @@ func TestEveryActionWithoutJavaScript(t *testing.T) {
 		StateChangedAt: testNow.Add(-4 * 24 * time.Hour), SubmittedAttainmentID: "hy-kur-1", StudentNumber: annaNumber})
 	// Another attainment than the uncertain row's below: one attainment backs one row only.
 	b.addLookup(t, partial, testNow.Add(-time.Hour), b.support,
-		`{"verdict": "registered", "match": {"id": "hy-cu-2", "type": "CourseUnitAttainment", "ours": true}}`)
+		storetest.LookupDetails(schedule.VerdictRegistered, &storetest.LookupMatch{ID: "hy-cu-2", Type: "CourseUnitAttainment", Ours: true}))
 	landed := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
 		ErrorCode: "sisu_timeout", SubmittedAt: ptr(testNow.Add(-30 * time.Hour)), StateChangedAt: testNow.Add(-30 * time.Hour),
 		SubmittedAttainmentID: "hy-kur-1"})

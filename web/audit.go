@@ -1,7 +1,6 @@
 package web
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -156,34 +155,13 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, views.AuditPage(vm), views.AuditResults(results))
 }
 
-// auditDetails is what store/action.go writes into an audit entry's details, as far as the page
-// shows it.
-type auditDetails struct {
-	Decision *struct {
-		Risk    schedule.RiskLabel `json:"risk"`
-		Reasons []schedule.Reason  `json:"reasons"`
-	} `json:"decision"`
-	Lookup *struct {
-		Verdict schedule.VerdictKind `json:"verdict"`
-		Match   struct {
-			ID string `json:"id"`
-		} `json:"match"`
-	} `json:"lookup"`
-	Rows []struct {
-		ID      string               `json:"id"`
-		Outcome store.BulkOutcome    `json:"outcome"`
-		Refusal schedule.RefusalCode `json:"refusal"`
-	} `json:"rows"`
-}
-
 func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: views.NewWhen(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
 		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: deref(e.BeforeState), After: deref(e.AfterState)}
 	if a := schedule.Action(e.HandAction); a.Valid() {
 		vm.Action, vm.ActionKey = a.Label(), string(a)
 	}
-	var d auditDetails
-	_ = json.Unmarshal(e.Details, &d) // unreadable details show less, never fail the page
+	d := store.ReadAuditDetails(e.Details)
 	if d.Rows != nil {
 		b := &views.AuditBulkVM{}
 		for _, row := range d.Rows {
@@ -206,7 +184,7 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
 	}
 	if d.Decision != nil && d.Decision.Risk.NeedsConfirmation() {
-		vm.Notes = append(vm.Notes, "Accepted the risk: "+d.Decision.Risk.Label()+".")
+		vm.Notes = append(vm.Notes, actionNote(d.Decision.Risk, nil))
 	}
 	if d.Lookup != nil && d.Lookup.Verdict != "" {
 		n := "Rested on the lookup: " + d.Lookup.Verdict.Label()
@@ -216,7 +194,7 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 		vm.Notes = append(vm.Notes, n+".")
 	}
 	if d.Decision != nil && e.HandAction == string(schedule.ActionDismissAttention) && len(d.Decision.Reasons) > 0 {
-		vm.Notes = append(vm.Notes, adminAction{DismissedReasons: d.Decision.Reasons}.note())
+		vm.Notes = append(vm.Notes, actionNote("", d.Decision.Reasons))
 	}
 	return vm
 }

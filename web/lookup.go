@@ -60,11 +60,11 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	if actor != nil && actor.ID != "" {
 		actorID = &actor.ID
 	}
-	call := rec.Attainments
+	call := rec.AttainmentsCall
 	// The person may have given up waiting; the lookup happened all the same and is recorded.
 	_, err = s.store.EventInsertLookup(context.WithoutCancel(r.Context()), store.LookupEvent{
 		RegistrationID: reg.ID, ActorID: actorID, CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond),
-		Message: rec.message(), Details: details, Endpoint: call.Endpoint, RequestedAt: call.RequestedAt,
+		Message: rec.Message(), Details: details, Endpoint: call.Endpoint, RequestedAt: call.RequestedAt,
 		AnsweredAt: call.AnsweredAt, Answer: call.Answer,
 	})
 	if err != nil {
@@ -131,116 +131,12 @@ func lookupQueryFor(reg store.Registration) (lookupQuery, string) {
 	return q, ""
 }
 
-// lookupRecord is what a lookup keeps in the history's details: what support needs to read the
-// lookup again, and nothing personal beyond what the row already holds (no names, no e-mails, no
-// person id other than the row's own).
-type lookupRecord struct {
-	V                   int                `json:"v"`
-	DurationMS          int64              `json:"duration_ms"`
-	StudentNumber       string             `json:"student_number"`
-	StudentNumberSource string             `json:"student_number_source"`
-	CourseCode          string             `json:"course_code"`
-	CourseCodeSource    string             `json:"course_code_source"`
-	Sent                lookupSent         `json:"sent"`
-	Attainments         lookupCall         `json:"attainments_call"`
-	Verify              *lookupCall        `json:"verify_call,omitempty"`
-	Person              string             `json:"person"`
-	PersonID            string             `json:"person_id,omitempty"`
-	Held                []lookupAttainment `json:"attainments"`
-	Skipped             int                `json:"skipped,omitempty"`
-	Verdict             *lookupVerdict     `json:"verdict,omitempty"`
-	// Error is why the lookup has no verdict, in words.
-	Error string `json:"error,omitempty"`
-}
-
-// The person field: how the Sisu person on the attainments compares with the row's.
-const (
-	personSame       = "same_as_row"
-	personDifferent  = "differs_from_row"
-	personRowHasNone = "row_has_none"
-	personNotSeen    = "not_seen"
-)
-
-// lookupSent is the frozen payload the verdict compared with.
-type lookupSent struct {
-	GradeScaleID          string     `json:"grade_scale_id,omitempty"`
-	GradeID               string     `json:"grade_id,omitempty"`
-	AttainmentDate        string     `json:"attainment_date,omitempty"`
-	Credits               *float64   `json:"credits,omitempty"`
-	SubmittedAt           *time.Time `json:"submitted_at,omitempty"`
-	SubmittedAttainmentID string     `json:"submitted_attainment_id,omitempty"`
-}
-
-// lookupCall is one Suotar call of a lookup.
-type lookupCall struct {
-	Endpoint      string     `json:"endpoint"`
-	CorrelationID string     `json:"correlation_id,omitempty"`
-	Answer        string     `json:"answer"`
-	Code          string     `json:"code,omitempty"`
-	RequestedAt   time.Time  `json:"requested_at"`
-	AnsweredAt    *time.Time `json:"answered_at,omitempty"`
-	DurationMS    int64      `json:"duration_ms"`
-	Failure       *lookupErr `json:"failure,omitempty"`
-	// The verify answer's attainment (registered) and retryAfter (submissionPending).
-	AttainmentID   string     `json:"attainment_id,omitempty"`
-	AttainmentType string     `json:"attainment_type,omitempty"`
-	RetryAfter     *time.Time `json:"retry_after,omitempty"`
-}
-
-// lookupErr is a failed call, without Suotar's body, which may quote anything.
-type lookupErr struct {
-	Kind       string `json:"kind"`
-	HTTPStatus int    `json:"http_status,omitempty"`
-	Message    string `json:"message"`
-}
-
-type lookupAttainment struct {
-	ID               string   `json:"id"`
-	Type             string   `json:"type,omitempty"`
-	State            string   `json:"state,omitempty"`
-	AttainmentDate   string   `json:"attainment_date,omitempty"`
-	RegistrationDate string   `json:"registration_date,omitempty"`
-	GradeScaleID     string   `json:"grade_scale_id,omitempty"`
-	GradeID          string   `json:"grade_id,omitempty"`
-	Credits          *float64 `json:"credits,omitempty"`
-}
-
-type lookupVerdict struct {
-	Kind      schedule.VerdictKind `json:"kind"`
-	Reason    string               `json:"reason"`
-	MatchID   string               `json:"match_id,omitempty"`
-	Matches   []string             `json:"matches,omitempty"`
-	Ours      []string             `json:"ours,omitempty"`
-	Conflicts []lookupConflict     `json:"conflicts,omitempty"`
-	// Window is the registration window the attainments were weighed against: the submission's
-	// Helsinki and UTC days, from either of which it counts.
-	Window *lookupWindow `json:"window,omitempty"`
-}
-
-type lookupWindow struct {
-	HelsinkiDay string `json:"helsinki_day"`
-	UTCDay      string `json:"utc_day"`
-}
-
-type lookupConflict struct {
-	ID          string   `json:"id"`
-	Differences []string `json:"differences"`
-}
-
-// message is the lookup in words for the history's message column.
-func (rec lookupRecord) message() string {
-	if rec.Verdict == nil {
-		return "Lookup failed: " + rec.Error
-	}
-	return rec.Verdict.Kind.Label() + ": " + rec.Verdict.Reason
-}
-
 // lookUp makes the calls, concurrently, and judges the answer. It never fails: a failed call is
 // part of the record.
-func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQuery) lookupRecord {
+func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQuery) store.LookupRecord {
 	at := s.clock()
 	start := time.Now() // a stopwatch only; every recorded instant derives from the clock
-	rec := lookupRecord{V: 1, StudentNumber: q.StudentNumber, StudentNumberSource: q.NumberSource,
+	rec := store.LookupRecord{V: store.LookupRecordVersion, StudentNumber: q.StudentNumber, StudentNumberSource: q.NumberSource,
 		CourseCode: q.CourseCode, CourseCodeSource: q.CodeSource, Sent: sentOf(reg)}
 
 	var (
@@ -249,10 +145,10 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 		heldErr    error
 		verify     suotar.Batch[suotar.VerifyAnswer]
 		verifyErr  error
-		heldCall   lookupCall
-		verifyCall lookupCall
+		heldCall   store.LookupCall
+		verifyCall store.LookupCall
 	)
-	timed := func(endpoint string, call func() error) lookupCall {
+	timed := func(endpoint string, call func() error) store.LookupCall {
 		from := time.Since(start)
 		err := call()
 		return callRecord(endpoint, at.Add(from), time.Since(start)-from, err)
@@ -275,7 +171,7 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 	rec.DurationMS = time.Since(start).Milliseconds()
 
 	heldCall.CorrelationID = held.CorrelationID
-	rec.Attainments = heldCall
+	rec.AttainmentsCall = &heldCall
 	var lookup schedule.Lookup
 	if q.SubmittedID != "" {
 		verifyCall.CorrelationID = verify.CorrelationID
@@ -286,7 +182,7 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 			lookup.Failed = append(lookup.Failed, schedule.FailedCall{Call: schedule.CallVerify, Why: verifyCall.Failure.Message})
 			s.log.WarnContext(ctx, "sisu lookup: verify failed", "registration", reg.ID, "err", verifyErr, "correlation_id", verify.CorrelationID)
 		}
-		rec.Verify = &verifyCall
+		rec.VerifyCall = &verifyCall
 	}
 	if heldErr != nil {
 		// The verdict is still given: it says which call failed, and a verify answer may still
@@ -295,13 +191,13 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 		s.log.WarnContext(ctx, "sisu lookup failed", "registration", reg.ID, "err", heldErr, "correlation_id", held.CorrelationID,
 			"duration_ms", rec.DurationMS)
 	} else {
-		rec.Attainments.Code = held.RawCode
+		rec.AttainmentsCall.Code = held.RawCode
 		rec.Skipped = len(held.Skipped)
 		lookup.Code = held.RawCode
 	}
 	seen := map[string]bool{}
 	for _, a := range held.Attainments {
-		rec.Held = append(rec.Held, lookupAttainment{ID: a.ID, Type: a.Type, State: a.State, AttainmentDate: a.AttainmentDate.String(),
+		rec.Attainments = append(rec.Attainments, store.LookupAttainment{ID: a.ID, Type: a.Type, State: a.State, AttainmentDate: a.AttainmentDate.String(),
 			RegistrationDate: a.RegistrationDate.String(), GradeScaleID: a.GradeScaleID, GradeID: a.GradeID, Credits: a.Credits})
 		lookup.Attainments = append(lookup.Attainments, schedule.SisuAttainment{ID: a.ID, Type: a.Type, State: a.State,
 			AttainmentDate: civil(a.AttainmentDate), RegistrationDate: civil(a.RegistrationDate), GradeScaleID: a.GradeScaleID,
@@ -313,15 +209,15 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 	rec.Person, rec.PersonID = personCheck(deref(reg.SisuPersonID), seen)
 
 	v := schedule.Judge(submissionOf(reg), lookup, at)
-	rec.Verdict = &lookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
+	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
 	if !v.Window.IsZero() {
-		rec.Verdict.Window = &lookupWindow{HelsinkiDay: v.Window.HelsinkiDay.String(), UTCDay: v.Window.UTCDay.String()}
+		rec.Verdict.Window = &store.LookupWindow{HelsinkiDay: v.Window.HelsinkiDay.String(), UTCDay: v.Window.UTCDay.String()}
 	}
 	if v.Match != nil {
 		rec.Verdict.MatchID = v.Match.ID
 	}
 	for _, c := range v.Conflicts {
-		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, lookupConflict{ID: c.AttainmentID, Differences: c.Differences})
+		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, store.LookupConflict{ID: c.AttainmentID, Differences: c.Differences})
 	}
 	s.log.InfoContext(ctx, "sisu lookup", "registration", reg.ID, "verdict", v.Kind, "correlation_id", held.CorrelationID,
 		"duration_ms", rec.DurationMS)
@@ -331,8 +227,8 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 // callRecord describes a finished call. Suotar refused a call when it answered with a
 // request-level error that says nothing was acted on (4xx, 503, 429); a call is unanswered when
 // no usable answer came (5xx, timeouts, dropped connections, unreadable answers).
-func callRecord(endpoint string, requested time.Time, took time.Duration, err error) lookupCall {
-	c := lookupCall{Endpoint: endpoint, RequestedAt: requested, DurationMS: took.Milliseconds(), Answer: store.AnswerAnswered}
+func callRecord(endpoint string, requested time.Time, took time.Duration, err error) store.LookupCall {
+	c := store.LookupCall{Endpoint: endpoint, RequestedAt: requested, DurationMS: took.Milliseconds(), Answer: store.AnswerAnswered}
 	answered := requested.Add(took)
 	if err == nil {
 		c.AnsweredAt = &answered
@@ -341,10 +237,10 @@ func callRecord(endpoint string, requested time.Time, took time.Duration, err er
 	c.Answer = store.AnswerUnanswered
 	e, ok := errors.AsType[*suotar.Error](err)
 	if !ok {
-		c.Failure = &lookupErr{Kind: "other", Message: "The Suotar lookup failed; try again."}
+		c.Failure = &store.LookupCallFailure{Kind: "other", Message: "The Suotar lookup failed; try again."}
 		return c
 	}
-	c.Failure = &lookupErr{Kind: string(e.Kind), HTTPStatus: e.HTTPStatus, Message: e.UserMessage()}
+	c.Failure = &store.LookupCallFailure{Kind: string(e.Kind), HTTPStatus: e.HTTPStatus, Message: e.UserMessage()}
 	if e.HTTPStatus != 0 {
 		c.AnsweredAt = &answered
 	}
@@ -356,14 +252,14 @@ func callRecord(endpoint string, requested time.Time, took time.Duration, err er
 
 // verifyEvidence reads the one verify answer into call and returns it as the verdict's evidence;
 // nil when Suotar left the item out or it could not be read.
-func verifyEvidence(b suotar.Batch[suotar.VerifyAnswer], call *lookupCall) *schedule.VerifyEvidence {
+func verifyEvidence(b suotar.Batch[suotar.VerifyAnswer], call *store.LookupCall) *schedule.VerifyEvidence {
 	if len(b.Items) == 0 {
 		return nil
 	}
 	a := b.Items[0]
 	if a.Missing || a.Unreadable != "" {
 		call.Answer = store.AnswerUnanswered
-		call.Failure = &lookupErr{Kind: string(suotar.KindBadAnswer), Message: "Suotar's answer left the submitted id out or could not be read; try again."}
+		call.Failure = &store.LookupCallFailure{Kind: string(suotar.KindBadAnswer), Message: "Suotar's answer left the submitted id out or could not be read; try again."}
 		return nil
 	}
 	call.Code = a.RawCode
@@ -384,21 +280,21 @@ func verifyEvidence(b suotar.Batch[suotar.VerifyAnswer], call *lookupCall) *sche
 func personCheck(rowPersonID string, seen map[string]bool) (string, string) {
 	switch {
 	case len(seen) == 0:
-		return personNotSeen, ""
+		return store.LookupPersonNotSeen, ""
 	case rowPersonID == "":
-		return personRowHasNone, ""
+		return store.LookupPersonRowHasNone, ""
 	case len(seen) == 1 && seen[rowPersonID]:
-		return personSame, rowPersonID
+		return store.LookupPersonSame, rowPersonID
 	}
-	return personDifferent, ""
+	return store.LookupPersonDifferent, ""
 }
 
 func civil(d suotar.Date) schedule.Date {
 	return schedule.Date{Year: d.Year, Month: d.Month, Day: d.Day}
 }
 
-func sentOf(reg store.Registration) lookupSent {
-	s := lookupSent{GradeScaleID: deref(reg.GradeScaleID), GradeID: deref(reg.GradeID), SubmittedAt: reg.SubmittedAt,
+func sentOf(reg store.Registration) store.LookupSent {
+	s := store.LookupSent{GradeScaleID: deref(reg.GradeScaleID), GradeID: deref(reg.GradeID), SubmittedAt: reg.SubmittedAt,
 		SubmittedAttainmentID: deref(reg.SubmittedAttempt)}
 	if reg.AttainedAt != nil {
 		s.AttainmentDate = schedule.HelsinkiDate(*reg.AttainedAt).String()
@@ -431,10 +327,14 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 	e := events[i]
 	res := &views.LookupResultVM{When: views.NewWhen(&e.CreatedAt, now), By: deref(e.ActorName)}
 	vm.Last = res
-	var rec lookupRecord
-	if err := json.Unmarshal(e.Details, &rec); err != nil || rec.V != 1 {
+	rec, ok := store.ReadLookupRecord(e.Details)
+	if !ok || rec.V != store.LookupRecordVersion {
 		res.Error = "This lookup was recorded in a form this version of regdesk cannot show; its history entry has the details."
 		return vm
+	}
+	if rec.AttainmentsCall == nil {
+		// Every lookup makes this call; a record without it shows the call as empty.
+		rec.AttainmentsCall = &store.LookupCall{}
 	}
 	res.Took = took(rec.DurationMS)
 	switch {
@@ -446,8 +346,8 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 	res.Sent = sentProperties(rec)
 	res.Person = personProperties(rec)
 	res.Calls = callProperties(rec)
-	if rec.Verify != nil {
-		res.Verify = verifyVM(rec.Sent.SubmittedAttainmentID, *rec.Verify)
+	if rec.VerifyCall != nil {
+		res.Verify = verifyVM(rec.Sent.SubmittedAttainmentID, *rec.VerifyCall)
 	}
 	if rec.Verdict == nil {
 		res.Error = rec.Error
@@ -460,7 +360,7 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 	for _, c := range rec.Verdict.Conflicts {
 		conflicts[c.ID] = strings.Join(c.Differences, "; ")
 	}
-	for _, a := range rec.Held {
+	for _, a := range rec.Attainments {
 		row := views.LookupAttainmentVM{
 			ID: a.ID, Type: typeLabel(a.Type), TypeTitle: a.Type, AttainmentDate: dash(a.AttainmentDate),
 			RegistrationDate: dash(a.RegistrationDate), Grade: gradeLabel(a.GradeScaleID, a.GradeID), Scale: dash(a.GradeScaleID),
@@ -490,19 +390,19 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 
 // failedWords says which of the lookup's calls brought no answer, and whether what Sisu holds is
 // therefore unknown.
-func failedWords(rec lookupRecord) (string, bool) {
+func failedWords(rec store.LookupRecord) (string, bool) {
 	var parts []string
-	held := rec.Attainments.Failure != nil
+	held := rec.AttainmentsCall.Failure != nil
 	if held {
-		parts = append(parts, "Suotar gave no list of the student's attainments: "+rec.Attainments.Failure.Message)
+		parts = append(parts, "Suotar gave no list of the student's attainments: "+rec.AttainmentsCall.Failure.Message)
 	}
-	if rec.Verify != nil && rec.Verify.Failure != nil {
-		parts = append(parts, "Suotar's verify call for the submitted attainment failed: "+rec.Verify.Failure.Message)
+	if rec.VerifyCall != nil && rec.VerifyCall.Failure != nil {
+		parts = append(parts, "Suotar's verify call for the submitted attainment failed: "+rec.VerifyCall.Failure.Message)
 	}
 	return strings.Join(parts, " "), held
 }
 
-func sentProperties(rec lookupRecord) []views.Property {
+func sentProperties(rec store.LookupRecord) []views.Property {
 	s := rec.Sent
 	facts := []views.Property{
 		{Label: "Student number", Value: rec.StudentNumber, Mono: true, Title: sourceWords(rec.StudentNumberSource)},
@@ -533,10 +433,10 @@ func sourceWords(source string) string {
 	return ""
 }
 
-func personProperties(rec lookupRecord) []views.Property {
+func personProperties(rec store.LookupRecord) []views.Property {
 	number := views.Property{Label: "Looked up", Value: rec.StudentNumber + " on " + rec.CourseCode, Mono: true}
-	answer := views.Property{Label: "Suotar said", Value: dash(rec.Attainments.Code), Mono: true}
-	switch rec.Attainments.Code {
+	answer := views.Property{Label: "Suotar said", Value: dash(rec.AttainmentsCall.Code), Mono: true}
+	switch rec.AttainmentsCall.Code {
 	case "enrolmentFound":
 		answer.Title = "The student is enrolled on the course"
 	case "enrolmentNotFound", "enrolmentNotAccepted":
@@ -548,11 +448,11 @@ func personProperties(rec lookupRecord) []views.Property {
 	}
 	person := views.Property{Label: "Sisu person"}
 	switch rec.Person {
-	case personSame:
+	case store.LookupPersonSame:
 		person.Value, person.Mono, person.Title = rec.PersonID, true, "The attainments are the row's Sisu person's"
-	case personDifferent:
+	case store.LookupPersonDifferent:
 		person.Value = "Not the row's Sisu person: check the student number"
-	case personRowHasNone:
+	case store.LookupPersonRowHasNone:
 		person.Value = "The row names no Sisu person to compare with"
 	default:
 		person.Value = "—"
@@ -560,15 +460,15 @@ func personProperties(rec lookupRecord) []views.Property {
 	return []views.Property{number, answer, person}
 }
 
-func callProperties(rec lookupRecord) []views.Property {
-	facts := []views.Property{callProperty("Attainments (enrolments/resolve)", rec.Attainments)}
-	if rec.Verify != nil {
-		facts = append(facts, callProperty("Verify (attainments/verify)", *rec.Verify))
+func callProperties(rec store.LookupRecord) []views.Property {
+	facts := []views.Property{callProperty("Attainments (enrolments/resolve)", *rec.AttainmentsCall)}
+	if rec.VerifyCall != nil {
+		facts = append(facts, callProperty("Verify (attainments/verify)", *rec.VerifyCall))
 	}
 	return facts
 }
 
-func callProperty(label string, c lookupCall) views.Property {
+func callProperty(label string, c store.LookupCall) views.Property {
 	v := c.Answer + " in " + took(c.DurationMS)
 	if c.Failure != nil && c.Failure.HTTPStatus != 0 {
 		v += " (HTTP " + strconv.Itoa(c.Failure.HTTPStatus) + ")"
@@ -579,7 +479,7 @@ func callProperty(label string, c lookupCall) views.Property {
 	return views.Property{Label: label, Value: v, Title: "Quote the correlation id when asking about this call in Suotar's logs"}
 }
 
-func verifyVM(submittedID string, c lookupCall) *views.LookupVerifyVM {
+func verifyVM(submittedID string, c store.LookupCall) *views.LookupVerifyVM {
 	vm := &views.LookupVerifyVM{SubmittedID: submittedID, Code: c.Code}
 	if c.Failure != nil {
 		vm.Error = c.Failure.Message
@@ -607,11 +507,11 @@ func verifyVM(submittedID string, c lookupCall) *views.LookupVerifyVM {
 	return vm
 }
 
-func attainmentsNote(rec lookupRecord) string {
+func attainmentsNote(rec store.LookupRecord) string {
 	var notes []string
-	switch rec.Attainments.Code {
+	switch rec.AttainmentsCall.Code {
 	case "enrolmentNotFound", "enrolmentNotAccepted":
-		notes = append(notes, "The student has no usable enrolment on the course ("+rec.Attainments.Code+"); Sisu's attainments are listed all the same.")
+		notes = append(notes, "The student has no usable enrolment on the course ("+rec.AttainmentsCall.Code+"); Sisu's attainments are listed all the same.")
 	}
 	if rec.Skipped > 0 {
 		notes = append(notes, fmt.Sprintf("Suotar sent %d entries regdesk could not read; they are left out.", rec.Skipped))
@@ -679,8 +579,8 @@ func latestLookupID(events []store.Event) string {
 
 // lookupTitle names a lookup in the history: its verdict, or that it failed.
 func lookupTitle(e store.Event) string {
-	var rec lookupRecord
-	if json.Unmarshal(e.Details, &rec) != nil || rec.V != 1 {
+	rec, ok := store.ReadLookupRecord(e.Details)
+	if !ok || rec.V != store.LookupRecordVersion {
 		return "Looked up in Sisu"
 	}
 	if rec.Verdict == nil {

@@ -200,11 +200,11 @@ func eventVMs(registrationID string, events []store.Event, now time.Time) []view
 		}
 		if e.Kind == "admin_action" {
 			vm.Reason, vm.Message = vm.Message, ""
-			a := adminActionDetails(e.Details)
+			a := store.ReadActionEventDetails(e.Details)
 			if a.AuditID != "" {
 				vm.AuditURL = "/audit?registration=" + registrationID + "#audit-" + a.AuditID
 			}
-			vm.Note = a.note()
+			vm.Note = actionNote(a.Risk, a.DismissedReasons)
 		}
 		var parts map[string]json.RawMessage
 		if json.Unmarshal(e.Details, &parts) == nil && (parts["request"] != nil || parts["response"] != nil) {
@@ -244,30 +244,16 @@ func indentJSON(raw json.RawMessage) string {
 	return buf.String()
 }
 
-// adminAction is what an admin_action event's details say (store/action.go writes them).
-type adminAction struct {
-	Action           schedule.Action      `json:"action"`
-	AuditID          string               `json:"audit_id"`
-	Risk             schedule.RiskLabel   `json:"risk"`
-	Check            schedule.CheckTarget `json:"check"`
-	DismissedReasons []schedule.Reason    `json:"dismissed_reasons"`
-}
-
-func adminActionDetails(raw json.RawMessage) adminAction {
-	var a adminAction
-	_ = json.Unmarshal(raw, &a) // unreadable details just show less
-	return a
-}
-
-// note says what a hand action carried beyond its reason: an accepted risk, dismissed reasons.
-func (a adminAction) note() string {
+// actionNote says what a hand action carried beyond its reason: an accepted risk, dismissed
+// reasons.
+func actionNote(risk schedule.RiskLabel, dismissed []schedule.Reason) string {
 	var notes []string
-	if a.Risk.NeedsConfirmation() {
-		notes = append(notes, "Accepted the risk: "+a.Risk.Label()+".")
+	if risk.NeedsConfirmation() {
+		notes = append(notes, "Accepted the risk: "+risk.Label()+".")
 	}
-	if len(a.DismissedReasons) > 0 {
-		labels := make([]string, len(a.DismissedReasons))
-		for i, r := range a.DismissedReasons {
+	if len(dismissed) > 0 {
+		labels := make([]string, len(dismissed))
+		for i, r := range dismissed {
 			labels[i] = r.Label()
 		}
 		notes = append(notes, "Dismissed: "+strings.Join(labels, ", ")+".")
@@ -298,7 +284,7 @@ func eventTitle(e store.Event) string {
 		parts = append(parts, "Retry scheduled")
 	case "admin_action":
 		parts = append(parts, "Hand action")
-		if a := adminActionDetails(e.Details).Action; a.Valid() {
+		if a := store.ReadActionEventDetails(e.Details).Action; a.Valid() {
 			parts = append(parts, "·", a.Label())
 		}
 	case "student_action":
