@@ -140,25 +140,18 @@ func (r *actionRow) lookup() *LookupSummary {
 	if r.LookupID == nil || r.LookupAt == nil {
 		return nil
 	}
-	return &LookupSummary{EventID: *r.LookupID, At: *r.LookupAt, ActorName: deref(r.LookupActor), LookupDetails: ParseLookupDetails(r.LookupDetails)}
+	return &LookupSummary{EventID: *r.LookupID, At: *r.LookupAt, ActorName: Deref(r.LookupActor), LookupDetails: ParseLookupDetails(r.LookupDetails)}
 }
 
-func (r *actionRow) lookupID() string { return deref(r.LookupID) }
+func (r *actionRow) lookupID() string { return Deref(r.LookupID) }
 
 func (r *actionRow) scheduleFacts() schedule.Facts {
 	return schedule.Facts{
 		Row:                   r.ScheduleRow(),
-		SubmittedAttainmentID: deref(r.SubmittedAttainmentID),
+		SubmittedAttainmentID: Deref(r.SubmittedAttainmentID),
 		Lookup:                r.lookup().ScheduleLookup(),
 		MatchLinkedTo:         r.linkedTo,
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 // actionRowsByID reads the rows with the given ids, in id order, and marks those whose lookup
@@ -388,8 +381,8 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
 	case err != nil:
 		return nil, dbError("staleError change", err)
 	}
-	e.LastChange = &Change{At: c.At, ActorName: deref(c.ActorName), Kind: c.Kind,
-		FromState: schedule.State(deref(c.FromState)), ToState: schedule.State(deref(c.ToState)), Message: deref(c.Message)}
+	e.LastChange = &Change{At: c.At, ActorName: Deref(c.ActorName), Kind: c.Kind,
+		FromState: schedule.State(Deref(c.FromState)), ToState: schedule.State(Deref(c.ToState)), Message: Deref(c.Message)}
 	return e, nil
 }
 

@@ -196,8 +196,8 @@ func TestActionResubmitUncertainAfterLookup(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := events[0]
-	if e.Kind != "admin_action" || deref(e.FromState) != "submission_uncertain" || deref(e.ToState) != "ready_to_submit" ||
-		deref(e.Message) != "Checked Sisu by hand" || deref(e.ActorName) != "Anna Support" || !e.CreatedAt.Equal(actionNow) {
+	if e.Kind != "admin_action" || store.Deref(e.FromState) != "submission_uncertain" || store.Deref(e.ToState) != "ready_to_submit" ||
+		store.Deref(e.Message) != "Checked Sisu by hand" || store.Deref(e.ActorName) != "Anna Support" || !e.CreatedAt.Equal(actionNow) {
 		t.Errorf("event = %+v", e)
 	}
 
@@ -221,13 +221,6 @@ func TestActionResubmitUncertainAfterLookup(t *testing.T) {
 	if d.Action != "resubmit" || d.Decision.Risk != "possible_duplicate" || d.Decision.Target != "ready_to_submit" || d.Lookup.Verdict != "not_in_sisu" {
 		t.Errorf("audit details = %s", details)
 	}
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func TestActionCancel(t *testing.T) {
@@ -295,8 +288,8 @@ func TestActionMarkInSisu(t *testing.T) {
 				t.Fatalf("mark in Sisu: %v", err)
 			}
 			got := b.ledger(t, id)
-			if got.State != tc.state || string(res.After) != tc.state || got.Flag || deref(got.SisuID) != tc.sisuID ||
-				deref(got.SisuType) != tc.sisuType || (got.TerminalAt != nil) != tc.terminal || got.ErrorCode != nil {
+			if got.State != tc.state || string(res.After) != tc.state || got.Flag || store.Deref(got.SisuID) != tc.sisuID ||
+				store.Deref(got.SisuType) != tc.sisuType || (got.TerminalAt != nil) != tc.terminal || got.ErrorCode != nil {
 				t.Errorf("after marking: %+v", got)
 			}
 			if (got.RegisteredAt != nil) != (tc.state == "registered") {
@@ -361,7 +354,7 @@ func TestActionMarkRegistered(t *testing.T) {
 		t.Fatalf("mark registered: %v", err)
 	}
 	got := b.ledger(t, id)
-	if got.State != "registered" || got.Flag || deref(got.SisuID) != "hy-cu-1" || got.RegisteredAt == nil || got.TerminalAt == nil {
+	if got.State != "registered" || got.Flag || store.Deref(got.SisuID) != "hy-cu-1" || got.RegisteredAt == nil || got.TerminalAt == nil {
 		t.Errorf("after mark registered: %+v", got)
 	}
 }
@@ -405,7 +398,7 @@ VALUES ($1, $2, $3, '{too_many_attempts}', $4, 'seen')`, storetest.NewID(), acti
 		t.Errorf("after dismissing: %+v", got)
 	}
 	r := b.get(t, misreg)
-	if deref(r.DismissedBy) != "Anna Support" || deref(r.DismissalNote) != "Checked Sisu by hand" {
+	if store.Deref(r.DismissedBy) != "Anna Support" || store.Deref(r.DismissalNote) != "Checked Sisu by hand" {
 		t.Errorf("dismissal by %v, note %v", r.DismissedBy, r.DismissalNote)
 	}
 	status := schedule.Classify(r.ScheduleRow(), actionNow)

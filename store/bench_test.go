@@ -90,7 +90,7 @@ func BenchmarkQueue(b *testing.B) {
 			return err
 		}},
 		{"SearchStudentNumber", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: deref(first[0].StudentNumber)}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: store.Deref(first[0].StudentNumber)}, nil, 50)
 			return err
 		}},
 		{"RegistrationGet", func() error { _, err := st.RegistrationGet(ctx, first[0].ID, nil); return err }},

@@ -264,5 +264,5 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, registrationID)
 	if err != nil {
 		return nil, dbError("LookupLatest", err)
 	}
-	return &LookupSummary{EventID: r.ID, At: r.At, ActorName: deref(r.Actor), LookupDetails: ParseLookupDetails(r.Details)}, nil
+	return &LookupSummary{EventID: r.ID, At: r.At, ActorName: Deref(r.Actor), LookupDetails: ParseLookupDetails(r.Details)}, nil
 }

@@ -132,3 +132,13 @@ func NewID() string {
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
+
+// Deref returns the value p points to, or the zero value for nil: a nullable column read where
+// NULL and the zero value mean the same, such as "" for text.
+func Deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}

@@ -157,7 +157,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 
 func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: views.NewWhen(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
-		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: deref(e.BeforeState), After: deref(e.AfterState)}
+		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
 	if a := schedule.Action(e.HandAction); a.Valid() {
 		vm.Action, vm.ActionKey = a.Label(), string(a)
 	}

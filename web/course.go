@@ -146,7 +146,7 @@ func courseRowVM(row store.RegistrationOverview, sum schedule.StudentSummary, no
 		RegistrationID: row.ID,
 		StudentURL:     "/students/" + row.StudentID + "#reg-" + row.ID,
 		StudentName:    row.StudentName,
-		StudentNumber:  deref(row.StudentNumber),
+		StudentNumber:  store.Deref(row.StudentNumber),
 		Module:         row.ModuleName,
 		Grade:          gradeText(row.Grade, row.GradeScaleID, row.Passed),
 		WaitsOn:        string(sum.WaitsOn),

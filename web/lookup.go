@@ -111,15 +111,15 @@ type lookupQuery struct {
 // was sent, else the student's linked number and the module's course code. The second result
 // says why nothing can be asked.
 func lookupQueryFor(reg store.Registration) (lookupQuery, string) {
-	q := lookupQuery{SubmittedID: strings.TrimSpace(deref(reg.SubmittedAttempt))}
-	if n := strings.TrimSpace(deref(reg.FrozenStudentNumber)); n != "" {
+	q := lookupQuery{SubmittedID: strings.TrimSpace(store.Deref(reg.SubmittedAttempt))}
+	if n := strings.TrimSpace(store.Deref(reg.FrozenStudentNumber)); n != "" {
 		q.StudentNumber, q.NumberSource = n, "frozen"
-	} else if n := strings.TrimSpace(deref(reg.LinkedStudentNumber)); n != "" {
+	} else if n := strings.TrimSpace(store.Deref(reg.LinkedStudentNumber)); n != "" {
 		q.StudentNumber, q.NumberSource = n, "linked"
 	}
-	if c := strings.TrimSpace(deref(reg.FrozenCourseCode)); c != "" {
+	if c := strings.TrimSpace(store.Deref(reg.FrozenCourseCode)); c != "" {
 		q.CourseCode, q.CodeSource = c, "frozen"
-	} else if c := strings.TrimSpace(deref(reg.UhCourseCode)); c != "" {
+	} else if c := strings.TrimSpace(store.Deref(reg.UhCourseCode)); c != "" {
 		q.CourseCode, q.CodeSource = c, "module"
 	}
 	switch {
@@ -206,7 +206,7 @@ func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQue
 			seen[a.PersonID] = true
 		}
 	}
-	rec.Person, rec.PersonID = personCheck(deref(reg.SisuPersonID), seen)
+	rec.Person, rec.PersonID = personCheck(store.Deref(reg.SisuPersonID), seen)
 
 	v := schedule.Judge(submissionOf(reg), lookup, at)
 	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
@@ -294,8 +294,8 @@ func civil(d suotar.Date) schedule.Date {
 }
 
 func sentOf(reg store.Registration) store.LookupSent {
-	s := store.LookupSent{GradeScaleID: deref(reg.GradeScaleID), GradeID: deref(reg.GradeID), SubmittedAt: reg.SubmittedAt,
-		SubmittedAttainmentID: deref(reg.SubmittedAttempt)}
+	s := store.LookupSent{GradeScaleID: store.Deref(reg.GradeScaleID), GradeID: store.Deref(reg.GradeID), SubmittedAt: reg.SubmittedAt,
+		SubmittedAttainmentID: store.Deref(reg.SubmittedAttempt)}
 	if reg.AttainedAt != nil {
 		s.AttainmentDate = schedule.HelsinkiDate(*reg.AttainedAt).String()
 	}
@@ -307,8 +307,8 @@ func sentOf(reg store.Registration) store.LookupSent {
 }
 
 func submissionOf(reg store.Registration) schedule.Submission {
-	return schedule.Submission{GradeScaleID: strings.TrimSpace(deref(reg.GradeScaleID)), GradeID: strings.TrimSpace(deref(reg.GradeID)),
-		AttainedAt: reg.AttainedAt, SubmittedAt: reg.SubmittedAt, SubmittedAttainmentID: strings.TrimSpace(deref(reg.SubmittedAttempt))}
+	return schedule.Submission{GradeScaleID: strings.TrimSpace(store.Deref(reg.GradeScaleID)), GradeID: strings.TrimSpace(store.Deref(reg.GradeID)),
+		AttainedAt: reg.AttainedAt, SubmittedAt: reg.SubmittedAt, SubmittedAttainmentID: strings.TrimSpace(store.Deref(reg.SubmittedAttempt))}
 }
 
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest
@@ -325,7 +325,7 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 		return vm
 	}
 	e := events[i]
-	res := &views.LookupResultVM{When: views.NewWhen(&e.CreatedAt, now), By: deref(e.ActorName)}
+	res := &views.LookupResultVM{When: views.NewWhen(&e.CreatedAt, now), By: store.Deref(e.ActorName)}
 	vm.Last = res
 	rec, ok := store.ReadLookupRecord(e.Details)
 	if !ok || rec.V != store.LookupRecordVersion {

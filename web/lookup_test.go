@@ -203,18 +203,11 @@ func (b *lookupBundle) lookupChecked(t *testing.T, id string) (string, recorded)
 		t.Errorf("the lookup event has no message")
 	}
 	for _, personal := range []string{"Anna Sofia", "Äijälä", "helsinki.example", "anna.aijala"} {
-		if strings.Contains(string(events[0].Details), personal) || strings.Contains(deref(events[0].Message), personal) {
+		if strings.Contains(string(events[0].Details), personal) || strings.Contains(store.Deref(events[0].Message), personal) {
 			t.Errorf("the recorded lookup holds %q: %s", personal, events[0].Details)
 		}
 	}
 	return body, rec
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
 
 func verdictOf(rec recorded) string {
@@ -411,7 +404,7 @@ func TestLookupFailuresAreClearAndRecorded(t *testing.T) {
 			if !strings.Contains(body, "Nothing was changed") {
 				t.Errorf("the region does not say nothing changed")
 			}
-			if got := deref(rec.event.SuotarAnswer); got != tc.answer {
+			if got := store.Deref(rec.event.SuotarAnswer); got != tc.answer {
 				t.Errorf("suotar_answer = %q, want %q", got, tc.answer)
 			}
 			// A failed call is not an answer: the verdict is "cannot tell", naming the call.
@@ -422,7 +415,7 @@ func TestLookupFailuresAreClearAndRecorded(t *testing.T) {
 			if ms, _ := rec.details["duration_ms"].(float64); time.Duration(ms)*time.Millisecond < tc.atLeast {
 				t.Errorf("duration_ms = %v, want at least %v", ms, tc.atLeast)
 			}
-			if got := deref(rec.event.Message); !strings.HasPrefix(got, "Cannot tell: The call for the student's attainments on the course failed") {
+			if got := store.Deref(rec.event.Message); !strings.HasPrefix(got, "Cannot tell: The call for the student's attainments on the course failed") {
 				t.Errorf("message = %q, want the failure in words", got)
 			}
 		})

@@ -271,11 +271,11 @@ func queueRowVM(row store.RegistrationListRow, now time.Time) views.QueueRowVM {
 		PhaseLabel:       st.Phase.Label(),
 		PhaseExplanation: st.Phase.Explanation(),
 		StudentName:      row.StudentName,
-		StudentNumber:    deref(row.StudentNumber),
+		StudentNumber:    store.Deref(row.StudentNumber),
 		StudentEmail:     row.StudentEmail,
 		Course:           row.CourseName,
 		Module:           row.ModuleName,
-		CourseCode:       deref(row.UhCourseCode),
+		CourseCode:       store.Deref(row.UhCourseCode),
 		ErrorCode:        string(row.ErrorCode),
 		NextCheck:        views.NewWhen(st.NextCheckAt, now),
 		Escalates:        views.NewWhen(st.EscalatesAt, now),
@@ -373,11 +373,4 @@ func queueFilterVM(p queueParams, courses []store.Course) views.QueueFilterVM {
 		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.errorCodes, x)})
 	}
 	return vm
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

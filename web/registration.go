@@ -88,11 +88,11 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 	h := views.RegistrationHeaderVM{
 		StudentName:      reg.StudentName,
 		StudentURL:       "/students/" + reg.StudentID,
-		StudentNumber:    deref(reg.StudentNumber),
+		StudentNumber:    store.Deref(reg.StudentNumber),
 		StudentEmail:     reg.StudentEmail,
 		Course:           reg.CourseName,
 		Module:           reg.ModuleName,
-		CourseCode:       deref(reg.UhCourseCode),
+		CourseCode:       store.Deref(reg.UhCourseCode),
 		State:            string(reg.State),
 		StateLabel:       reg.State.Label(),
 		StateExplanation: reg.State.Explanation(),
@@ -105,7 +105,7 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 		NextCheck:        views.NewWhen(st.NextCheckAt, now),
 		Escalates:        views.NewWhen(st.EscalatesAt, now),
 		ErrorCode:        string(reg.ErrorCode),
-		ErrorMessage:     deref(reg.ErrorMessage),
+		ErrorMessage:     store.Deref(reg.ErrorMessage),
 		DrawnAt:          now.UTC().Format(time.RFC3339),
 	}
 	if reg.ErrorCode != "" {
@@ -195,8 +195,8 @@ func eventVMs(registrationID string, events []store.Event, now time.Time) []view
 			When:    views.NewWhen(&e.CreatedAt, now),
 			Kind:    e.Kind,
 			Title:   eventTitle(e),
-			Actor:   deref(e.ActorName),
-			Message: deref(e.Message),
+			Actor:   store.Deref(e.ActorName),
+			Message: store.Deref(e.Message),
 		}
 		if e.Kind == "admin_action" {
 			vm.Reason, vm.Message = vm.Message, ""

@@ -66,7 +66,7 @@ func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.
 			ID:            row.ID,
 			URL:           "/students/" + row.ID,
 			Name:          row.Name,
-			Number:        deref(row.StudentNumber),
+			Number:        store.Deref(row.StudentNumber),
 			Email:         row.Email,
 			Registrations: plural(row.RegistrationCount, "registration", "registrations"),
 		})
@@ -151,7 +151,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 		Page:   s.page(r, student.Name()),
 		ID:     student.ID,
 		Name:   student.Name(),
-		Number: deref(student.StudentNumber),
+		Number: store.Deref(student.StudentNumber),
 		Email:  student.Email,
 		Empty:  "This student has no registrations.",
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -461,8 +460,8 @@ func checkRowAt(r row, now time.Time) []string {
 		return []string{"no events"}
 	}
 	first := r.events[0]
-	if first.kind != "created" || first.from != nil || deref(first.to) != "pending" || !first.at.Equal(r.createdAt) {
-		bad("first event is %s %v→%v at %v, want created →pending at created_at %v", first.kind, deref(first.from), deref(first.to), first.at, r.createdAt)
+	if first.kind != "created" || first.from != nil || store.Deref(first.to) != "pending" || !first.at.Equal(r.createdAt) {
+		bad("first event is %s %v→%v at %v, want created →pending at created_at %v", first.kind, store.Deref(first.from), store.Deref(first.to), first.at, r.createdAt)
 	}
 	state := ""
 	var lastChange time.Time
@@ -478,7 +477,7 @@ func checkRowAt(r row, now time.Time) []string {
 			bad("event %d has an actor; the demo has no staff accounts", i)
 		}
 		if i > 0 {
-			from, to := deref(e.from), deref(e.to)
+			from, to := store.Deref(e.from), store.Deref(e.to)
 			if from != state {
 				bad("event %d leaves %q, but the row was in %q", i, from, state)
 			}
@@ -487,10 +486,10 @@ func checkRowAt(r row, now time.Time) []string {
 				bad("event %d (%s) moves %s → %s, not a pipeline edge", i, e.kind, from, to)
 			}
 		}
-		if deref(e.to) != state || i == 0 {
+		if store.Deref(e.to) != state || i == 0 {
 			lastChange = e.at
 		}
-		state = deref(e.to)
+		state = store.Deref(e.to)
 		if state == "submitting" {
 			submitted = true
 		}
@@ -578,11 +577,4 @@ func checkRowAt(r row, now time.Time) []string {
 		bad("parked forever in %s", s.State)
 	}
 	return out
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return strings.Clone(*s)
 }
