@@ -65,32 +65,35 @@ type LookupEvent struct {
 	// ActorID is the account that looked; nil when the request had no signed-in person.
 	ActorID   *string
 	CreatedAt time.Time
-	// Message is the verdict (or the failure) in words.
-	Message string
-	// Details is the scrubbed record of the lookup, written as jsonb.
-	Details json.RawMessage
-	// Endpoint, RequestedAt, AnsweredAt and Answer describe the main Suotar call; AnsweredAt is
-	// nil when no answer came.
-	Endpoint    string
-	RequestedAt time.Time
-	AnsweredAt  *time.Time
-	Answer      string
+	// Record is what the lookup found; its attainments call, which every lookup makes, also fills
+	// the event's Suotar columns, and its Message the event's message.
+	Record LookupRecord
 }
 
 // EventInsertLookup records a Sisu lookup in the registration's history and returns the event's
 // id. It writes credit_registration_events only, so the row's version and updated_at stay as
 // they were. An unknown registration is ErrNotFound.
 func (q *Queries) EventInsertLookup(ctx context.Context, e LookupEvent) (string, error) {
+	op := fmt.Sprintf("EventInsertLookup %s", e.RegistrationID)
+	call := e.Record.AttainmentsCall
+	if call == nil {
+		return "", fmt.Errorf("%s: the record has no attainments call", op)
+	}
+	details, err := json.Marshal(e.Record)
+	if err != nil {
+		return "", fmt.Errorf("%s: encode the record: %w", op, err)
+	}
 	var id string
-	err := q.db.QueryRow(ctx, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, message,
+	err = q.db.QueryRow(ctx, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, message,
   actor_user_id, details, suotar_endpoint, suotar_requested_at, suotar_answered_at, suotar_answer)
 SELECT gen_random_uuid(), $2, cr.id, 'sisu_lookup', $3, $4, $5, $6, $7, $8, $9
 FROM credit_registrations cr
 WHERE cr.id = $1 AND `+liveSQL+`
 RETURNING id::text`,
-		e.RegistrationID, e.CreatedAt, e.Message, e.ActorID, e.Details, e.Endpoint, e.RequestedAt, e.AnsweredAt, e.Answer).Scan(&id)
+		e.RegistrationID, e.CreatedAt, e.Record.Message(), e.ActorID, details, call.Endpoint, call.RequestedAt, call.AnsweredAt,
+		call.Answer).Scan(&id)
 	if err != nil {
-		return "", dbError(fmt.Sprintf("EventInsertLookup %s", e.RegistrationID), err)
+		return "", dbError(op, err)
 	}
 	return id, nil
 }

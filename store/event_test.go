@@ -2,7 +2,6 @@ package store_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"testing"
@@ -27,11 +26,12 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 
 	requested := storetest.Now()
 	answered := requested.Add(1500 * time.Millisecond)
-	evID, err := st.EventInsertLookup(ctx, store.LookupEvent{
-		RegistrationID: id, CreatedAt: answered, Message: "Registered in Sisu",
-		Details:  json.RawMessage(`{"verdict":{"kind":"registered"},"duration_ms":1500}`),
-		Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, AnsweredAt: &answered, Answer: store.AnswerAnswered,
-	})
+	evID, err := st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: id, CreatedAt: answered, Record: store.LookupRecord{
+		V: store.LookupRecordVersion, DurationMS: 1500,
+		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, AnsweredAt: &answered,
+			Answer: store.AnswerAnswered},
+		Verdict: &store.LookupVerdict{Kind: schedule.VerdictRegistered, Reason: "Sisu holds it."},
+	}})
 	if err != nil {
 		t.Fatalf("EventInsertLookup: %v", err)
 	}
@@ -51,6 +51,9 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 	if rec, ok := store.ReadLookupRecord(e.Details); !ok || rec.DurationMS != 1500 {
 		t.Errorf("details = %s (read %v), want duration_ms 1500", e.Details, ok)
 	}
+	if e.Message == nil || *e.Message != "Registered in Sisu: Sisu holds it." {
+		t.Errorf("message = %v, want the verdict in words", e.Message)
+	}
 
 	after, err := st.RegistrationGet(ctx, id, nil)
 	if err != nil {
@@ -60,8 +63,8 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		t.Errorf("the row changed: version %d → %d, updated_at %v → %v", before.Version, after.Version, before.UpdatedAt, after.UpdatedAt)
 	}
 
-	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: storetest.NewID(), CreatedAt: answered,
-		Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, Answer: store.AnswerUnanswered})
+	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: storetest.NewID(), CreatedAt: answered, Record: store.LookupRecord{
+		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, Answer: store.AnswerUnanswered}}})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a lookup of an unknown row: err = %v, want ErrNotFound", err)
 	}

@@ -1,28 +1,19 @@
 package web
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"regdesk/schedule"
 	"regdesk/store"
-	"regdesk/store/suotar"
+	"regdesk/store/lookup"
 	"regdesk/views"
 )
-
-// Registry is what a Sisu lookup needs from Suotar; *suotar.Client provides it.
-type Registry interface {
-	Attainments(ctx context.Context, studentNumber, courseCode string) (suotar.StudentAttainments, error)
-	VerifyAttainments(ctx context.Context, submittedAttainmentIDs []string) (suotar.Batch[suotar.VerifyAnswer], error)
-}
 
 const msgLookupNotYours = "Only support staff and administrators look registrations up in Sisu."
 
@@ -30,46 +21,31 @@ const msgNoSuotar = "Suotar is not configured, so regdesk cannot look anything u
 
 // registrationLookup asks Suotar what Sisu holds for the row's student on its course, judges
 // whether that is the row's submission, and records the lookup in the row's history; the row
-// itself never changes: POST /registrations/{id}/lookup. A Suotar failure is an answer too: it is
-// shown in the lookup region and recorded, never an error page.
-// Only support staff and administrators reach it (requireRole); the lookup records who looked.
+// itself never changes: POST /registrations/{id}/lookup. The lookup service (store/lookup) does
+// all that; a Suotar failure is an answer too, shown in the lookup region and recorded, never an
+// error page. Only support staff and administrators reach it (requireRole); the lookup records who
+// looked.
 func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
 	if err != nil {
 		return err
-	}
-	reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
-	if err != nil {
-		return err
-	}
-	if s.registry == nil {
-		return &Error{Status: http.StatusServiceUnavailable, Message: msgNoSuotar}
-	}
-	q, problem := lookupQueryFor(reg)
-	if problem != "" {
-		return &Error{Status: http.StatusUnprocessableEntity, Message: problem}
-	}
-
-	rec := s.lookUp(r.Context(), reg, q)
-	details, err := json.Marshal(rec)
-	if err != nil {
-		return fmt.Errorf("registrationLookup %s: encode details: %w", id, err)
 	}
 	actor := actorFrom(r.Context())
 	var actorID *string
 	if actor != nil && actor.ID != "" {
 		actorID = &actor.ID
 	}
-	call := rec.AttainmentsCall
-	// The person may have given up waiting; the lookup happened all the same and is recorded.
-	_, err = s.store.EventInsertLookup(context.WithoutCancel(r.Context()), store.LookupEvent{
-		RegistrationID: reg.ID, ActorID: actorID, CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond),
-		Message: rec.Message(), Details: details, Endpoint: call.Endpoint, RequestedAt: call.RequestedAt,
-		AnsweredAt: call.AnsweredAt, Answer: call.Answer,
-	})
-	if err != nil {
-		return fmt.Errorf("registrationLookup %s: %w", id, err)
+	res, err := s.lookups.LookUp(r.Context(), id, s.courseScope(r), actorID)
+	if errors.Is(err, lookup.ErrNoRegistry) {
+		return &Error{Status: http.StatusServiceUnavailable, Message: msgNoSuotar, Err: err}
 	}
+	if e, ok := errors.AsType[*lookup.NothingToAskError](err); ok {
+		return &Error{Status: http.StatusUnprocessableEntity, Message: e.Message, Err: err}
+	}
+	if err != nil {
+		return err
+	}
+	reg := res.Registration
 
 	if !wantsFragment(r) {
 		redirect(w, r, "/registrations/"+reg.ID+"#"+views.IDLookup)
@@ -98,226 +74,13 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(reg, events, now), eventVMs(reg.ID, events, now), actions))
 }
 
-// lookupQuery is what a lookup asks Suotar, and where each part came from.
-type lookupQuery struct {
-	StudentNumber string
-	NumberSource  string // frozen or linked
-	CourseCode    string
-	CodeSource    string // frozen or module
-	SubmittedID   string
-}
-
-// lookupQueryFor picks what to ask: the frozen payload where the row has one, since that is what
-// was sent, else the student's linked number and the module's course code. The second result
-// says why nothing can be asked.
-func lookupQueryFor(reg store.Registration) (lookupQuery, string) {
-	q := lookupQuery{SubmittedID: strings.TrimSpace(store.Deref(reg.SubmittedAttempt))}
-	if n := strings.TrimSpace(store.Deref(reg.FrozenStudentNumber)); n != "" {
-		q.StudentNumber, q.NumberSource = n, "frozen"
-	} else if n := strings.TrimSpace(store.Deref(reg.LinkedStudentNumber)); n != "" {
-		q.StudentNumber, q.NumberSource = n, "linked"
-	}
-	if c := strings.TrimSpace(store.Deref(reg.FrozenCourseCode)); c != "" {
-		q.CourseCode, q.CodeSource = c, "frozen"
-	} else if c := strings.TrimSpace(store.Deref(reg.UhCourseCode)); c != "" {
-		q.CourseCode, q.CodeSource = c, "module"
-	}
-	switch {
-	case q.StudentNumber == "":
-		return q, "This row has no student number, frozen or linked to the student, so there is nobody to look up in Sisu."
-	case q.CourseCode == "":
-		return q, "This row's module has no course code, so there is no course to look up in Sisu."
-	}
-	return q, ""
-}
-
-// lookUp makes the calls, concurrently, and judges the answer. It never fails: a failed call is
-// part of the record.
-func (s *Server) lookUp(ctx context.Context, reg store.Registration, q lookupQuery) store.LookupRecord {
-	at := s.clock()
-	start := time.Now() // a stopwatch only; every recorded instant derives from the clock
-	rec := store.LookupRecord{V: store.LookupRecordVersion, StudentNumber: q.StudentNumber, StudentNumberSource: q.NumberSource,
-		CourseCode: q.CourseCode, CourseCodeSource: q.CodeSource, Sent: sentOf(reg)}
-
-	var (
-		wg         sync.WaitGroup
-		held       suotar.StudentAttainments
-		heldErr    error
-		verify     suotar.Batch[suotar.VerifyAnswer]
-		verifyErr  error
-		heldCall   store.LookupCall
-		verifyCall store.LookupCall
-	)
-	timed := func(endpoint string, call func() error) store.LookupCall {
-		from := time.Since(start)
-		err := call()
-		return callRecord(endpoint, at.Add(from), time.Since(start)-from, err)
-	}
-	wg.Go(func() {
-		heldCall = timed(store.EndpointResolveEnrolments, func() error {
-			held, heldErr = s.registry.Attainments(ctx, q.StudentNumber, q.CourseCode)
-			return heldErr
-		})
-	})
-	if q.SubmittedID != "" {
-		wg.Go(func() {
-			verifyCall = timed(store.EndpointVerifyAttainments, func() error {
-				verify, verifyErr = s.registry.VerifyAttainments(ctx, []string{q.SubmittedID})
-				return verifyErr
-			})
-		})
-	}
-	wg.Wait()
-	rec.DurationMS = time.Since(start).Milliseconds()
-
-	heldCall.CorrelationID = held.CorrelationID
-	rec.AttainmentsCall = &heldCall
-	var lookup schedule.Lookup
-	if q.SubmittedID != "" {
-		verifyCall.CorrelationID = verify.CorrelationID
-		if verifyErr == nil {
-			lookup.Verify = verifyEvidence(verify, &verifyCall)
-		}
-		if verifyCall.Failure != nil {
-			lookup.Failed = append(lookup.Failed, schedule.FailedCall{Call: schedule.CallVerify, Why: verifyCall.Failure.Message})
-			s.log.WarnContext(ctx, "sisu lookup: verify failed", "registration", reg.ID, "err", verifyErr, "correlation_id", verify.CorrelationID)
-		}
-		rec.VerifyCall = &verifyCall
-	}
-	if heldErr != nil {
-		// The verdict is still given: it says which call failed, and a verify answer may still
-		// show the credit. It is never "not in Sisu".
-		lookup.Failed = append([]schedule.FailedCall{{Call: schedule.CallAttainments, Why: heldCall.Failure.Message}}, lookup.Failed...)
-		s.log.WarnContext(ctx, "sisu lookup failed", "registration", reg.ID, "err", heldErr, "correlation_id", held.CorrelationID,
-			"duration_ms", rec.DurationMS)
-	} else {
-		rec.AttainmentsCall.Code = held.RawCode
-		rec.Skipped = len(held.Skipped)
-		lookup.Code = held.RawCode
-	}
-	seen := map[string]bool{}
-	for _, a := range held.Attainments {
-		rec.Attainments = append(rec.Attainments, store.LookupAttainment{ID: a.ID, Type: a.Type, State: a.State, AttainmentDate: a.AttainmentDate.String(),
-			RegistrationDate: a.RegistrationDate.String(), GradeScaleID: a.GradeScaleID, GradeID: a.GradeID, Credits: a.Credits})
-		lookup.Attainments = append(lookup.Attainments, schedule.SisuAttainment{ID: a.ID, Type: a.Type, State: a.State,
-			AttainmentDate: civil(a.AttainmentDate), RegistrationDate: civil(a.RegistrationDate), GradeScaleID: a.GradeScaleID,
-			GradeID: a.GradeID, Credits: a.Credits})
-		if a.PersonID != "" {
-			seen[a.PersonID] = true
-		}
-	}
-	rec.Person, rec.PersonID = personCheck(store.Deref(reg.SisuPersonID), seen)
-
-	v := schedule.Judge(submissionOf(reg), lookup, at)
-	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
-	if !v.Window.IsZero() {
-		rec.Verdict.Window = &store.LookupWindow{HelsinkiDay: v.Window.HelsinkiDay.String(), UTCDay: v.Window.UTCDay.String()}
-	}
-	if v.Match != nil {
-		rec.Verdict.MatchID = v.Match.ID
-	}
-	for _, c := range v.Conflicts {
-		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, store.LookupConflict{ID: c.AttainmentID, Differences: c.Differences})
-	}
-	s.log.InfoContext(ctx, "sisu lookup", "registration", reg.ID, "verdict", v.Kind, "correlation_id", held.CorrelationID,
-		"duration_ms", rec.DurationMS)
-	return rec
-}
-
-// callRecord describes a finished call. Suotar refused a call when it answered with a
-// request-level error that says nothing was acted on (4xx, 503, 429); a call is unanswered when
-// no usable answer came (5xx, timeouts, dropped connections, unreadable answers).
-func callRecord(endpoint string, requested time.Time, took time.Duration, err error) store.LookupCall {
-	c := store.LookupCall{Endpoint: endpoint, RequestedAt: requested, DurationMS: took.Milliseconds(), Answer: store.AnswerAnswered}
-	answered := requested.Add(took)
-	if err == nil {
-		c.AnsweredAt = &answered
-		return c
-	}
-	c.Answer = store.AnswerUnanswered
-	e, ok := errors.AsType[*suotar.Error](err)
-	if !ok {
-		c.Failure = &store.LookupCallFailure{Kind: "other", Message: "The Suotar lookup failed; try again."}
-		return c
-	}
-	c.Failure = &store.LookupCallFailure{Kind: string(e.Kind), HTTPStatus: e.HTTPStatus, Message: e.UserMessage()}
-	if e.HTTPStatus != 0 {
-		c.AnsweredAt = &answered
-	}
-	if s := e.HTTPStatus; s >= 400 && s < 500 || s == http.StatusServiceUnavailable || e.Kind == suotar.KindInvalidInput {
-		c.Answer = store.AnswerRefused
-	}
-	return c
-}
-
-// verifyEvidence reads the one verify answer into call and returns it as the verdict's evidence;
-// nil when Suotar left the item out or it could not be read.
-func verifyEvidence(b suotar.Batch[suotar.VerifyAnswer], call *store.LookupCall) *schedule.VerifyEvidence {
-	if len(b.Items) == 0 {
-		return nil
-	}
-	a := b.Items[0]
-	if a.Missing || a.Unreadable != "" {
-		call.Answer = store.AnswerUnanswered
-		call.Failure = &store.LookupCallFailure{Kind: string(suotar.KindBadAnswer), Message: "Suotar's answer left the submitted id out or could not be read; try again."}
-		return nil
-	}
-	call.Code = a.RawCode
-	ev := &schedule.VerifyEvidence{Code: a.RawCode}
-	if a.Attainment != nil {
-		call.AttainmentID, call.AttainmentType = a.Attainment.ID, a.Attainment.Type
-		ev.AttainmentID, ev.AttainmentType = a.Attainment.ID, a.Attainment.Type
-	}
-	if !a.RetryAfter.IsZero() {
-		ra := a.RetryAfter.UTC()
-		call.RetryAfter, ev.RetryAfter = &ra, &ra
-	}
-	return ev
-}
-
-// personCheck compares the Sisu persons on the attainments with the row's; the id is kept only
-// when it is the row's own.
-func personCheck(rowPersonID string, seen map[string]bool) (string, string) {
-	switch {
-	case len(seen) == 0:
-		return store.LookupPersonNotSeen, ""
-	case rowPersonID == "":
-		return store.LookupPersonRowHasNone, ""
-	case len(seen) == 1 && seen[rowPersonID]:
-		return store.LookupPersonSame, rowPersonID
-	}
-	return store.LookupPersonDifferent, ""
-}
-
-func civil(d suotar.Date) schedule.Date {
-	return schedule.Date{Year: d.Year, Month: d.Month, Day: d.Day}
-}
-
-func sentOf(reg store.Registration) store.LookupSent {
-	s := store.LookupSent{GradeScaleID: store.Deref(reg.GradeScaleID), GradeID: store.Deref(reg.GradeID), SubmittedAt: reg.SubmittedAt,
-		SubmittedAttainmentID: store.Deref(reg.SubmittedAttempt)}
-	if reg.AttainedAt != nil {
-		s.AttainmentDate = schedule.HelsinkiDate(*reg.AttainedAt).String()
-	}
-	if reg.Credits != nil {
-		c, _ := strconv.ParseFloat(strconv.FormatFloat(float64(*reg.Credits), 'f', -1, 32), 64)
-		s.Credits = &c
-	}
-	return s
-}
-
-func submissionOf(reg store.Registration) schedule.Submission {
-	return schedule.Submission{GradeScaleID: strings.TrimSpace(store.Deref(reg.GradeScaleID)), GradeID: strings.TrimSpace(store.Deref(reg.GradeID)),
-		AttainedAt: reg.AttainedAt, SubmittedAt: reg.SubmittedAt, SubmittedAttainmentID: strings.TrimSpace(store.Deref(reg.SubmittedAttempt))}
-}
-
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest
 // first), so a swap and a page always show the same thing.
 func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time.Time) views.LookupVM {
 	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup", Version: strconv.FormatInt(reg.Version, 10)}
-	if s.registry == nil {
+	if s.lookups.Registry == nil {
 		vm.Unavailable = msgNoSuotar
-	} else if _, problem := lookupQueryFor(reg); problem != "" {
+	} else if _, problem := lookup.QueryFor(reg); problem != "" {
 		vm.Unavailable = problem
 	}
 	i := slices.IndexFunc(events, func(e store.Event) bool { return e.Kind == "sisu_lookup" })

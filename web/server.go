@@ -17,6 +17,7 @@ import (
 
 	"regdesk/static"
 	"regdesk/store"
+	"regdesk/store/lookup"
 	"regdesk/views"
 )
 
@@ -41,7 +42,7 @@ type Deps struct {
 	LoginLimits LoginLimits
 	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
 	// the lookup button then says so.
-	Registry Registry
+	Registry lookup.Registry
 	// CountsTTL is how long the queue's counts are shared before they are counted again; 0
 	// counts on every request (tests, where the clock stands still).
 	CountsTTL time.Duration
@@ -95,20 +96,21 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	byAddress      *limiter
 	byAccount      *limiter
-	registry       Registry
+	lookups        *lookup.Service
 	counts         *countsCache
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
-		registry: d.Registry, counts: newCountsCache(d.CountsTTL)}
+		counts: newCountsCache(d.CountsTTL)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.lookups = &lookup.Service{Store: d.Store, Registry: d.Registry, Now: s.clock, Log: s.log}
 	lim := d.LoginLimits
 	window := cmp.Or(lim.Window, 15*time.Minute)
 	s.byAddress = newLimiter(cmp.Or(lim.PerAddress, 30), window)
