@@ -3,15 +3,18 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // ErrNotFound reports that a query that must find one row found none.
@@ -35,7 +38,10 @@ type Queries struct{ db querier }
 // Store owns the pool. Its embedded Queries run outside any transaction.
 type Store struct {
 	*Queries
-	pool *pgxpool.Pool
+	pool         *pgxpool.Pool
+	passwordCost int
+	// decoyHash is a hash at passwordCost for SpendPasswordCheck, made on first use.
+	decoyHash func() []byte
 }
 
 // Options tune a Store.
@@ -45,6 +51,9 @@ type Options struct {
 	StatementTimeout time.Duration
 	// MaxConns overrides the pool size when positive.
 	MaxConns int32
+	// PasswordCost is bcrypt's work factor for HashPassword; 0 is DefaultPasswordCost. Tests,
+	// which hash many passwords, lower it.
+	PasswordCost int
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -72,7 +81,12 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: ping: %w", err)
 	}
-	return &Store{Queries: &Queries{db: pool}, pool: pool}, nil
+	cost := cmp.Or(opts.PasswordCost, DefaultPasswordCost)
+	decoy := sync.OnceValue(func() []byte {
+		h, _ := bcrypt.GenerateFromPassword([]byte("regdesk decoy password"), cost)
+		return h
+	})
+	return &Store{Queries: &Queries{db: pool}, pool: pool, passwordCost: cost, decoyHash: decoy}, nil
 }
 
 // Close releases every connection.

@@ -308,20 +308,20 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 // password hash, so an unknown address answers no faster than a wrong password.
 func (s *Server) checkLogin(ctx context.Context, email, password string) (store.Account, string, error) {
 	if len(email) > 320 || !utf8.ValidString(email) || strings.ContainsFunc(email, func(r rune) bool { return r < ' ' }) {
-		checkDecoy(password)
+		s.store.SpendPasswordCheck(password)
 		return store.Account{}, store.LoginUnknownAccount, nil
 	}
 	acct, err := s.store.AccountGetByEmail(ctx, email)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		checkDecoy(password)
+		s.store.SpendPasswordCheck(password)
 		return store.Account{}, store.LoginUnknownAccount, nil
 	case err != nil:
 		return store.Account{}, "", err
 	case acct.PasswordHash == nil:
-		checkDecoy(password)
+		s.store.SpendPasswordCheck(password)
 		return acct, store.LoginNoPassword, nil
-	case !PasswordMatches(*acct.PasswordHash, password):
+	case !store.PasswordMatches(*acct.PasswordHash, password):
 		return acct, store.LoginWrongPassword, nil
 	case acct.DisabledAt != nil:
 		return acct, store.LoginDisabled, nil

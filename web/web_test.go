@@ -103,7 +103,7 @@ func setupWith(t *testing.T, edit func(*web.Deps)) *testBundle {
 // addAccount creates an account with testPassword teaching courseIDs.
 func (b *testBundle) addAccount(t *testing.T, name, email string, role web.Role, courseIDs ...string) testAccount {
 	t.Helper()
-	hash, err := web.HashPassword(testPassword)
+	hash, err := b.store.HashPassword(testPassword)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"regdesk/store"
-	"regdesk/web"
 )
 
 const userUsage = `usage: regdesk user <verb> [flags]
@@ -98,7 +97,7 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		hash, err := readNewPassword(stdin, *passwordStdin, stderr)
+		hash, err := readNewPassword(st, stdin, *passwordStdin, stderr)
 		if err != nil {
 			return err
 		}
@@ -157,7 +156,7 @@ func userAdd(ctx context.Context, st *store.Store, p userAddParams, stdin io.Rea
 	}
 	var hash string
 	if !p.SSOOnly {
-		if hash, err = readNewPassword(stdin, p.PasswordStdin, stderr); err != nil {
+		if hash, err = readNewPassword(st, stdin, p.PasswordStdin, stderr); err != nil {
 			return err
 		}
 	}
@@ -244,7 +243,7 @@ func userList(ctx context.Context, st *store.Store, stdout io.Writer) error {
 
 // readNewPassword reads a new password, from standard input's first line or from a prompt on
 // the terminal that does not echo, and returns its hash.
-func readNewPassword(stdin io.Reader, fromStdin bool, stderr io.Writer) (string, error) {
+func readNewPassword(st *store.Store, stdin io.Reader, fromStdin bool, stderr io.Writer) (string, error) {
 	var pw string
 	if fromStdin {
 		line, err := bufio.NewReader(stdin).ReadString('\n')
@@ -270,7 +269,7 @@ func readNewPassword(stdin io.Reader, fromStdin bool, stderr io.Writer) (string,
 		}
 		pw = first
 	}
-	hash, err := web.HashPassword(pw)
+	hash, err := st.HashPassword(pw)
 	if err != nil {
 		return "", fmt.Errorf("%w; nothing was changed", err)
 	}
@@ -348,7 +347,7 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 		acct, err := st.AccountGetByEmail(ctx, d.Email)
 		switch {
 		case errors.Is(err, store.ErrNotFound):
-			hash, err := web.HashPassword(d.Password)
+			hash, err := st.HashPassword(d.Password)
 			if err != nil {
 				return nil, fmt.Errorf("demo accounts: %w", err)
 			}
@@ -360,8 +359,8 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 			return nil, fmt.Errorf("demo accounts: %w", err)
 		default:
 			// Someone may have changed the demo password; the printed one must work.
-			if acct.PasswordHash == nil || !web.PasswordMatches(*acct.PasswordHash, d.Password) {
-				hash, err := web.HashPassword(d.Password)
+			if acct.PasswordHash == nil || !store.PasswordMatches(*acct.PasswordHash, d.Password) {
+				hash, err := st.HashPassword(d.Password)
 				if err != nil {
 					return nil, fmt.Errorf("demo accounts: %w", err)
 				}

@@ -9,7 +9,6 @@ import (
 
 	"regdesk/store"
 	"regdesk/store/storetest"
-	"regdesk/web"
 )
 
 func TestUserCommand(t *testing.T) {
@@ -37,7 +36,7 @@ func TestUserCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if acct.Role != "teacher" || !slices.Equal(acct.CourseIDs, []string{course.ID}) || acct.PasswordHash == nil || !web.PasswordMatches(*acct.PasswordHash, "first-password-1") {
+	if acct.Role != "teacher" || !slices.Equal(acct.CourseIDs, []string{course.ID}) || acct.PasswordHash == nil || !store.PasswordMatches(*acct.PasswordHash, "first-password-1") {
 		t.Errorf("the added account is %+v, want a teacher of the course with the piped password", acct)
 	}
 
@@ -45,7 +44,7 @@ func TestUserCommand(t *testing.T) {
 		t.Fatalf("user passwd: %v", err)
 	}
 	acct, _ = st.AccountGetByEmail(ctx, "tuula@example.invalid")
-	if !web.PasswordMatches(*acct.PasswordHash, "second-password-2") {
+	if !store.PasswordMatches(*acct.PasswordHash, "second-password-2") {
 		t.Errorf("user passwd did not set the new password")
 	}
 	if _, err := user("short\n", "passwd", "-email", "tuula@example.invalid", "-password-stdin"); err == nil || !strings.Contains(err.Error(), "at least 12") {
@@ -112,7 +111,7 @@ func TestEnsureDemoAccountsIsIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatalf("demo account %s: %v", l.Email, err)
 		}
-		if acct.Role != l.Role || acct.PasswordHash == nil || !web.PasswordMatches(*acct.PasswordHash, l.Password) {
+		if acct.Role != l.Role || acct.PasswordHash == nil || !store.PasswordMatches(*acct.PasswordHash, l.Password) {
 			t.Errorf("demo account %s does not sign in with its printed password as %s", l.Email, l.Role)
 		}
 		if l.Role == store.AccountRoleTeacher {
@@ -132,7 +131,7 @@ func TestEnsureDemoAccountsIsIdempotent(t *testing.T) {
 
 	// Someone changed the support password; running again restores the printed one and adds nothing.
 	support, _ := st.AccountGetByEmail(ctx, logins[1].Email)
-	hash, err := web.HashPassword("someone-elses-password")
+	hash, err := st.HashPassword("someone-elses-password")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +149,7 @@ func TestEnsureDemoAccountsIsIdempotent(t *testing.T) {
 		t.Errorf("%d accounts after a second run, want 3", len(list))
 	}
 	support, _ = st.AccountGetByEmail(ctx, logins[1].Email)
-	if !web.PasswordMatches(*support.PasswordHash, logins[1].Password) {
+	if !store.PasswordMatches(*support.PasswordHash, logins[1].Password) {
 		t.Errorf("the second run left the changed support password; the printed one must work")
 	}
 

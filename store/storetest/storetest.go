@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"golang.org/x/crypto/bcrypt"
 
 	"regdesk/migrations"
 	"regdesk/store"
@@ -92,7 +93,7 @@ func buildTemplate(ctx context.Context, admin string) (string, error) {
 	if _, err := conn.Exec(ctx, `CREATE DATABASE `+ident); err != nil {
 		return "", fmt.Errorf("create template: %w", err)
 	}
-	st, err := store.Open(ctx, withDatabase(admin, name), store.Options{MaxConns: 2})
+	st, err := store.Open(ctx, withDatabase(admin, name), store.Options{MaxConns: 2, PasswordCost: passwordCost})
 	if err != nil {
 		return "", err
 	}
@@ -116,6 +117,10 @@ func withDatabase(admin, db string) string {
 	u.Path = "/" + db
 	return u.String()
 }
+
+// passwordCost is bcrypt's cheapest: tests hash many passwords, and the cost does not change the
+// code that runs.
+const passwordCost = bcrypt.MinCost
 
 // Options tune New.
 type Options struct {
@@ -169,7 +174,7 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 	name := "t_" + hex.EncodeToString(b[:])
 	cloneTemplate(tb, conn, tpl, name)
 	dbURL := withDatabase(admin, name)
-	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8})
+	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8, PasswordCost: passwordCost})
 	if err != nil {
 		tb.Fatalf("storetest: open: %v", err)
 	}
