@@ -248,6 +248,9 @@ type ActionParams struct {
 	// risk other than normal needs it.
 	ConfirmedRisk schedule.RiskLabel
 	Actor         ActionActor
+	// Scope, when not nil, limits the action to rows of these courses: a row outside it is not
+	// found, checked in the same locked read the rules decide on.
+	Scope []string
 }
 
 // ActionResult is what an applied hand action did.
@@ -284,7 +287,8 @@ func restsOnLookup(a schedule.Action) bool {
 }
 
 // RegistrationActionApply applies one person's hand action to one registration in one
-// transaction. It returns *ValidationError for bad input, ErrNotFound for an unknown row,
+// transaction. It returns *ValidationError for bad input, ErrNotFound for an unknown row or one
+// outside p.Scope,
 // *StaleError (ErrConflict) when the row or its lookup changed since the page showed it,
 // *RefusedError (ErrRefused) when the rules refuse the action now, and *RiskConfirmationError
 // when a risk was not confirmed; in every one of those cases nothing is written.
@@ -301,11 +305,11 @@ func (s *Store) RegistrationActionApply(ctx context.Context, now time.Time, p Ac
 	err = s.InTx(ctx, func(q *Queries) error {
 		var version int64
 		err := q.db.QueryRow(ctx, `SELECT cr.version FROM credit_registrations cr
-WHERE cr.id = $1 AND `+liveSQL+` FOR UPDATE`, p.RegistrationID).Scan(&version)
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+` FOR UPDATE`, p.RegistrationID, p.Scope).Scan(&version)
 		if err != nil {
 			return dbError(op, err)
 		}
-		list, err := q.actionRowsByID(ctx, []string{p.RegistrationID}, nil)
+		list, err := q.actionRowsByID(ctx, []string{p.RegistrationID}, p.Scope)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}

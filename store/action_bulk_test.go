@@ -252,3 +252,39 @@ func TestBulkApplyValidation(t *testing.T) {
 		t.Errorf("bad input changed the row: %+v", l)
 	}
 }
+
+// TestActionsOutsideScopeFindNothing acts on a row as someone whose scope is another course: the
+// locked read that decides finds no row, so nothing is written, for one row and in bulk.
+func TestActionsOutsideScopeFindNothing(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
+	version := b.ledger(t, id).Version
+	elsewhere := []string{storetest.NewID()}
+
+	_, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+		Version: version, Reason: "out of scope", Actor: b.anna, Scope: elsewhere})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("one row outside the scope: err = %v, want ErrNotFound", err)
+	}
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionClearFlag,
+		IDs: []string{id}, Scope: elsewhere})
+	if err != nil || len(preview.Rows) != 0 || !slices.Equal(preview.NotFound, []string{id}) {
+		t.Errorf("bulk preview outside the scope = %+v, %v; want the row not found", preview, err)
+	}
+	res, err := b.st.RegistrationBulkApply(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag,
+		Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: "out of scope", Actor: b.anna, Scope: elsewhere})
+	if err != nil || res.Applied != 0 || len(res.Rows) != 1 || res.Rows[0].Outcome != store.BulkNotFound {
+		t.Errorf("bulk apply outside the scope = %+v, %v; want the row not found", res, err)
+	}
+	if l := b.ledger(t, id); !l.Flag || l.Version != version || l.AdminEvents != 0 {
+		t.Errorf("the row changed: %+v", l)
+	}
+
+	// In scope, the same action goes through.
+	if _, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+		Version: version, Reason: "in scope", Actor: b.anna, Scope: []string{b.course.ID}}); err != nil {
+		t.Errorf("in scope: %v", err)
+	}
+}

@@ -27,6 +27,9 @@ type BulkPreviewParams struct {
 	Action schedule.Action
 	IDs    []string
 	Filter *RegistrationFilter
+	// Scope, when not nil, limits picked IDs to rows of these courses (a filter is limited by its
+	// own ScopeCourseIDs): the others are not found.
+	Scope []string
 }
 
 // BulkPreviewRow is one selected row as the preview saw it. Version and LookupID go back with
@@ -70,7 +73,7 @@ func (q *Queries) RegistrationBulkPreview(ctx context.Context, now time.Time, p 
 		return BulkPreview{}, &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(p.Action))}
 	}
 	ids := p.IDs
-	var scope []string
+	scope := p.Scope
 	if p.Filter != nil {
 		list, _, err := q.RegistrationList(ctx, now, *p.Filter, nil, BulkMaxRows+1)
 		if err != nil {
@@ -181,6 +184,9 @@ type BulkApplyParams struct {
 	// another risk than normal and not in this list are skipped.
 	ConfirmedRisks []schedule.RiskLabel
 	Actor          ActionActor
+	// Scope, when not nil, limits the action to rows of these courses; the others are not found,
+	// checked in the locked read the rules decide on.
+	Scope []string
 }
 
 // BulkOutcome is what a bulk action did to one row.
@@ -245,11 +251,11 @@ func (s *Store) RegistrationBulkApply(ctx context.Context, now time.Time, p Bulk
 	var out BulkResult
 	err = s.InTx(ctx, func(q *Queries) error {
 		rows, _ := q.db.Query(ctx, `SELECT cr.id::text FROM credit_registrations cr
-WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` ORDER BY cr.id FOR UPDATE`, ids)
+WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+` ORDER BY cr.id FOR UPDATE`, ids, p.Scope)
 		if _, err := pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return dbError(op+" lock", err)
 		}
-		list, err := q.actionRowsByID(ctx, ids, nil)
+		list, err := q.actionRowsByID(ctx, ids, p.Scope)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op, err)
 		}

@@ -65,6 +65,9 @@ type LookupEvent struct {
 	// ActorID is the account that looked; nil when the request had no signed-in person.
 	ActorID   *string
 	CreatedAt time.Time
+	// Scope, when not nil, limits the lookup to rows of these courses: a row outside it is not
+	// found.
+	Scope []string
 	// Record is what the lookup found; its attainments call, which every lookup makes, also fills
 	// the event's Suotar columns, and its Message the event's message.
 	Record LookupRecord
@@ -72,7 +75,7 @@ type LookupEvent struct {
 
 // EventInsertLookup records a Sisu lookup in the registration's history and returns the event's
 // id. It writes credit_registration_events only, so the row's version and updated_at stay as
-// they were. An unknown registration is ErrNotFound.
+// they were. An unknown registration, or one outside e.Scope, is ErrNotFound.
 func (q *Queries) EventInsertLookup(ctx context.Context, e LookupEvent) (string, error) {
 	op := fmt.Sprintf("EventInsertLookup %s", e.RegistrationID)
 	call := e.Record.AttainmentsCall
@@ -88,10 +91,10 @@ func (q *Queries) EventInsertLookup(ctx context.Context, e LookupEvent) (string,
   actor_user_id, details, suotar_endpoint, suotar_requested_at, suotar_answered_at, suotar_answer)
 SELECT gen_random_uuid(), $2, cr.id, 'sisu_lookup', $3, $4, $5, $6, $7, $8, $9
 FROM credit_registrations cr
-WHERE cr.id = $1 AND `+liveSQL+`
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(10)+`
 RETURNING id::text`,
 		e.RegistrationID, e.CreatedAt, e.Record.Message(), e.ActorID, details, call.Endpoint, call.RequestedAt, call.AnsweredAt,
-		call.Answer).Scan(&id)
+		call.Answer, e.Scope).Scan(&id)
 	if err != nil {
 		return "", dbError(op, err)
 	}

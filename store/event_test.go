@@ -63,6 +63,12 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		t.Errorf("the row changed: version %d → %d, updated_at %v → %v", before.Version, after.Version, before.UpdatedAt, after.UpdatedAt)
 	}
 
+	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: id, CreatedAt: answered, Scope: []string{storetest.NewID()},
+		Record: store.LookupRecord{AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested,
+			Answer: store.AnswerUnanswered}}})
+	if !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a lookup of a row outside the scope: err = %v, want ErrNotFound", err)
+	}
 	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: storetest.NewID(), CreatedAt: answered, Record: store.LookupRecord{
 		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, Answer: store.AnswerUnanswered}}})
 	if !errors.Is(err, store.ErrNotFound) {

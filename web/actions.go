@@ -76,9 +76,6 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		return errNoAction
 	}
 	ctx := r.Context()
-	if _, err := s.store.RegistrationGet(ctx, id, s.courseScope(r)); err != nil {
-		return err
-	}
 	if err := r.ParseForm(); err != nil {
 		return badRequest("The form could not be read. Reload the page and try again.")
 	}
@@ -98,6 +95,7 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		RegistrationID: id, Action: action, Version: version, LookupID: sent.lookupID, Reason: sent.reason,
 		ConfirmedRisk: schedule.RiskLabel(r.PostForm.Get("confirm_risk")),
 		Actor:         store.ActionActor{ID: actor.ID, Role: string(actor.Role)},
+		Scope:         s.courseScope(r),
 	})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		field := ve.Field

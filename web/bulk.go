@@ -89,7 +89,7 @@ func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := s.clock()
-	params := store.BulkPreviewParams{Action: action}
+	params := store.BulkPreviewParams{Action: action, Scope: s.courseScope(r)}
 	queueURL := "/"
 	var selection string
 	if r.PostForm.Get("select") == "all" {
@@ -255,7 +255,7 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 	}
 	actor := actorFrom(r.Context())
 	res, err := s.store.RegistrationBulkApply(r.Context(), now, store.BulkApplyParams{Action: action, Rows: rows, Reason: reason,
-		ConfirmedRisks: confirmed, Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}})
+		ConfirmedRisks: confirmed, Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, Scope: s.courseScope(r)})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		return s.bulkApplyAgain(w, r, action, rows, reason, ve.Field, ve.Message+" Nothing was applied.", now)
 	}
@@ -289,7 +289,7 @@ func (s *Server) bulkApplyAgain(w http.ResponseWriter, r *http.Request, action s
 	for i, row := range rows {
 		ids[i] = row.ID
 	}
-	preview, err := s.store.RegistrationBulkPreview(r.Context(), now, store.BulkPreviewParams{Action: action, IDs: ids})
+	preview, err := s.store.RegistrationBulkPreview(r.Context(), now, store.BulkPreviewParams{Action: action, IDs: ids, Scope: s.courseScope(r)})
 	if err != nil {
 		return err
 	}

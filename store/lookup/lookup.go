@@ -87,7 +87,7 @@ func (s *Service) LookUp(ctx context.Context, id string, scope []string, actorID
 	rec := s.lookUp(ctx, reg, q)
 	call := rec.AttainmentsCall
 	eventID, err := s.Store.EventInsertLookup(context.WithoutCancel(ctx), store.LookupEvent{
-		RegistrationID: reg.ID, ActorID: actorID,
+		RegistrationID: reg.ID, ActorID: actorID, Scope: scope,
 		CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond), Record: rec,
 	})
 	if err != nil {
