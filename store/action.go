@@ -175,61 +175,14 @@ ORDER BY cr.id`, ids, scope)
 	if len(matches) == 0 {
 		return list, nil
 	}
-	rows, _ = q.db.Query(ctx, `SELECT cr.sisu_attainment_id, cr.id::text FROM credit_registrations cr
-WHERE cr.sisu_attainment_id = ANY($1::text[]) AND `+liveSQL+` ORDER BY cr.id`, matches)
-	type holder struct {
-		AttainmentID string
-		RowID        string
-	}
-	holders, err := pgx.CollectRows(rows, pgx.RowToStructByPos[holder])
+	holders, err := q.matchHolders(ctx, matches)
 	if err != nil {
-		return nil, dbError("actionRowsByID holders", err)
+		return nil, fmt.Errorf("actionRowsByID: %w", err)
 	}
 	for i := range list {
-		lk := list[i].lookup()
-		if lk == nil || lk.MatchID == "" {
-			continue
-		}
-		for _, h := range holders {
-			if h.AttainmentID == lk.MatchID && h.RowID != list[i].ID {
-				list[i].linkedTo = h.RowID
-				break
-			}
-		}
+		list[i].linkedTo = linkedTo(holders, list[i].lookup().matchID(), list[i].ID)
 	}
 	return list, nil
-}
-
-// RegistrationActions is what a registration page needs to draw its hand actions: the version
-// and lookup id its forms carry, and every action's decision.
-type RegistrationActions struct {
-	RegistrationID string
-	Version        int64
-	State          schedule.State
-	// Lookup is the newest Sisu lookup the decisions rest on; nil when there is none.
-	Lookup *LookupSummary
-	// Decisions has one entry per schedule.Actions(), in that order.
-	Decisions []schedule.Decision
-}
-
-// RegistrationActionsGet decides every hand action on the registration at now, one row at a
-// time (schedule.StrictnessAny). A row outside scope (when not nil) is ErrNotFound.
-func (q *Queries) RegistrationActionsGet(ctx context.Context, now time.Time, id string, scope []string) (RegistrationActions, error) {
-	if !IsUUID(id) {
-		return RegistrationActions{}, fmt.Errorf("RegistrationActionsGet %q: %w", id, ErrNotFound)
-	}
-	list, err := q.actionRowsByID(ctx, []string{id}, scope)
-	if err != nil {
-		return RegistrationActions{}, fmt.Errorf("RegistrationActionsGet %s: %w", id, err)
-	}
-	if len(list) == 0 {
-		return RegistrationActions{}, fmt.Errorf("RegistrationActionsGet %s: %w", id, ErrNotFound)
-	}
-	r := list[0]
-	return RegistrationActions{
-		RegistrationID: r.ID, Version: r.Version, State: r.State, Lookup: r.lookup(),
-		Decisions: schedule.DecideAll(r.scheduleFacts(), schedule.StrictnessAny, now),
-	}, nil
 }
 
 // ActionParams is one person's hand action on one registration.

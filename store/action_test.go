@@ -125,7 +125,7 @@ FROM credit_registrations cr WHERE cr.id = $1`, id)
 // act applies action to the row as Anna, with the version and lookup the row has now.
 func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk schedule.RiskLabel) (store.ActionResult, error) {
 	t.Helper()
-	page, err := b.st.RegistrationActionsGet(context.Background(), actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +497,7 @@ func TestActionStaleVersion(t *testing.T) {
 	b := setupActions(t)
 	ctx := context.Background()
 	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
-	page, err := b.st.RegistrationActionsGet(ctx, actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,7 +531,7 @@ func TestActionStaleLookup(t *testing.T) {
 	ctx := context.Background()
 	id := b.uncertainRow(t)
 	seen := b.addLookup(t, id, actionNow.Add(-2*time.Hour), registeredOurs)
-	page, err := b.st.RegistrationActionsGet(ctx, actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -600,12 +600,12 @@ func TestActionConcurrentResolutions(t *testing.T) {
 	}
 }
 
-func TestRegistrationActionsGet(t *testing.T) {
+func TestRegistrationPageGetDecides(t *testing.T) {
 	t.Parallel()
 	b := setupActions(t)
 	id := b.uncertainRow(t)
 	lookupID := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
-	page, err := b.st.RegistrationActionsGet(context.Background(), actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,7 +627,7 @@ func TestRegistrationActionsGet(t *testing.T) {
 		}
 	}
 	// A teacher of another course does not see the row.
-	if _, err := b.st.RegistrationActionsGet(context.Background(), actionNow, id, []string{storetest.NewID()}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, []string{storetest.NewID()}); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("out of scope: err = %v", err)
 	}
 }
@@ -666,7 +666,7 @@ func TestNoActionWritesSubmitting(t *testing.T) {
 					SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), PartiallyRegisteredAt: ptrTime(actionNow.Add(-48 * time.Hour)),
 					SubmittedAttainmentID: "hy-kur-1", SubmitRetryCount: 6})
 				b.addLookup(t, id, actionNow.Add(-time.Minute), details)
-				page, err := b.st.RegistrationActionsGet(ctx, actionNow, id, nil)
+				page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,22 +11,23 @@ import (
 	"regdesk/schedule"
 )
 
-// Event is one entry of a registration's history.
+// Event is one entry of a registration's history. Its json tags read the events a page's read
+// aggregates (RegistrationPageGet).
 type Event struct {
-	ID                string          `db:"id"`
-	CreatedAt         time.Time       `db:"created_at"`
-	Kind              string          `db:"kind"`
-	FromState         *string         `db:"from_state"`
-	ToState           *string         `db:"to_state"`
-	ErrorCode         *string         `db:"error_code"`
-	Message           *string         `db:"message"`
-	ActorName         *string         `db:"actor_name"`
-	Details           json.RawMessage `db:"details"`
-	RequestItemID     *string         `db:"request_item_id"`
-	SuotarEndpoint    *string         `db:"suotar_endpoint"`
-	SuotarRequestedAt *time.Time      `db:"suotar_requested_at"`
-	SuotarAnsweredAt  *time.Time      `db:"suotar_answered_at"`
-	SuotarAnswer      *string         `db:"suotar_answer"`
+	ID                string          `db:"id" json:"id"`
+	CreatedAt         time.Time       `db:"created_at" json:"created_at"`
+	Kind              string          `db:"kind" json:"kind"`
+	FromState         *string         `db:"from_state" json:"from_state"`
+	ToState           *string         `db:"to_state" json:"to_state"`
+	ErrorCode         *string         `db:"error_code" json:"error_code"`
+	Message           *string         `db:"message" json:"message"`
+	ActorName         *string         `db:"actor_name" json:"actor_name"`
+	Details           json.RawMessage `db:"details" json:"details"`
+	RequestItemID     *string         `db:"request_item_id" json:"request_item_id"`
+	SuotarEndpoint    *string         `db:"suotar_endpoint" json:"suotar_endpoint"`
+	SuotarRequestedAt *time.Time      `db:"suotar_requested_at" json:"suotar_requested_at"`
+	SuotarAnsweredAt  *time.Time      `db:"suotar_answered_at" json:"suotar_answered_at"`
+	SuotarAnswer      *string         `db:"suotar_answer" json:"suotar_answer"`
 }
 
 const eventColumns = `e.id::text AS id, e.created_at, e.kind::text AS kind, e.from_state::text AS from_state,

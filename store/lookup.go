@@ -34,6 +34,14 @@ func (l *LookupSummary) ScheduleLookup() *schedule.LookupFacts {
 		Unanswered: l.Unanswered, Pending: l.Pending, PendingUntil: l.PendingUntil}
 }
 
+// matchID is the lookup's match, "" for none or a nil summary.
+func (l *LookupSummary) matchID() string {
+	if l == nil {
+		return ""
+	}
+	return l.MatchID
+}
+
 // LookupDetails is what a sisu_lookup event's details say, as far as the rules need.
 type LookupDetails struct {
 	Verdict   schedule.VerdictKind

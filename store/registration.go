@@ -417,30 +417,22 @@ WHERE cr.id = $1 AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($
 	return r, nil
 }
 
-// RegistrationAttempt is one attempt at registering a completion, for the attempts list.
+// RegistrationAttempt is one attempt at registering a completion, for the attempts list. Its json
+// tags read the attempts the registration page's read aggregates.
 type RegistrationAttempt struct {
-	ID             string             `db:"id"`
-	AttemptNumber  int32              `db:"attempt_number"`
-	State          schedule.State     `db:"state"`
-	CreatedAt      time.Time          `db:"created_at"`
-	StateChangedAt time.Time          `db:"state_changed_at"`
-	SupersededByID *string            `db:"superseded_by_id"`
-	ErrorCode      schedule.ErrorCode `db:"error_code"`
+	ID             string             `db:"id" json:"id"`
+	AttemptNumber  int32              `db:"attempt_number" json:"attempt_number"`
+	State          schedule.State     `db:"state" json:"state"`
+	CreatedAt      time.Time          `db:"created_at" json:"created_at"`
+	StateChangedAt time.Time          `db:"state_changed_at" json:"state_changed_at"`
+	SupersededByID *string            `db:"superseded_by_id" json:"superseded_by_id"`
+	ErrorCode      schedule.ErrorCode `db:"error_code" json:"error_code"`
 }
 
-// RegistrationAttemptList returns every attempt at the completion, oldest first.
-func (q *Queries) RegistrationAttemptList(ctx context.Context, completionID string) ([]RegistrationAttempt, error) {
-	rows, _ := q.db.Query(ctx, `SELECT cr.id::text AS id, cr.attempt_number, cr.state::text AS state, cr.created_at,
-  cr.state_changed_at, cr.superseded_by_id::text AS superseded_by_id, coalesce(cr.error_code::text, '') AS error_code
-FROM credit_registrations cr
-WHERE cr.course_module_completion_id = $1 AND `+liveSQL+`
-ORDER BY cr.attempt_number, cr.created_at`, completionID)
-	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationAttempt])
-	if err != nil {
-		return nil, dbError("RegistrationAttemptList", err)
-	}
-	return list, nil
-}
+// attemptColumns selects a RegistrationAttempt from "cr2", an attempt at the completion of the
+// row "cr" a query is about.
+const attemptColumns = `cr2.id::text AS id, cr2.attempt_number, cr2.state::text AS state, cr2.created_at,
+  cr2.state_changed_at, cr2.superseded_by_id::text AS superseded_by_id, coalesce(cr2.error_code::text, '') AS error_code`
 
 // RegistrationCountCapped counts the rows matching f, as RegistrationList would list them, but
 // stops at limit: a result of limit means "limit or more". Bulk selection shows it, and bulk

@@ -51,6 +51,9 @@ type Options struct {
 	StatementTimeout time.Duration
 	// MaxConns overrides the pool size when positive.
 	MaxConns int32
+	// Tracer, when set, sees every query of the pool's connections: tests count a page's queries
+	// with it.
+	Tracer pgx.QueryTracer
 	// PasswordCost is bcrypt's work factor for HashPassword; 0 is DefaultPasswordCost. Tests,
 	// which hash many passwords, lower it.
 	PasswordCost int
@@ -67,6 +70,9 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	if opts.MaxConns > 0 {
 		cfg.MaxConns = opts.MaxConns
+	}
+	if opts.Tracer != nil {
+		cfg.ConnConfig.Tracer = opts.Tracer
 	}
 	// Times are written and compared in UTC; Helsinki is a display concern.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"

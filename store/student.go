@@ -195,7 +195,15 @@ type RegistrationOverview struct {
 	GradeScaleID *string `db:"grade_scale_id"`
 	// Credits are the frozen payload's credits, else the module's.
 	Credits *float32 `db:"credits"`
-	// The credit_registration_preconditions view's columns, and how far the row had got.
+	PreconditionColumns
+	// StudentStatus is the SQL mirror of schedule.StudentStatusOf, which orders and counts rows in
+	// the database; pages take the status from schedule.StudentView.
+	StudentStatus schedule.StudentStatus `db:"student_status"`
+}
+
+// PreconditionColumns are the credit_registration_preconditions view's columns, and how far the
+// row had got: what schedule.StudentView reads beside the row.
+type PreconditionColumns struct {
 	CompletionDeleted        bool `db:"completion_deleted"`
 	CompletionEligible       bool `db:"completion_eligible"`
 	HasVerifiedStudentNumber bool `db:"has_verified_student_number"`
@@ -203,13 +211,15 @@ type RegistrationOverview struct {
 	CourseCodeAllowed        bool `db:"course_code_allowed"`
 	EnrolmentResolved        bool `db:"enrolment_resolved"`
 	Submitted                bool `db:"submitted"`
-	// StudentStatus is the SQL mirror of schedule.StudentStatusOf, which orders and counts rows in
-	// the database; pages take the status from schedule.StudentView.
-	StudentStatus schedule.StudentStatus `db:"student_status"`
 }
 
+// preconditionColumns selects PreconditionColumns from cr and its preconditions p.
+const preconditionColumns = `p.completion_deleted, p.completion_eligible, p.has_verified_student_number, p.frozen_identity_stale,
+  p.course_code_allowed, cr.selected_enrolment_id IS NOT NULL AS enrolment_resolved,
+  cr.submitted_attainment_id IS NOT NULL AS submitted`
+
 // Preconditions returns the row's preconditions as schedule reads them.
-func (r RegistrationOverview) Preconditions() schedule.Preconditions {
+func (r PreconditionColumns) Preconditions() schedule.Preconditions {
 	return schedule.Preconditions{
 		CompletionDeleted:        r.CompletionDeleted,
 		CompletionEligible:       r.CompletionEligible,
@@ -260,9 +270,7 @@ const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + sc
   cmc.completion_date, cmc.passed, cr.registered_at,
   coalesce(cr.grade_id, cmc.grade::text) AS grade, cr.grade_scale_id,
   coalesce(cr.credits, m.ects_credits) AS credits,
-  p.completion_deleted, p.completion_eligible, p.has_verified_student_number, p.frozen_identity_stale,
-  p.course_code_allowed, cr.selected_enrolment_id IS NOT NULL AS enrolment_resolved,
-  cr.submitted_attainment_id IS NOT NULL AS submitted,
+  ` + preconditionColumns + `,
   ` + sqlStudentStatus + ` AS student_status`
 
 const overviewFrom = `credit_registrations cr

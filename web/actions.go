@@ -21,20 +21,14 @@ import (
 
 var errNoAction = &Error{Status: http.StatusNotFound, Message: "There is no such action. Go back to the registration and pick one there."}
 
-// actionsVM draws the hand-action panel of the registration from its decisions at now.
-func (s *Server) actionsVM(ctx context.Context, id string, now time.Time) (*views.ActionsVM, error) {
-	ra, err := s.store.RegistrationActionsGet(ctx, now, id, nil)
-	if err != nil {
-		return nil, err
+// actionsVM draws the hand-action panel of the registration from its decisions at now. The forms
+// carry the version and the lookup of the same read, so an action rests on what the page shows.
+func actionsVM(page store.RegistrationPage, now time.Time) *views.ActionsVM {
+	vm := &views.ActionsVM{Version: strconv.FormatInt(page.Version, 10), LookupID: page.LookupID()}
+	for _, d := range page.Decisions {
+		vm.Items = append(vm.Items, actionVM(page.ID, d, now))
 	}
-	vm := &views.ActionsVM{Version: strconv.FormatInt(ra.Version, 10)}
-	if ra.Lookup != nil {
-		vm.LookupID = ra.Lookup.EventID
-	}
-	for _, d := range ra.Decisions {
-		vm.Items = append(vm.Items, actionVM(ra.RegistrationID, d, now))
-	}
-	return vm, nil
+	return vm
 }
 
 func actionVM(id string, d schedule.Decision, now time.Time) views.ActionVM {
@@ -157,10 +151,11 @@ func (a sentAction) retry(field, msg string) func(*views.ActionsVM) {
 // it in place, or the whole page around it for a plain form post.
 func (s *Server) renderActionPanel(w http.ResponseWriter, r *http.Request, id string, now time.Time, status int, edit func(*views.ActionsVM)) error {
 	if wantsFragment(r) {
-		vm, err := s.actionsVM(r.Context(), id, now)
+		page, err := s.store.RegistrationPageGet(r.Context(), now, id, s.courseScope(r))
 		if err != nil {
 			return err
 		}
+		vm := actionsVM(page, now)
 		edit(vm)
 		return s.render(w, r, status, nil, views.RegistrationActions(*vm, false))
 	}

@@ -90,33 +90,23 @@ func (s *Server) since(r *http.Request, regID string, sum schedule.StudentSummar
 	return schedule.SinceAlert(events, sum, at), nil
 }
 
-// registrationAlert is the banner of a registration's page.
-func (s *Server) registrationAlert(r *http.Request, q url.Values, reg store.Registration, now time.Time) (views.AlertBannerVM, error) {
+// registrationAlert is the banner of a registration's page, from the page's own read of the row;
+// only the changes since the alert are read besides.
+func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.RegistrationPage, now time.Time) (views.AlertBannerVM, error) {
 	a := parseAlertedAt(q, now)
 	if !a.set || a.note != "" {
 		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
 	}
-	// The student-facing status reads the row's preconditions, which its student's list carries.
-	regs, err := s.store.RegistrationListByStudent(r.Context(), reg.StudentID, s.courseScope(r))
+	sum, err := s.since(r, page.ID, schedule.StudentView(page.ScheduleRow(), page.Preconditions(), now), a.at)
 	if err != nil {
 		return views.AlertBannerVM{}, err
 	}
-	for _, o := range regs {
-		if o.ID != reg.ID {
-			continue
-		}
-		sum, err := s.since(r, reg.ID, schedule.StudentView(o.ScheduleRow(), o.Preconditions(), now), a.at)
-		if err != nil {
-			return views.AlertBannerVM{}, err
-		}
-		return views.AlertBannerVM{
-			Show:             true,
-			Headline:         sum.Sentence(func(t time.Time) string { return views.At(t, now) }),
-			Changed:          len(sum.Changes) > 0,
-			StillNeedsAction: sum.StillNeedsAction,
-		}, nil
-	}
-	return views.AlertBannerVM{}, fmt.Errorf("registrationAlert %s: not in its student's list: %w", reg.ID, store.ErrNotFound)
+	return views.AlertBannerVM{
+		Show:             true,
+		Headline:         sum.Sentence(func(t time.Time) string { return views.At(t, now) }),
+		Changed:          len(sum.Changes) > 0,
+		StillNeedsAction: sum.StillNeedsAction,
+	}, nil
 }
 
 // studentAlert is the banner of a student's page: each registration that changed since the alert

@@ -28,7 +28,7 @@ func alertQuery(t time.Time) string { return "alerted_at=" + url.QueryEscape(t.F
 func (b *testBundle) cancelAs(t *testing.T, a testAccount, id string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	acts, err := b.store.RegistrationActionsGet(ctx, at, id, nil)
+	acts, err := b.store.RegistrationPageGet(ctx, at, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -53,25 +53,23 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	}
 	// The swap shows the lookup as the page will: read back from the history, which the swap
 	// refreshes too.
-	events, err := s.store.EventListByRegistration(r.Context(), reg.ID)
+	now := s.clock()
+	page, err := s.store.RegistrationPageGet(r.Context(), now, reg.ID, s.courseScope(r))
 	if err != nil {
 		return err
 	}
-	now := s.clock()
 	// A new lookup changes what may be done (marking rests on it), so the action panel comes too,
 	// its forms carrying the new lookup but the version the page was drawn with: the rest of the
 	// page is not redrawn, and an action must rest on the row as the person sees it.
 	var actions *views.ActionsVM
 	if actor.CanAct() {
-		if actions, err = s.actionsVM(r.Context(), reg.ID, now); err != nil {
-			return err
-		}
+		actions = actionsVM(page, now)
 		if v := r.PostFormValue("version"); v != "" {
 			actions.Version = v
 		}
-		actions.LookupID = latestLookupID(events)
 	}
-	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(reg, events, now), eventVMs(reg.ID, events, now), actions))
+	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(page.Registration, page.Events, now),
+		eventVMs(reg.ID, page.Events, now), actions))
 }
 
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest
@@ -329,15 +327,6 @@ func took(ms int64) string {
 		return strconv.FormatInt(ms, 10) + " ms"
 	}
 	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
-}
-
-// latestLookupID is the id of the newest lookup in the history (events newest first); "" for
-// none. The action forms carry the lookup the page shows, not one made since.
-func latestLookupID(events []store.Event) string {
-	if i := slices.IndexFunc(events, func(e store.Event) bool { return e.Kind == "sisu_lookup" }); i >= 0 {
-		return events[i].ID
-	}
-	return ""
 }
 
 // lookupTitle names a lookup in the history: its verdict, or that it failed.

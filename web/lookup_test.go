@@ -579,7 +579,7 @@ func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 	if strings.Contains(page, "cannot show") {
 		t.Error("the page says it cannot show the lookup")
 	}
-	acts, err := b.store.RegistrationActionsGet(context.Background(), testNow, b.uncertainOverdue, nil)
+	acts, err := b.store.RegistrationPageGet(context.Background(), testNow, b.uncertainOverdue, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,9 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 	return s.render(w, r, http.StatusOK, views.RegistrationPage(vm), nil)
 }
 
-// registrationVM builds the registration page as this person may see it at now: the hand-action
-// panel only for people who may act (hidden, not disabled, for the others).
+// registrationVM builds the registration page as this person may see it at now, from one read of
+// the row: the hand-action panel only for people who may act (hidden, not disabled, for the
+// others), its forms carrying the version and lookup the page shows.
 func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (views.RegistrationVM, error) {
 	if !store.IsUUID(id) {
 		return views.RegistrationVM{}, errNotFound
@@ -34,43 +35,29 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 	if err != nil {
 		return views.RegistrationVM{}, err
 	}
-	reg, err := s.store.RegistrationGet(ctx, id, s.courseScope(r))
+	page, err := s.store.RegistrationPageGet(ctx, now, id, s.courseScope(r))
 	if err != nil {
 		return views.RegistrationVM{}, err
 	}
-	events, err := s.store.EventListByRegistration(ctx, id)
-	if err != nil {
-		return views.RegistrationVM{}, err
-	}
-	attempts, err := s.store.RegistrationAttemptList(ctx, reg.CourseModuleCompletionID)
-	if err != nil {
-		return views.RegistrationVM{}, err
-	}
+	reg := page.Registration
 	vm := views.RegistrationVM{
 		Page:       s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:         reg.ID,
 		Header:     registrationHeaderVM(reg, now),
-		Lookup:     s.lookupVM(reg, events, now),
+		Lookup:     s.lookupVM(reg, page.Events, now),
 		Properties: registrationProperties(reg, now),
-		Events:     eventVMs(reg.ID, events, now),
+		Events:     eventVMs(reg.ID, page.Events, now),
 	}
-	if vm.Alert, err = s.registrationAlert(r, q, reg, now); err != nil {
+	if vm.Alert, err = s.registrationAlert(r, q, page, now); err != nil {
 		return views.RegistrationVM{}, err
 	}
 	if actorFrom(ctx).CanAct() {
-		if vm.Actions, err = s.actionsVM(ctx, reg.ID, now); err != nil {
-			return views.RegistrationVM{}, err
-		}
-		// The forms carry the row and the lookup this page shows: were either to change between
-		// the reads above and the decisions, the action is refused as stale instead of resting on
-		// something the person never saw.
-		vm.Actions.Version = strconv.FormatInt(reg.Version, 10)
-		vm.Actions.LookupID = latestLookupID(events)
+		vm.Actions = actionsVM(page, now)
 	} else {
 		// Teachers read; the route refuses their lookups, so the page does not offer one.
 		vm.Lookup.Unavailable = msgLookupNotYours
 	}
-	for _, a := range attempts {
+	for _, a := range page.Attempts {
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{
 			Label:   fmt.Sprintf("Attempt %d", a.AttemptNumber),
 			URL:     "/registrations/" + a.ID,

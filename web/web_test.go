@@ -61,7 +61,12 @@ func setup(t *testing.T) *testBundle { return setupWith(t, nil) }
 // setupWith is setup with the server's dependencies adjusted by edit first.
 func setupWith(t *testing.T, edit func(*web.Deps)) *testBundle {
 	t.Helper()
-	st := storetest.New(t)
+	return setupOn(t, storetest.New(t), edit)
+}
+
+// setupOn is setupWith on a store the test opened itself.
+func setupOn(t *testing.T, st *store.Store, edit func(*web.Deps)) *testBundle {
+	t.Helper()
 	b := &testBundle{store: st, clock: newTestClock()}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
 	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: "014979622"})

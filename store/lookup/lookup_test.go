@@ -114,7 +114,7 @@ func TestLookUpRecordsWhatSisuHolds(t *testing.T) {
 	if calls := b.fake.Calls(); len(calls) != 2 {
 		t.Errorf("Suotar got %d calls, want the attainments and the verify call", len(calls))
 	}
-	page, err := b.st.RegistrationActionsGet(ctx, now, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, now, id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

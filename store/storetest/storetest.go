@@ -126,6 +126,8 @@ const passwordCost = bcrypt.MinCost
 type Options struct {
 	// StatementTimeout is passed to store.Open.
 	StatementTimeout time.Duration
+	// Tracer is passed to store.Open: it sees every query of the store's pool.
+	Tracer pgx.QueryTracer
 }
 
 // adminConn connects to the test server's admin database and makes sure the template exists.
@@ -174,7 +176,7 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 	name := "t_" + hex.EncodeToString(b[:])
 	cloneTemplate(tb, conn, tpl, name)
 	dbURL := withDatabase(admin, name)
-	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8, PasswordCost: passwordCost})
+	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8, PasswordCost: passwordCost, Tracer: opts.Tracer})
 	if err != nil {
 		tb.Fatalf("storetest: open: %v", err)
 	}
@@ -244,4 +246,63 @@ func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store
 	}
 	tb.Cleanup(st.Close)
 	return st
+}
+
+// QueryCounter is a pgx tracer that counts the statements a pool sends, for tests that bound how
+// many queries a page makes: every query, every query of a batch and every COPY. Install it with
+// Options.Tracer.
+type QueryCounter struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+// TraceQueryStart counts one statement.
+func (c *QueryCounter) TraceQueryStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceQueryStartData) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = append(c.sql, data.SQL)
+	return ctx
+}
+
+// TraceQueryEnd is part of pgx.QueryTracer; the count is taken at the start.
+func (c *QueryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+// TraceBatchStart is part of pgx.BatchTracer; each query of the batch counts in TraceBatchQuery.
+func (c *QueryCounter) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+// TraceBatchQuery counts one statement of a batch: a batch saves round trips, not statements.
+func (c *QueryCounter) TraceBatchQuery(_ context.Context, _ *pgx.Conn, data pgx.TraceBatchQueryData) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = append(c.sql, data.SQL)
+}
+
+// TraceBatchEnd is part of pgx.BatchTracer.
+func (c *QueryCounter) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+// TraceCopyFromStart counts a COPY as one statement.
+func (c *QueryCounter) TraceCopyFromStart(ctx context.Context, _ *pgx.Conn, data pgx.TraceCopyFromStartData) context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = append(c.sql, "COPY "+data.TableName.Sanitize())
+	return ctx
+}
+
+// TraceCopyFromEnd is part of pgx.CopyFromTracer.
+func (c *QueryCounter) TraceCopyFromEnd(context.Context, *pgx.Conn, pgx.TraceCopyFromEndData) {}
+
+// Reset forgets the statements counted so far.
+func (c *QueryCounter) Reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.sql = nil
+}
+
+// Statements returns the statements counted since the last Reset, in the order they were sent.
+func (c *QueryCounter) Statements() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.sql...)
 }

@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// This file holds the reads of whole pages: each page's handler makes one store call, and the
+// data it shows comes from one snapshot of the database, so what a page shows and what its forms
+// carry (a row's version, the lookup an action rests on) can never come from two moments.
+
+// RegistrationPage is everything a registration's page shows, read at one instant: the row with
+// its preconditions, its history, the other attempts at its completion, its newest Sisu lookup,
+// and every hand action's decision on it.
+type RegistrationPage struct {
+	Registration
+	PreconditionColumns
+	// Events are the row's history, newest first.
+	Events []Event
+	// Attempts are every attempt at the row's completion, this one included, oldest first.
+	Attempts []RegistrationAttempt
+	// Lookup is the newest Sisu lookup, which the decisions rest on; nil when there is none.
+	Lookup *LookupSummary
+	// Decisions has one entry per schedule.Actions(), in that order, decided one row at a time
+	// (schedule.StrictnessAny) at the instant the page was read for.
+	Decisions []schedule.Decision
+}
+
+// LookupID is the newest lookup's event id, "" when there is none: what the page's action forms
+// carry, so an action is refused when a newer lookup has been made since.
+func (p RegistrationPage) LookupID() string {
+	if p.Lookup == nil {
+		return ""
+	}
+	return p.Lookup.EventID
+}
+
+// registrationPageRow is the page read's one result row; the lists come as JSON arrays.
+type registrationPageRow struct {
+	Registration
+	PreconditionColumns
+	Events   []Event               `db:"events"`
+	Attempts []RegistrationAttempt `db:"attempts"`
+	// LookupMatchID and LookupVerifyID are the attainment ids the newest lookup names as its match
+	// and as the verify answer's; Holders are the other live rows holding either as their Sisu
+	// attainment.
+	LookupMatchID  *string       `db:"lookup_match_id"`
+	LookupVerifyID *string       `db:"lookup_verify_id"`
+	Holders        []matchHolder `db:"holders"`
+}
+
+// matchHolder is a live row holding an attainment as its Sisu attainment.
+type matchHolder struct {
+	AttainmentID string `db:"attainment_id" json:"attainment_id"`
+	RowID        string `db:"id" json:"id"`
+}
+
+// registrationPageSQL reads a registration's page in one statement, so in one snapshot. The
+// history and the attempts are aggregated as JSON beside the row; so are the rows already holding
+// the newest lookup's match (rules: an attainment backs one row only), looked up by the two ids a
+// LookupRecord names a match by (the verdict's match_id, the verify answer's attainment_id).
+const registrationPageSQL = `SELECT ` + registrationColumns + `,
+  ` + preconditionColumns + `,
+  (SELECT coalesce(json_agg(ev ORDER BY ev.created_at DESC, ev.id DESC), '[]'::json) FROM (SELECT ` + eventColumns + `
+    FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
+    WHERE e.credit_registration_id = cr.id) ev) AS events,
+  (SELECT coalesce(json_agg(att ORDER BY att.attempt_number, att.created_at), '[]'::json) FROM (SELECT ` + attemptColumns + `
+    FROM credit_registrations cr2
+    WHERE cr2.course_module_completion_id = cr.course_module_completion_id AND cr2.deleted_at IS NULL) att) AS attempts,
+  lk.match_id AS lookup_match_id, lk.verify_id AS lookup_verify_id,
+  (SELECT coalesce(json_agg(json_build_object('attainment_id', h.sisu_attainment_id, 'id', h.id::text) ORDER BY h.id), '[]'::json)
+    FROM credit_registrations h
+    WHERE h.sisu_attainment_id IN (lk.match_id, lk.verify_id) AND h.deleted_at IS NULL AND h.id <> cr.id) AS holders
+FROM ` + listFrom + `
+  LEFT JOIN accounts da ON da.id = d.dismissed_by_user_id
+  JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
+  LEFT JOIN LATERAL (SELECT e.details->'verdict'->>'match_id' AS match_id, e.details->'verify_call'->>'attainment_id' AS verify_id
+    FROM credit_registration_events e
+    WHERE e.credit_registration_id = cr.id AND e.kind = 'sisu_lookup'
+    ORDER BY e.created_at DESC, e.id DESC LIMIT 1) lk ON true
+WHERE cr.id = $1 AND ` + liveSQL + ` AND ` + "($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))"
+
+// RegistrationPageGet reads the registration's page and decides every hand action on it at now,
+// in one statement. A registration that does not exist, or lies outside scope (when not nil), is
+// ErrNotFound: a teacher asking for another course's row learns nothing.
+func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id string, scope []string) (RegistrationPage, error) {
+	op := fmt.Sprintf("RegistrationPageGet %s", id)
+	if !IsUUID(id) {
+		return RegistrationPage{}, fmt.Errorf("RegistrationPageGet %q: %w", id, ErrNotFound)
+	}
+	rows, _ := q.db.Query(ctx, registrationPageSQL, id, scope)
+	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[registrationPageRow])
+	if err != nil {
+		return RegistrationPage{}, dbError(op, err)
+	}
+	page := RegistrationPage{Registration: r.Registration, PreconditionColumns: r.PreconditionColumns, Events: r.Events, Attempts: r.Attempts}
+	for i := range page.Events {
+		if string(page.Events[i].Details) == "null" {
+			page.Events[i].Details = nil // as a NULL column scans
+		}
+	}
+	if i := slices.IndexFunc(page.Events, func(e Event) bool { return e.Kind == "sisu_lookup" }); i >= 0 {
+		e := page.Events[i]
+		page.Lookup = &LookupSummary{EventID: e.ID, At: e.CreatedAt, ActorName: Deref(e.ActorName), LookupDetails: ParseLookupDetails(e.Details)}
+	}
+	holders := r.Holders
+	if m := page.Lookup.matchID(); m != "" && m != Deref(r.LookupMatchID) && m != Deref(r.LookupVerifyID) {
+		// The rules read a match the SQL did not see by those two keys (a record whose keys differ
+		// in case, say): ask for its holders by the id the rules read.
+		if holders, err = q.matchHolders(ctx, []string{m}); err != nil {
+			return RegistrationPage{}, fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	facts := schedule.Facts{
+		Row:                   page.ScheduleRow(),
+		SubmittedAttainmentID: Deref(page.SubmittedAttempt),
+		Lookup:                page.Lookup.ScheduleLookup(),
+		MatchLinkedTo:         linkedTo(holders, page.Lookup.matchID(), page.ID),
+	}
+	page.Decisions = schedule.DecideAll(facts, schedule.StrictnessAny, now)
+	return page, nil
+}
+
+// matchHolders returns the live rows holding any of the attainments as their Sisu attainment, in
+// id order.
+func (q *Queries) matchHolders(ctx context.Context, attainmentIDs []string) ([]matchHolder, error) {
+	rows, _ := q.db.Query(ctx, `SELECT cr.sisu_attainment_id AS attainment_id, cr.id::text AS id FROM credit_registrations cr
+WHERE cr.sisu_attainment_id = ANY($1::text[]) AND `+liveSQL+` ORDER BY cr.id`, attainmentIDs)
+	holders, err := pgx.CollectRows(rows, pgx.RowToStructByName[matchHolder])
+	if err != nil {
+		return nil, dbError("matchHolders", err)
+	}
+	return holders, nil
+}
+
+// linkedTo is the row other than rowID that holds the lookup's match, "" when none does.
+func linkedTo(holders []matchHolder, matchID, rowID string) string {
+	if matchID == "" {
+		return ""
+	}
+	for _, h := range holders {
+		if h.AttainmentID == matchID && h.RowID != rowID {
+			return h.RowID
+		}
+	}
+	return ""
+}

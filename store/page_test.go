@@ -1,0 +1,121 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/storetest"
+)
+
+// TestRegistrationPageGet reads a registration's page: the row with its preconditions, its
+// history as EventListByRegistration reads it, both attempts at its completion, its newest lookup
+// and the decisions on it, which see another row holding the lookup's match.
+func TestRegistrationPageGet(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.addRow(t, storetest.Registration{State: "submission_uncertain", ErrorCode: "sisu_timeout", AttemptNumber: 2,
+		SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), SubmittedAttainmentID: "hy-kur-1", StudentNumber: "012345678"})
+	var completion string
+	if err := b.st.Pool().QueryRow(ctx, `SELECT course_module_completion_id::text FROM credit_registrations WHERE id = $1`, id).Scan(&completion); err != nil {
+		t.Fatal(err)
+	}
+	first := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "invalid_credits", CompletionID: completion,
+		SupersededByID: id, StateChangedAt: actionNow.Add(-96 * time.Hour)})
+	storetest.AddEvent(t, b.st, id, actionNow.Add(-72*time.Hour), "state_changed", "submitting", "submission_uncertain", "timed out")
+	older := b.addLookup(t, id, actionNow.Add(-2*time.Hour), notInSisu)
+	newest := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
+	holder := b.addRow(t, storetest.Registration{State: "registered", SisuAttainmentID: "hy-cu-1"})
+
+	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page.ID != id || page.State != schedule.StateSubmissionUncertain || page.Version != b.ledger(t, id).Version || !page.CompletionEligible ||
+		!page.Submitted || page.EnrolmentResolved {
+		t.Errorf("row = %+v, preconditions %+v", page.Registration, page.PreconditionColumns)
+	}
+	events, err := b.st.EventListByRegistration(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Events) != len(events) || len(events) < 3 {
+		t.Fatalf("page has %d events, the history %d; want the same, the lookups and the move among them", len(page.Events), len(events))
+	}
+	for i, e := range events {
+		p := page.Events[i]
+		if p.ID != e.ID || !p.CreatedAt.Equal(e.CreatedAt) || p.Kind != e.Kind || store.Deref(p.ActorName) != store.Deref(e.ActorName) ||
+			store.Deref(p.ToState) != store.Deref(e.ToState) || store.Deref(p.Message) != store.Deref(e.Message) ||
+			store.ParseLookupDetails(p.Details).Verdict != store.ParseLookupDetails(e.Details).Verdict {
+			t.Errorf("event %d: page %+v, history %+v", i, p, e)
+		}
+	}
+	var lookups []string
+	for _, e := range page.Events {
+		if e.Kind == "sisu_lookup" {
+			lookups = append(lookups, e.ID)
+		}
+	}
+	if !slices.Equal(lookups, []string{newest, older}) {
+		t.Errorf("lookups in the history = %v, want %s then %s (newest first)", lookups, newest, older)
+	}
+	if got := []string{page.Attempts[0].ID, page.Attempts[1].ID}; len(page.Attempts) != 2 || !slices.Equal(got, []string{first, id}) ||
+		page.Attempts[0].State != schedule.StateFailedPermanent || page.Attempts[0].ErrorCode != "invalid_credits" {
+		t.Errorf("attempts = %+v, want %s then %s", page.Attempts, first, id)
+	}
+	if page.Lookup == nil || page.LookupID() != newest || page.Lookup.ActorName != "Anna Support" || page.Lookup.MatchID != "hy-cu-1" {
+		t.Errorf("lookup = %+v, want the newest", page.Lookup)
+	}
+	if d := page.Decisions[indexOf(schedule.ActionMarkInSisu)]; d.Allowed || d.Refusal != schedule.RefusalAttainmentLinkedElsewhere {
+		t.Errorf("mark in Sisu with the attainment on %s: %+v", holder, d)
+	}
+
+	if _, err := b.st.RegistrationPageGet(ctx, actionNow, id, []string{storetest.NewID()}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("outside the scope: err = %v, want ErrNotFound", err)
+	}
+	if _, err := b.st.RegistrationPageGet(ctx, actionNow, "nope", nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a malformed id: err = %v, want ErrNotFound", err)
+	}
+}
+
+// TestRegistrationPageGetFindsEveryHolder checks the page's decisions against the locked read the
+// actions decide on, for matches named every way a lookup record names one: the verdict's
+// match_id, the verify answer's attainment alone, and keys in another case, which the page's SQL
+// does not see and looks up again.
+func TestRegistrationPageGetFindsEveryHolder(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, details string }{
+		{"MatchID", registeredOurs},
+		{"VerifyOnly", `{"v": 1, "attainments_call": {"answer": "answered"}, "attainments": [],
+			"verify_call": {"answer": "answered", "code": "registered", "attainment_id": "hy-cu-1", "attainment_type": "CourseUnitAttainment"},
+			"verdict": {"kind": "registered", "ours": ["hy-cu-1"]}}`},
+		{"KeysInAnotherCase", `{"V": 1, "Verdict": {"Kind": "registered", "Match_ID": "hy-cu-1", "Ours": ["hy-cu-1"]},
+			"Attainments": [{"ID": "hy-cu-1", "Type": "CourseUnitAttainment"}]}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			b := setupActions(t)
+			id := b.uncertainRow(t)
+			b.addLookup(t, id, actionNow.Add(-time.Minute), tc.details)
+			b.addRow(t, storetest.Registration{State: "registered", SisuAttainmentID: "hy-cu-1"})
+			page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if page.Lookup == nil || page.Lookup.MatchID != "hy-cu-1" {
+				t.Fatalf("lookup = %+v", page.Lookup)
+			}
+			if d := page.Decisions[indexOf(schedule.ActionMarkInSisu)]; d.Refusal != schedule.RefusalAttainmentLinkedElsewhere {
+				t.Errorf("page: mark in Sisu = %+v, want refused as linked elsewhere", d)
+			}
+			if _, err := b.act(t, id, schedule.ActionMarkInSisu, ""); !refusedWith(err, schedule.RefusalAttainmentLinkedElsewhere) {
+				t.Errorf("apply: err = %v, want refused as linked elsewhere", err)
+			}
+		})
+	}
+}
