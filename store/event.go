@@ -105,7 +105,8 @@ RETURNING id::text`,
 // RegistrationChange is one entry of a registration's history with the hand action behind it, if
 // any: what SinceAlert reads.
 type RegistrationChange struct {
-	At time.Time `db:"at"`
+	RegistrationID string    `db:"registration_id"`
+	At             time.Time `db:"at"`
 	// Kind is the history event's kind; "admin_action" for a hand action that left no event.
 	Kind string `db:"kind"`
 	// Action is the hand action (credit_registration_admin_action); nil for the pipeline's events.
@@ -154,8 +155,22 @@ WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope)
 	if !found {
 		return nil, fmt.Errorf("EventListSince %s: %w", registrationID, ErrNotFound)
 	}
-	rows, _ := q.db.Query(ctx, `SELECT e.created_at AS at, e.kind::text AS kind, aa.action, e.from_state::text AS from_state,
-  e.to_state::text AS to_state, a.name AS actor_name,
+	changes, err := q.eventListSince(ctx, []string{registrationID}, since)
+	if err != nil {
+		return nil, err
+	}
+	return changes[registrationID], nil
+}
+
+// eventListSince is EventListSince for several registrations at once, by registration id, without
+// the scope check: the caller has read the registrations in scope.
+func (q *Queries) eventListSince(ctx context.Context, registrationIDs []string, since time.Time) (map[string][]RegistrationChange, error) {
+	out := map[string][]RegistrationChange{}
+	if len(registrationIDs) == 0 {
+		return out, nil
+	}
+	rows, _ := q.db.Query(ctx, `SELECT e.credit_registration_id::text AS registration_id, e.created_at AS at, e.kind::text AS kind,
+  aa.action, e.from_state::text AS from_state, e.to_state::text AS to_state, a.name AS actor_name,
   (e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup')) AS by_person, e.message
 FROM credit_registration_events e
   LEFT JOIN accounts a ON a.id = e.actor_user_id
@@ -163,20 +178,24 @@ FROM credit_registration_events e
     WHERE aa.target_kind = 'credit_registration' AND aa.target_id = e.credit_registration_id
       AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id
     ORDER BY aa.id LIMIT 1) aa ON true
-WHERE e.credit_registration_id = $1 AND e.created_at > $2
+WHERE e.credit_registration_id = ANY($1::uuid[]) AND e.created_at > $2
 UNION ALL
-SELECT aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text, a.name, true, aa.reason
+SELECT aa.target_id::text, aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text, a.name, true,
+  aa.reason
 FROM credit_registration_admin_actions aa
   LEFT JOIN accounts a ON a.id = aa.actor_user_id
-WHERE aa.target_kind = 'credit_registration' AND aa.target_id = $1 AND aa.created_at > $2
+WHERE aa.target_kind = 'credit_registration' AND aa.target_id = ANY($1::uuid[]) AND aa.created_at > $2
   AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
     WHERE e.credit_registration_id = aa.target_id AND e.created_at = aa.created_at AND e.actor_user_id = aa.actor_user_id)
-ORDER BY at, kind`, registrationID, since)
+ORDER BY registration_id, at, kind`, registrationIDs, since)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
 	if err != nil {
 		return nil, dbError("EventListSince", err)
 	}
-	return list, nil
+	for _, c := range list {
+		out[c.RegistrationID] = append(out[c.RegistrationID], c)
+	}
+	return out, nil
 }
 
 // sqlWorthAMention is true for a history event "e" that may tell a person something happened: a

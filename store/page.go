@@ -151,3 +151,107 @@ func linkedTo(holders []matchHolder, matchID, rowID string) string {
 	}
 	return ""
 }
+
+// StudentPage is everything a student's page shows, read in one snapshot.
+type StudentPage struct {
+	Student
+	// Registrations are the student's live registrations in scope, superseded attempts too,
+	// newest first.
+	Registrations []RegistrationOverview
+	// Changes are what happened to each registration after the alert time asked for, oldest first,
+	// by registration id; nil when none was asked for.
+	Changes map[string][]RegistrationChange
+}
+
+// StudentPageGet reads a student's page in one read-only transaction: the student, their
+// registrations in scope and, when since is not nil, what happened to each after it. A student
+// who does not exist, or has no registration in scope (when not nil), is ErrNotFound.
+func (s *Store) StudentPageGet(ctx context.Context, id string, scope []string, since *time.Time) (StudentPage, error) {
+	var page StudentPage
+	err := s.InReadTx(ctx, func(q *Queries) error {
+		var err error
+		if page.Student, err = q.StudentGet(ctx, id, scope); err != nil {
+			return err
+		}
+		if page.Registrations, err = q.RegistrationListByStudent(ctx, id, scope); err != nil {
+			return err
+		}
+		if since != nil {
+			ids := make([]string, len(page.Registrations))
+			for i, r := range page.Registrations {
+				ids[i] = r.ID
+			}
+			page.Changes, err = q.eventListSince(ctx, ids, *since)
+		}
+		return err
+	})
+	if err != nil {
+		return StudentPage{}, err
+	}
+	return page, nil
+}
+
+// CoursePageParams selects a course page: its registrations up to Limit and, when Since is not
+// nil, the ChangedLimit registrations that changed most recently after it.
+type CoursePageParams struct {
+	ID    string
+	Scope []string
+	Limit int
+	Since *time.Time
+	// ChangedLimit bounds CoursePage.ChangedIDs.
+	ChangedLimit int
+}
+
+// CoursePage is everything a course's page shows, read in one snapshot.
+type CoursePage struct {
+	Course
+	// Counts counts all the course's live, unsuperseded registrations per student-facing status.
+	Counts map[schedule.StudentStatus]int64
+	// Registrations are up to Limit of them, in the order RegistrationListByCourse gives.
+	Registrations []RegistrationOverview
+	// ChangedIDs are, when Since was asked for, the registrations with a change worth a mention
+	// after it, most recent first (RegistrationListChangedSince); Changes holds what happened to
+	// those of them among Registrations, by registration id.
+	ChangedIDs []string
+	Changes    map[string][]RegistrationChange
+}
+
+// CoursePageGet reads a course's page in one read-only transaction. A course that does not
+// exist, or is not in scope (when not nil), is ErrNotFound.
+func (s *Store) CoursePageGet(ctx context.Context, p CoursePageParams) (CoursePage, error) {
+	var page CoursePage
+	err := s.InReadTx(ctx, func(q *Queries) error {
+		var err error
+		if page.Course, err = q.CourseGet(ctx, p.ID, p.Scope); err != nil {
+			return err
+		}
+		if page.Counts, err = q.RegistrationCountsByStudentStatus(ctx, p.ID, p.Scope); err != nil {
+			return err
+		}
+		if page.Registrations, err = q.RegistrationListByCourse(ctx, p.ID, p.Scope, p.Limit); err != nil {
+			return err
+		}
+		if p.Since == nil {
+			return nil
+		}
+		if page.ChangedIDs, err = q.RegistrationListChangedSince(ctx, p.ID, *p.Since, p.Scope, p.ChangedLimit); err != nil {
+			return err
+		}
+		listed := map[string]bool{}
+		for _, r := range page.Registrations {
+			listed[r.ID] = true
+		}
+		var ids []string
+		for _, id := range page.ChangedIDs {
+			if listed[id] {
+				ids = append(ids, id)
+			}
+		}
+		page.Changes, err = q.eventListSince(ctx, ids, *p.Since)
+		return err
+	})
+	if err != nil {
+		return CoursePage{}, err
+	}
+	return page, nil
+}

@@ -119,3 +119,68 @@ func TestRegistrationPageGetFindsEveryHolder(t *testing.T) {
 		})
 	}
 }
+
+// TestStudentAndCoursePageGet reads a student's and a course's page, with and without an alert
+// time: the same rows as their separate reads give, the changes only when asked for, and nothing
+// for a person whose scope does not hold them.
+func TestStudentAndCoursePageGet(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	alert := actionNow.Add(-30 * time.Minute)
+	changed := b.addRow(t, storetest.Registration{State: "awaiting_verification", SubmittedAt: ptrTime(actionNow.Add(-6 * time.Hour)),
+		StateChangedAt: actionNow.Add(-10 * time.Minute)})
+	storetest.AddEvent(t, b.st, changed, actionNow.Add(-5*time.Minute), "state_changed", "awaiting_verification", "awaiting_verification", "polled")
+	quiet := b.addRow(t, storetest.Registration{State: "registered", StateChangedAt: actionNow.Add(-50 * time.Hour)})
+	elsewhere := []string{storetest.NewID()}
+
+	student, err := b.st.StudentPageGet(ctx, b.student.ID, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	regs, err := b.st.RegistrationListByStudent(ctx, b.student.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if student.ID != b.student.ID || student.Name() != "Aino Virtanen" || len(student.Registrations) != len(regs) || student.Changes != nil {
+		t.Errorf("student page = %+v, want the student and their %d registrations, no changes", student, len(regs))
+	}
+	student, err = b.st.StudentPageGet(ctx, b.student.ID, nil, &alert)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.st.EventListSince(ctx, changed, alert, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := student.Changes[changed]; len(want) < 2 || len(got) != len(want) || got[0].RegistrationID != changed || !got[1].At.Equal(want[1].At) ||
+		len(student.Changes[quiet]) != 0 {
+		t.Errorf("student page changes = %+v, want %s's %d changes as EventListSince reads them", student.Changes, changed, len(want))
+	}
+	if _, err := b.st.StudentPageGet(ctx, b.student.ID, elsewhere, nil); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a student outside the scope: err = %v, want ErrNotFound", err)
+	}
+
+	course, err := b.st.CoursePageGet(ctx, store.CoursePageParams{ID: b.course.ID, Limit: 10, Since: &alert, ChangedLimit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := b.st.RegistrationCountsByStudentStatus(ctx, b.course.ID, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	for _, n := range course.Counts {
+		total += n
+	}
+	if course.ID != b.course.ID || len(course.Registrations) != 2 || total != 2 || len(course.Counts) != len(counts) ||
+		!slices.Equal(course.ChangedIDs, []string{changed}) || len(course.Changes[changed]) != len(want) {
+		t.Errorf("course page = %+v", course)
+	}
+	if course, err := b.st.CoursePageGet(ctx, store.CoursePageParams{ID: b.course.ID, Limit: 10}); err != nil || course.ChangedIDs != nil || course.Changes != nil {
+		t.Errorf("without an alert time: %+v, %v; want no changes read", course, err)
+	}
+	if _, err := b.st.CoursePageGet(ctx, store.CoursePageParams{ID: b.course.ID, Scope: elsewhere, Limit: 10}); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a course outside the scope: err = %v, want ErrNotFound", err)
+	}
+}

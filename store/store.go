@@ -121,6 +121,17 @@ func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
 	return nil
 }
 
+// InReadTx runs fn in one read-only transaction at repeatable read: every query of fn sees the
+// same snapshot, as the several reads of one page must. It commits nothing.
+func (s *Store) InReadTx(ctx context.Context, fn func(q *Queries) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	return fn(&Queries{db: tx})
+}
+
 // dbError maps driver errors onto this package's sentinels, keeping the operation's name.
 func dbError(op string, err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {

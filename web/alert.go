@@ -77,17 +77,23 @@ func shown(s string) string {
 	return s
 }
 
-// since summarises what happened to reg after at; sum is where reg stands now.
-func (s *Server) since(r *http.Request, regID string, sum schedule.StudentSummary, at time.Time) (schedule.AlertSummary, error) {
-	changes, err := s.store.EventListSince(r.Context(), regID, at, s.courseScope(r))
-	if err != nil {
-		return schedule.AlertSummary{}, err
-	}
+// sinceAlert summarises changes, what happened to a registration after at; sum is where it
+// stands now.
+func sinceAlert(changes []store.RegistrationChange, sum schedule.StudentSummary, at time.Time) schedule.AlertSummary {
 	events := make([]schedule.AlertEvent, len(changes))
 	for i, c := range changes {
 		events[i] = c.AlertEvent()
 	}
-	return schedule.SinceAlert(events, sum, at), nil
+	return schedule.SinceAlert(events, sum, at)
+}
+
+// since is the instant a page reads changes after: the link's alert time, when it carries
+// one that can be used; nil otherwise.
+func (a alertTime) since() *time.Time {
+	if !a.set || a.note != "" {
+		return nil
+	}
+	return &a.at
 }
 
 // registrationAlert is the banner of a registration's page, from the page's own read of the row;
@@ -97,10 +103,11 @@ func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.Reg
 	if !a.set || a.note != "" {
 		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
 	}
-	sum, err := s.since(r, page.ID, schedule.StudentView(page.ScheduleRow(), page.Preconditions(), now), a.at)
+	changes, err := s.store.EventListSince(r.Context(), page.ID, a.at, s.courseScope(r))
 	if err != nil {
 		return views.AlertBannerVM{}, err
 	}
+	sum := sinceAlert(changes, schedule.StudentView(page.ScheduleRow(), page.Preconditions(), now), a.at)
 	return views.AlertBannerVM{
 		Show:             true,
 		Headline:         sum.Sentence(func(t time.Time) string { return views.At(t, now) }),
@@ -110,20 +117,16 @@ func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.Reg
 }
 
 // studentAlert is the banner of a student's page: each registration that changed since the alert
-// or still needs action, in a short list.
-func (s *Server) studentAlert(r *http.Request, q url.Values, student store.Student, regs []store.RegistrationOverview, sums []schedule.StudentSummary, now time.Time) (views.AlertBannerVM, error) {
-	a := parseAlertedAt(q, now)
-	if !a.set || a.note != "" {
-		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
+// or still needs action, in a short list. sums are where the page's registrations stand now.
+func studentAlert(a alertTime, page store.StudentPage, sums []schedule.StudentSummary, now time.Time) views.AlertBannerVM {
+	if a.since() == nil {
+		return views.AlertBannerVM{Show: a.set, Note: a.note}
 	}
 	at := func(t time.Time) string { return views.At(t, now) }
 	vm := views.AlertBannerVM{Show: true}
 	changed, needs := 0, 0
-	for i, reg := range regs {
-		sum, err := s.since(r, reg.ID, sums[i], a.at)
-		if err != nil {
-			return vm, err
-		}
+	for i, reg := range page.Registrations {
+		sum := sinceAlert(page.Changes[reg.ID], sums[i], a.at)
 		if len(sum.Changes) == 0 && !sum.StillNeedsAction {
 			continue
 		}
@@ -140,27 +143,25 @@ func (s *Server) studentAlert(r *http.Request, q url.Values, student store.Stude
 		})
 	}
 	vm.Changed, vm.StillNeedsAction = changed > 0, needs > 0
-	vm.Headline = alertHeadline(at(a.at), changed, needs, student.FirstName+"’s registrations")
-	return vm, nil
+	vm.Headline = alertHeadline(at(a.at), changed, needs, page.FirstName+"’s registrations")
+	return vm
 }
 
 // courseAlert is the banner of a course's page: the registrations that changed since the alert,
-// most recent first, at most alertChangesLimit of them. rows and sums are the page's list.
-func (s *Server) courseAlert(r *http.Request, q url.Values, courseID string, rows []store.RegistrationOverview, sums []schedule.StudentSummary, now time.Time) (views.AlertBannerVM, error) {
-	a := parseAlertedAt(q, now)
-	if !a.set || a.note != "" {
-		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
+// most recent first, at most alertChangesLimit of them. sums are where the page's registrations
+// stand now.
+func courseAlert(a alertTime, page store.CoursePage, sums []schedule.StudentSummary, now time.Time) views.AlertBannerVM {
+	if a.since() == nil {
+		return views.AlertBannerVM{Show: a.set, Note: a.note}
 	}
 	at := func(t time.Time) string { return views.At(t, now) }
 	vm := views.AlertBannerVM{Show: true}
-	ids, err := s.store.RegistrationListChangedSince(r.Context(), courseID, a.at, s.courseScope(r), alertChangesLimit+1)
-	if err != nil {
-		return vm, err
-	}
+	ids := page.ChangedIDs
 	more := len(ids) > alertChangesLimit
 	if more {
 		ids = ids[:alertChangesLimit]
 	}
+	rows := page.Registrations
 	index := make(map[string]int, len(rows))
 	needs := 0
 	for i, row := range rows {
@@ -175,10 +176,7 @@ func (s *Server) courseAlert(r *http.Request, q url.Values, courseID string, row
 		if !ok {
 			continue // beyond the page's list; the count below says there is more
 		}
-		sum, err := s.since(r, id, sums[i], a.at)
-		if err != nil {
-			return vm, err
-		}
+		sum := sinceAlert(page.Changes[id], sums[i], a.at)
 		if len(sum.Changes) == 0 {
 			continue // only moves SinceAlert leaves out, such as passing through an in-flight state
 		}
@@ -194,7 +192,7 @@ func (s *Server) courseAlert(r *http.Request, q url.Values, courseID string, row
 	if more {
 		vm.Headline += fmt.Sprintf(" The list shows the %d most recent changes.", alertChangesLimit)
 	}
-	return vm, nil
+	return vm
 }
 
 // alertHeadline sums a banner up: "Since the alert at 09:14: 2 of Anna’s registrations changed;

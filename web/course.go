@@ -61,20 +61,15 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, scope := r.Context(), s.courseScope(r)
-	course, err := s.store.CourseGet(ctx, id, scope)
-	if err != nil {
-		return err
-	}
-	counts, err := s.store.RegistrationCountsByStudentStatus(ctx, id, scope)
-	if err != nil {
-		return err
-	}
-	rows, err := s.store.RegistrationListByCourse(ctx, id, scope, courseListLimit)
-	if err != nil {
-		return err
-	}
+	ctx := r.Context()
 	now := s.clock()
+	alert := parseAlertedAt(q, now)
+	page, err := s.store.CoursePageGet(ctx, store.CoursePageParams{ID: id, Scope: s.courseScope(r), Limit: courseListLimit,
+		Since: alert.since(), ChangedLimit: alertChangesLimit + 1})
+	if err != nil {
+		return err
+	}
+	course, counts, rows := page.Course, page.Counts, page.Registrations
 	staff := seesPipeline(actorFrom(ctx))
 	vm := views.CourseVM{Page: s.page(r, course.Name), ID: course.ID, Name: course.Name}
 	if staff {
@@ -135,9 +130,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	if total == 0 {
 		vm.Truncated = "This course has no registrations yet."
 	}
-	if vm.Alert, err = s.courseAlert(r, q, id, rows, sums, now); err != nil {
-		return err
-	}
+	vm.Alert = courseAlert(alert, page, sums, now)
 	return s.render(w, r, http.StatusOK, views.CoursePage(vm), nil)
 }
 

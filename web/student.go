@@ -137,15 +137,13 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx, scope := r.Context(), s.courseScope(r)
-	student, err := s.store.StudentGet(ctx, id, scope)
-	if err != nil {
-		return err
-	}
-	regs, err := s.store.RegistrationListByStudent(ctx, id, scope)
-	if err != nil {
-		return err
-	}
 	now := s.clock()
+	alert := parseAlertedAt(q, now)
+	page, err := s.store.StudentPageGet(ctx, id, scope, alert.since())
+	if err != nil {
+		return err
+	}
+	student, regs := page.Student, page.Registrations
 	staff := seesPipeline(actorFrom(ctx))
 	vm := views.StudentVM{
 		Page:   s.page(r, student.Name()),
@@ -163,9 +161,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	if scope != nil {
 		vm.ScopeNote = "Only registrations of your courses are shown."
 	}
-	if vm.Alert, err = s.studentAlert(r, q, student, regs, sums, now); err != nil {
-		return err
-	}
+	vm.Alert = studentAlert(alert, page, sums, now)
 	return s.render(w, r, http.StatusOK, views.StudentPage(vm), nil)
 }
 
