@@ -19,7 +19,7 @@ var FS embed.FS
 // hashes maps a file's path to the first 10 hex digits of its SHA-256, computed once at start.
 var hashes = func() map[string]string {
 	m := map[string]string{}
-	_ = fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(FS, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -31,6 +31,11 @@ var hashes = func() map[string]string {
 		m[p] = hex.EncodeToString(sum[:])[:10]
 		return nil
 	})
+	if err != nil {
+		// The files are compiled in: failing to read them is a broken build, which no page could
+		// survive (every one links the CSS by its hash).
+		panic("static: hash the embedded files: " + err.Error())
+	}
 	return m
 }()
 

@@ -72,6 +72,8 @@ type StaleError struct {
 	// SeenLookupID and LookupID differ when a newer Sisu lookup is what changed: the decision
 	// would rest on evidence the person has not seen.
 	SeenLookupID, LookupID string
+	// Lookup is the row's newest lookup, as the locked read saw it; nil when it has none.
+	Lookup *LookupSummary
 }
 
 func (e *StaleError) Error() string {
@@ -314,7 +316,7 @@ WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+` FOR UPDATE`, p.Registrati
 // recorded change other than a lookup (a lookup never changes the row).
 func (q *Queries) staleError(ctx context.Context, r *actionRow, seenVersion int64, seenLookupID string) (*StaleError, error) {
 	e := &StaleError{RegistrationID: r.ID, SeenVersion: seenVersion, Version: r.Version, State: r.State,
-		SeenLookupID: seenLookupID, LookupID: r.lookupID()}
+		SeenLookupID: seenLookupID, LookupID: r.lookupID(), Lookup: r.lookup()}
 	if err := q.db.QueryRow(ctx, `SELECT updated_at FROM credit_registrations WHERE id = $1`, r.ID).Scan(&e.UpdatedAt); err != nil {
 		return nil, dbError("staleError", err)
 	}
@@ -381,9 +383,13 @@ func phaseChanges(from, to schedule.State) bool {
 
 // applyAction writes an allowed decision's effect on the locked row r, with the LMS's side
 // effects, and its admin_action event. No statement here can set state to submitting: the
-// states written are the decision's target, which schedule never makes submitting. Every write
-// moves version (the page's optimistic check) and dates updated_at with now, the instant of the
-// event it writes, so a later conflict can name this change (migration 0005 explains the trigger).
+// states written are the decision's target, which schedule never makes submitting.
+//
+// Every UPDATE here sets version = version + 1 itself, since the optimistic check of a person's
+// page rests on it, and dates updated_at with now, the instant of the event it writes, so a later
+// conflict can name this change. The row's touch trigger (migration 0005) also moves version, to
+// the same value, so that the pipeline's writes, which do not mention it, move it too; nothing
+// here relies on the trigger.
 func (q *Queries) applyAction(ctx context.Context, now time.Time, r *actionRow, d schedule.Decision, reason string, actor ActionActor, auditID string) (written, error) {
 	if d.Target == schedule.StateSubmitting && r.State != schedule.StateSubmitting {
 		// Decide never does this; refusing here keeps the promise even if it one day did.
@@ -443,8 +449,8 @@ WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.af
 		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false, version = version + 1, updated_at = $2
 WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 	case schedule.ActionDismissAttention:
-		// The dismissal lives in its own table, but the row's version must move too, or two
-		// people dismissing at once would both succeed.
+		// The dismissal lives in its own table; this UPDATE is the action's write to the row itself,
+		// moving its version and updated_at, so two people dismissing at once cannot both succeed.
 		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET version = version + 1, updated_at = $2
 WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 		if err == nil {

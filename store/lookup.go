@@ -1,13 +1,9 @@
 package store
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"regdesk/schedule"
 )
@@ -248,29 +244,4 @@ func (rec LookupRecord) Details() LookupDetails {
 	}
 	out.MatchID, out.MatchType, out.MatchOurs = id, typ, slices.Contains(rec.Verdict.Ours, id)
 	return out
-}
-
-// LookupLatest returns the registration's newest Sisu lookup, or nil when it has none.
-func (q *Queries) LookupLatest(ctx context.Context, registrationID string) (*LookupSummary, error) {
-	if !IsUUID(registrationID) {
-		return nil, nil
-	}
-	type row struct {
-		ID      string          `db:"id"`
-		At      time.Time       `db:"created_at"`
-		Details json.RawMessage `db:"details"`
-		Actor   *string         `db:"actor"`
-	}
-	rows, _ := q.db.Query(ctx, `SELECT e.id::text AS id, e.created_at, e.details, a.name AS actor
-FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
-WHERE e.credit_registration_id = $1 AND e.kind = 'sisu_lookup'
-ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, registrationID)
-	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[row])
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, dbError("LookupLatest", err)
-	}
-	return &LookupSummary{EventID: r.ID, At: r.At, ActorName: Deref(r.Actor), LookupDetails: ParseLookupDetails(r.Details)}, nil
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -103,7 +102,7 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		return s.renderActionPanel(w, r, id, now, http.StatusUnprocessableEntity, sent.retry("confirm_risk", msg))
 	}
 	if se, ok := errors.AsType[*store.StaleError](err); ok {
-		n := s.staleNotice(ctx, se, now)
+		n := staleNotice(se, now)
 		return s.renderActionPanel(w, r, id, now, http.StatusConflict, func(vm *views.ActionsVM) { vm.Notice = &n })
 	}
 	if re, ok := errors.AsType[*store.RefusedError](err); ok {
@@ -170,12 +169,11 @@ func (s *Server) renderActionPanel(w http.ResponseWriter, r *http.Request, id st
 }
 
 // staleNotice says who changed the row since the person's page was drawn, when and to what.
-func (s *Server) staleNotice(ctx context.Context, e *store.StaleError, now time.Time) views.ActionNoticeVM {
+func staleNotice(e *store.StaleError, now time.Time) views.ActionNoticeVM {
 	n := views.ActionNoticeVM{Kind: "stale", Title: "This registration changed while you were looking at it.",
 		ReloadURL: "/registrations/" + e.RegistrationID}
 	if e.SeenVersion == e.Version && e.SeenLookupID != e.LookupID {
-		lk, err := s.store.LookupLatest(ctx, e.RegistrationID)
-		if err != nil || lk == nil {
+		if lk := e.Lookup; lk == nil {
 			n.Message = "It was looked up in Sisu again since your page was drawn. Nothing was saved."
 		} else {
 			n.Message = fmt.Sprintf("%s looked it up in Sisu again at %s (%s). Nothing was saved.",

@@ -39,6 +39,10 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		status, msg = e.Status, e.Message
 	} else if errors.Is(err, store.ErrNotFound) {
 		status, msg = errNotFound.Status, errNotFound.Message
+	} else if errors.Is(err, store.ErrRefused) {
+		// The action paths answer a refusal in their panel; one that escapes them is still the
+		// rules refusing what was asked, not a fault.
+		status, msg = http.StatusUnprocessableEntity, "The rules do not allow that on this registration now. Reload the page to see what may be done."
 	} else if errors.Is(err, store.ErrConflict) {
 		status, msg = http.StatusConflict, "Someone changed this while you were looking at it. Reload the page and try again."
 	} else if errors.Is(err, store.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {

@@ -99,10 +99,11 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	token := "suotar_" + hex.EncodeToString(b[:])
+	fakeLog := newLogger(stderr, slog.LevelWarn)
 	fake, err := suotarfake.New(token,
 		suotarfake.WithWorld(world),
 		suotarfake.WithClock(suotarfake.NewClock(time.Now(), *timeScale)),
-		suotarfake.WithLogger(newLogger(stderr, slog.LevelWarn)),
+		suotarfake.WithLogger(fakeLog),
 	)
 	if err != nil {
 		return err
@@ -114,7 +115,12 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 	suotarURL := "http://" + ln.Addr().String() + suotarfake.DefaultPrefix
 	fakeSrv := &http.Server{Handler: fake, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = fakeSrv.Serve(ln) }()
+	go func() {
+		// The dashboard keeps running without the fake, but every lookup would fail: say why.
+		if err := fakeSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fakeLog.Error("the fake Suotar stopped serving; lookups in Sisu will fail", "addr", ln.Addr().String(), "err", err)
+		}
+	}()
 	defer fakeSrv.Close()
 
 	fmt.Fprintf(stdout, "demo: the fake Suotar answers on %s (its world: %s)\n", suotarURL, worldFile)
