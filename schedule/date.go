@@ -26,9 +26,11 @@ func DateOf(t time.Time) Date {
 	return Date{y, m, d}
 }
 
-// helsinki is loaded on first use; the embedded tzdata makes failure impossible short of a
-// broken toolchain.
-var helsinki = sync.OnceValue(func() *time.Location {
+// Helsinki returns Europe/Helsinki, where regdesk's people, Suotar and the pipeline reason: the
+// one place regdesk loads the zone. It is loaded on first use, so a binary's own embedded tzdata
+// has registered by then; the tzdata embedded here makes failure impossible short of a broken
+// toolchain.
+var Helsinki = sync.OnceValue(func() *time.Location {
 	loc, err := time.LoadLocation("Europe/Helsinki")
 	if err != nil {
 		panic("schedule: Europe/Helsinki: " + err.Error())
@@ -38,7 +40,7 @@ var helsinki = sync.OnceValue(func() *time.Location {
 
 // HelsinkiDate returns the day t falls on in Helsinki: the day regdesk, Suotar and the pipeline
 // reason in. Sisu itself dates by the UTC day, which differs between Helsinki and UTC midnight.
-func HelsinkiDate(t time.Time) Date { return DateOf(t.In(helsinki())) }
+func HelsinkiDate(t time.Time) Date { return DateOf(t.In(Helsinki())) }
 
 // IsZero reports whether d is the zero Date.
 func (d Date) IsZero() bool { return d == Date{} }

@@ -489,7 +489,7 @@ func notInSisuReason(sub Submission, l Lookup, sent Date, day RegistrationWindow
 	case sub.SubmittedAt != nil && now.Before(sub.SubmittedAt.Add(SuotarPendingWindow)):
 		until := sub.SubmittedAt.Add(SuotarPendingWindow)
 		fmt.Fprintf(&b, " It was sent only %s ago and Suotar's copy of Sisu lags: do not resubmit before %s.",
-			spanWords(now.Sub(*sub.SubmittedAt)), until.In(helsinki()).Format("2006-01-02 15:04"))
+			spanWords(now.Sub(*sub.SubmittedAt)), until.In(Helsinki()).Format("2006-01-02 15:04"))
 	default:
 		b.WriteString(" Suotar's pending window has passed, so resubmitting is safe.")
 	}
@@ -511,7 +511,7 @@ func verifySentence(sub Submission, v *VerifyEvidence) string {
 		return " Suotar's verify answer says the submitted attainment " + sub.SubmittedAttainmentID + " was marked misregistered (reversed) in Sisu."
 	case "submissionPending":
 		if v.RetryAfter != nil {
-			return " Suotar says the submission is still pending: do not resubmit before " + v.RetryAfter.In(helsinki()).Format("2006-01-02 15:04") + "."
+			return " Suotar says the submission is still pending: do not resubmit before " + v.RetryAfter.In(Helsinki()).Format("2006-01-02 15:04") + "."
 		}
 		return " Suotar says the submission is still pending but did not say until when: do not resubmit; look again later."
 	}

@@ -1,6 +1,10 @@
 package views
 
-import "time"
+import (
+	"time"
+
+	"regdesk/schedule"
+)
 
 // ActionsVM is a registration page's hand-action panel: every action with whether it may be taken
 // now. Only support staff and administrators get one; for teachers the page has no panel at all.
@@ -60,7 +64,7 @@ type ActionNoticeVM struct {
 // Moment formats t for a sentence, as seen at now: "14:32" on the same Helsinki day, else
 // "Tue 1 Dec 14:32" (with the year when it differs).
 func Moment(t, now time.Time) string {
-	lt, ln := t.In(Helsinki), now.In(Helsinki)
+	lt, ln := t.In(schedule.Helsinki()), now.In(schedule.Helsinki())
 	if lt.Year() == ln.Year() && lt.YearDay() == ln.YearDay() {
 		return Clock(t)
 	}

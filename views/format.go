@@ -4,17 +4,11 @@ import (
 	"fmt"
 	"strconv"
 	"time"
-	_ "time/tzdata" // Helsinki must resolve even where the system has no zoneinfo.
+
+	"regdesk/schedule"
 )
 
-// Helsinki is where regdesk's people are; every time is shown in it.
-var Helsinki = func() *time.Location {
-	loc, err := time.LoadLocation("Europe/Helsinki")
-	if err != nil {
-		panic("views: Europe/Helsinki: " + err.Error())
-	}
-	return loc
-}()
+// Every time is shown in Helsinki, where regdesk's people are (schedule.Helsinki).
 
 // When is a moment as a person reads it: relative to now, and absolute in Helsinki.
 type When struct {
@@ -45,15 +39,15 @@ func NewWhen(t *time.Time, now time.Time) When {
 
 // Absolute formats t in Helsinki, adding the year only when it differs from now's.
 func Absolute(t, now time.Time) string {
-	lt := t.In(Helsinki)
-	if lt.Year() != now.In(Helsinki).Year() {
+	lt := t.In(schedule.Helsinki())
+	if lt.Year() != now.In(schedule.Helsinki()).Year() {
 		return lt.Format("Mon 2 Jan 2006 15:04")
 	}
 	return lt.Format("Mon 2 Jan 15:04")
 }
 
 // Clock formats t as the Helsinki time of day, "14:32".
-func Clock(t time.Time) string { return t.In(Helsinki).Format("15:04") }
+func Clock(t time.Time) string { return t.In(schedule.Helsinki()).Format("15:04") }
 
 // Relative says how far t is from now in the two largest units: "in 2 h 5 min", "3 d 4 h ago".
 func Relative(t, now time.Time) string {
@@ -114,7 +108,7 @@ func Count(n int64) string {
 // tomorrow", "14:30 yesterday", otherwise "14:30 on Thu 3 Dec" (with the year when it is not
 // now's), all in Helsinki. It fits after "at" or "by".
 func At(t, now time.Time) string {
-	lt, ln := t.In(Helsinki), now.In(Helsinki)
+	lt, ln := t.In(schedule.Helsinki()), now.In(schedule.Helsinki())
 	sameDay := func(a, b time.Time) bool { return a.Year() == b.Year() && a.YearDay() == b.YearDay() }
 	switch {
 	case sameDay(lt, ln):
@@ -130,12 +124,12 @@ func At(t, now time.Time) string {
 // AtDated is At with the date always spelled out, "14:30 on Thu 3 Dec": for text read later and
 // elsewhere, such as a message a teacher passes on to a student, where "tomorrow" would mislead.
 func AtDated(t, now time.Time) string {
-	lt := t.In(Helsinki)
-	if lt.Year() != now.In(Helsinki).Year() {
+	lt := t.In(schedule.Helsinki())
+	if lt.Year() != now.In(schedule.Helsinki()).Year() {
 		return lt.Format("15:04 on Mon 2 Jan 2006")
 	}
 	return lt.Format("15:04 on Mon 2 Jan")
 }
 
 // Date formats t's Helsinki date, "3 Dec 2026".
-func Date(t time.Time) string { return t.In(Helsinki).Format("2 Jan 2006") }
+func Date(t time.Time) string { return t.In(schedule.Helsinki()).Format("2 Jan 2006") }

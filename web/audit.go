@@ -43,7 +43,7 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 		if d == "" {
 			continue
 		}
-		if _, err := time.ParseInLocation(time.DateOnly, d, views.Helsinki); err != nil {
+		if _, err := time.ParseInLocation(time.DateOnly, d, schedule.Helsinki()); err != nil {
 			return p, badRequest(fmt.Sprintf("%q is not a date: use the form YYYY-MM-DD.", d))
 		}
 	}
@@ -64,11 +64,11 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 func (p auditParams) filter() store.AuditFilter {
 	f := store.AuditFilter{ActorID: p.actor, Action: p.action, CourseID: p.course, RegistrationID: p.registration}
 	if p.from != "" {
-		t, _ := time.ParseInLocation(time.DateOnly, p.from, views.Helsinki)
+		t, _ := time.ParseInLocation(time.DateOnly, p.from, schedule.Helsinki())
 		f.From = &t
 	}
 	if p.to != "" {
-		t, _ := time.ParseInLocation(time.DateOnly, p.to, views.Helsinki)
+		t, _ := time.ParseInLocation(time.DateOnly, p.to, schedule.Helsinki())
 		t = t.AddDate(0, 0, 1)
 		f.To = &t
 	}

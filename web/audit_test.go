@@ -43,8 +43,8 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 	// Three days of hand actions by two people on two courses, at noon in Helsinki on the three
 	// days before testNow's.
 	noon := func(daysBefore int) time.Time {
-		d := testNow.In(views.Helsinki)
-		return time.Date(d.Year(), d.Month(), d.Day()-daysBefore, 12, 0, 0, 0, views.Helsinki)
+		d := testNow.In(schedule.Helsinki())
+		return time.Date(d.Year(), d.Month(), d.Day()-daysBefore, 12, 0, 0, 0, schedule.Helsinki())
 	}
 	day := func(daysBefore int) string { return noon(daysBefore).Format(time.DateOnly) }
 	b.actAsStore(t, b.admin, elsewhere, schedule.ActionClearFlag, "Config fixed upstream", noon(3))

@@ -126,7 +126,7 @@ func registrationProperties(reg store.Registration, now time.Time) []views.Prope
 	}
 	attained := "—"
 	if reg.AttainedAt != nil {
-		attained = reg.AttainedAt.In(views.Helsinki).Format("2006-01-02")
+		attained = reg.AttainedAt.In(schedule.Helsinki()).Format("2006-01-02")
 	}
 	realisation := ""
 	if n := reg.SelectedEnrolmentRealisationName; n != nil {

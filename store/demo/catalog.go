@@ -2,7 +2,8 @@ package demo
 
 import (
 	"time"
-	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
+
+	"regdesk/schedule"
 )
 
 // courseDef is one course of the demo catalogue and the modules that carry its Sisu codes.
@@ -162,12 +163,4 @@ func pick2(c bool, a, b string) string {
 }
 
 // helsinki is where Sisu's dates are days; the demo's terms and attainment dates follow it.
-var helsinki = mustLoad("Europe/Helsinki")
-
-func mustLoad(name string) *time.Location {
-	loc, err := time.LoadLocation(name)
-	if err != nil {
-		panic("demo: time zone " + name + ": " + err.Error())
-	}
-	return loc
-}
+var helsinki = schedule.Helsinki()

@@ -5,7 +5,6 @@ import (
 	"os"
 	"sync"
 	"time"
-	_ "time/tzdata" // Helsinki must resolve on machines without a zoneinfo database.
 )
 
 // DefaultNow is the suite's instant when TEST_NOW is not set: a Monday in winter time, 12:00 in
@@ -35,16 +34,3 @@ func Now() time.Time {
 	}
 	return t
 }
-
-// Helsinki is the zone the product writes its times in; tests use it to spell the times they
-// expect on a page.
-var Helsinki = func() *time.Location {
-	loc, err := time.LoadLocation("Europe/Helsinki")
-	if err != nil {
-		panic(fmt.Sprintf("storetest: load Europe/Helsinki: %v", err))
-	}
-	return loc
-}()
-
-// Clock returns t in Helsinki as "15:04", the way pages write a time of today.
-func Clock(t time.Time) string { return t.In(Helsinki).Format("15:04") }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"regdesk/store/suotar/internal/helsinki"
+	"regdesk/schedule"
 )
 
 // Date is a calendar day as Suotar and Sisu use it, with no time of day and no zone. The zero Date
@@ -28,8 +28,7 @@ func ParseDate(s string) (Date, error) {
 		return DateOf(t), nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		y, m, d := helsinki.Date(t)
-		return Date{y, m, d}, nil
+		return DateOf(t.In(schedule.Helsinki())), nil
 	}
 	if t, err := parseZoneless(s); err == nil {
 		return DateOf(t), nil
@@ -239,7 +238,7 @@ func parseInstant(s string) (time.Time, error) {
 		return t, nil
 	}
 	if t, err := parseZoneless(s); err == nil {
-		return helsinki.Local(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond()), nil
+		return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), schedule.Helsinki()), nil
 	}
 	return time.Time{}, fmt.Errorf("parse date-time %q: not ISO 8601", s)
 }

@@ -19,6 +19,7 @@ func TestParseDate(t *testing.T) {
 		{in: "2026-05-22T00:00:00.000Z", want: "2026-05-22"},  // Sisu's UTC midnight
 		{in: "2025-12-17T22:00:00.000Z", want: "2025-12-18"},  // Helsinki midnight (winter) in UTC
 		{in: "2026-06-30T21:00:00Z", want: "2026-07-01"},      // Helsinki midnight (summer) in UTC
+		{in: "2026-07-01T21:30:00Z", want: "2026-07-02"},      // a late UTC evening is the next Helsinki day
 		{in: "2026-05-22T23:30:00+03:00", want: "2026-05-22"}, // an offset instant
 		{in: "2026-05-22T23:30:00", want: "2026-05-22"},       // zoneless: the date as written
 		{in: "2026-05-22 08:15:00.123", want: "2026-05-22"},   // zoneless with a space

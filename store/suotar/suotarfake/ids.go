@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"regdesk/store/suotar/internal/helsinki"
+	"regdesk/schedule"
 )
 
 // namespace makes the fake's derived ids its own: the SHA-1 of a fixed phrase, as a UUID
@@ -82,7 +82,7 @@ func parseDate(s string) (time.Time, error) {
 
 // helsinkiDay returns the Helsinki calendar day of t as midnight UTC.
 func helsinkiDay(t time.Time) time.Time {
-	y, m, d := helsinki.Date(t)
+	y, m, d := t.In(schedule.Helsinki()).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 

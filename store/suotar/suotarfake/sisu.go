@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"regdesk/store/suotar/internal/helsinki"
+	"regdesk/schedule"
 )
 
 // index looks the world up by the keys Suotar's importer queries use.
@@ -182,7 +182,7 @@ func (b *batch) enrolmentOut(e *Enrolment) map[string]any {
 	}
 	if !e.EnrolmentDateTime.IsZero() {
 		if b.s.quirks {
-			m["enrolmentDateTime"] = helsinki.In(e.EnrolmentDateTime.Time).Format("2006-01-02T15:04:05")
+			m["enrolmentDateTime"] = e.EnrolmentDateTime.In(schedule.Helsinki()).Format("2006-01-02T15:04:05")
 		} else {
 			m["enrolmentDateTime"] = e.EnrolmentDateTime.UTC().Format(time.RFC3339)
 		}
