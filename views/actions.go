@@ -1,11 +1,5 @@
 package views
 
-import (
-	"time"
-
-	"regdesk/schedule"
-)
-
 // ActionsVM is a registration page's hand-action panel: every action with whether it may be taken
 // now. Only support staff and administrators get one; for teachers the page has no panel at all.
 type ActionsVM struct {
@@ -33,7 +27,7 @@ type ActionVM struct {
 	// Words is, for an allowed action, what taking it will do; for a refused one, why not, with
 	// any time in it formatted.
 	Words string
-	// AvailableFrom, for a refusal that waiting lifts, says when: "14:32" or "Tue 1 Dec 14:32".
+	// AvailableFrom, for a refusal that waiting lifts, says when, as At writes it: "14:32", "14:32 tomorrow".
 	AvailableFrom string
 	// Risk names a risk the person must confirm by ticking a box (its value); "" when none.
 	Risk        string
@@ -59,14 +53,4 @@ type ActionNoticeVM struct {
 	// Detail adds what the other person wrote, or when the action becomes possible.
 	Detail    string
 	ReloadURL string
-}
-
-// Moment formats t for a sentence, as seen at now: "14:32" on the same Helsinki day, else
-// "Tue 1 Dec 14:32" (with the year when it differs).
-func Moment(t, now time.Time) string {
-	lt, ln := t.In(schedule.Helsinki()), now.In(schedule.Helsinki())
-	if lt.Year() == ln.Year() && lt.YearDay() == ln.YearDay() {
-		return Clock(t)
-	}
-	return Absolute(t, now)
 }

@@ -8,7 +8,16 @@ import (
 	"regdesk/schedule"
 )
 
-// Every time is shown in Helsinki, where regdesk's people are (schedule.Helsinki).
+// The time formatters, one for each way a page writes a moment. Every time is shown in Helsinki,
+// where regdesk's people are (schedule.Helsinki):
+//
+//   - NewWhen: a moment in a table or list, relative ("in 2 h 5 min") and absolute ("Mon 29 Nov
+//     14:32"), with its ISO form for <time datetime>;
+//   - At: a moment in a sentence, "14:30", "14:30 tomorrow", "14:30 on Thu 3 Dec";
+//   - AtDated: the same with the date always spelled out, for text read later and elsewhere;
+//   - Clock: a time of day, "14:32"; Date: a day, "3 Dec 2026";
+//   - Stamp: "2026-12-03 14:32", for records a person compares with another system's;
+//   - ISO: RFC 3339 in UTC, for machines.
 
 // When is a moment as a person reads it: relative to now, and absolute in Helsinki.
 type When struct {
@@ -30,15 +39,15 @@ func NewWhen(t *time.Time, now time.Time) When {
 	}
 	return When{
 		Set:  true,
-		Rel:  Relative(*t, now),
-		Abs:  Absolute(*t, now),
-		ISO:  t.UTC().Format(time.RFC3339),
+		Rel:  relative(*t, now),
+		Abs:  absolute(*t, now),
+		ISO:  ISO(*t),
 		Past: !t.After(now),
 	}
 }
 
-// Absolute formats t in Helsinki, adding the year only when it differs from now's.
-func Absolute(t, now time.Time) string {
+// absolute formats t in Helsinki, adding the year only when it differs from now's.
+func absolute(t, now time.Time) string {
 	lt := t.In(schedule.Helsinki())
 	if lt.Year() != now.In(schedule.Helsinki()).Year() {
 		return lt.Format("Mon 2 Jan 2006 15:04")
@@ -49,21 +58,21 @@ func Absolute(t, now time.Time) string {
 // Clock formats t as the Helsinki time of day, "14:32".
 func Clock(t time.Time) string { return t.In(schedule.Helsinki()).Format("15:04") }
 
-// Relative says how far t is from now in the two largest units: "in 2 h 5 min", "3 d 4 h ago".
-func Relative(t, now time.Time) string {
+// relative says how far t is from now in the two largest units: "in 2 h 5 min", "3 d 4 h ago".
+func relative(t, now time.Time) string {
 	d := t.Sub(now)
 	if d > -30*time.Second && d < 30*time.Second {
 		return "now"
 	}
-	s := Span(d.Abs())
+	s := span(d.Abs())
 	if d > 0 {
 		return "in " + s
 	}
 	return s + " ago"
 }
 
-// Span renders a duration in its two largest units: "2 h 5 min", "14 d", "45 s".
-func Span(d time.Duration) string {
+// span renders a duration in its two largest units: "2 h 5 min", "14 d", "45 s".
+func span(d time.Duration) string {
 	d = d.Round(time.Second)
 	days := int64(d / (24 * time.Hour))
 	hours := int64(d % (24 * time.Hour) / time.Hour)
@@ -133,3 +142,10 @@ func AtDated(t, now time.Time) string {
 
 // Date formats t's Helsinki date, "3 Dec 2026".
 func Date(t time.Time) string { return t.In(schedule.Helsinki()).Format("2 Jan 2006") }
+
+// Stamp formats t as "2026-12-03 14:32" in Helsinki: the form of a lookup's record, which a person
+// compares with what Sisu's and Suotar's own screens show.
+func Stamp(t time.Time) string { return t.In(schedule.Helsinki()).Format("2006-01-02 15:04") }
+
+// ISO formats t in RFC 3339 in UTC, for <time datetime> and the browser's countdowns.
+func ISO(t time.Time) string { return t.UTC().Format(time.RFC3339) }

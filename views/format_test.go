@@ -71,3 +71,18 @@ func TestAtReadsInASentence(t *testing.T) {
 		})
 	}
 }
+
+func TestStampAndISO(t *testing.T) {
+	t.Parallel()
+	winter := time.Date(2026, 11, 30, 22, 30, 0, 0, time.UTC) // 00:30 on 1 Dec in Helsinki
+	summer := time.Date(2026, 7, 1, 9, 5, 0, 0, time.FixedZone("x", 3600))
+	if got := Stamp(winter); got != "2026-12-01 00:30" {
+		t.Errorf("Stamp(winter) = %q", got)
+	}
+	if got := Stamp(summer); got != "2026-07-01 11:05" {
+		t.Errorf("Stamp(summer) = %q", got)
+	}
+	if got := ISO(summer); got != "2026-07-01T08:05:00Z" {
+		t.Errorf("ISO = %q", got)
+	}
+}

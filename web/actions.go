@@ -41,7 +41,7 @@ func actionVM(id string, d schedule.Decision, now time.Time) views.ActionVM {
 		Danger:  d.Action == schedule.ActionResubmit || d.Action == schedule.ActionCancel,
 	}
 	if !d.Allowed && d.AvailableAt != nil {
-		a.AvailableFrom = views.Moment(*d.AvailableAt, now)
+		a.AvailableFrom = views.At(*d.AvailableAt, now)
 	}
 	if d.Allowed && d.Risk.NeedsConfirmation() {
 		a.Risk, a.RiskLabel, a.RiskWarning = string(d.Risk), d.Risk.Label(), d.Risk.Explanation()
@@ -51,7 +51,7 @@ func actionVM(id string, d schedule.Decision, now time.Time) views.ActionVM {
 
 // decisionWords is the decision in words, with its time in Helsinki as seen at now.
 func decisionWords(d schedule.Decision, now time.Time) string {
-	return d.Words(func(t time.Time) string { return views.Moment(t, now) })
+	return d.Words(func(t time.Time) string { return views.At(t, now) })
 }
 
 // registrationActionApply applies one hand action to one registration:
@@ -177,7 +177,7 @@ func staleNotice(e *store.StaleError, now time.Time) views.ActionNoticeVM {
 			n.Message = "It was looked up in Sisu again since your page was drawn. Nothing was saved."
 		} else {
 			n.Message = fmt.Sprintf("%s looked it up in Sisu again at %s (%s). Nothing was saved.",
-				firstNonEmpty(lk.ActorName, "Someone"), views.Moment(lk.At, now), lk.Verdict.Label())
+				firstNonEmpty(lk.ActorName, "Someone"), views.At(lk.At, now), lk.Verdict.Label())
 		}
 		n.Detail = "Your action rested on the lookup your page showed. Reload and read the new one before acting."
 		return n
@@ -188,7 +188,7 @@ func staleNotice(e *store.StaleError, now time.Time) views.ActionNoticeVM {
 	// slack absorbs the gap between the application's clock, which dates events, and the
 	// database's, which dates the row.
 	if c == nil || c.At.Before(e.UpdatedAt.Add(-time.Minute)) {
-		n.Message = fmt.Sprintf("It changed at %s (it is now %s). Nothing was saved.", views.Moment(e.UpdatedAt, now), e.State)
+		n.Message = fmt.Sprintf("It changed at %s (it is now %s). Nothing was saved.", views.At(e.UpdatedAt, now), e.State)
 		return n
 	}
 	who := firstNonEmpty(c.ActorName, "The pipeline")
@@ -196,7 +196,7 @@ func staleNotice(e *store.StaleError, now time.Time) views.ActionNoticeVM {
 	if c.ToState != "" && c.ToState != c.FromState {
 		what = "to " + string(c.ToState)
 	}
-	n.Message = fmt.Sprintf("%s changed this registration at %s (%s). Nothing was saved.", who, views.Moment(c.At, now), what)
+	n.Message = fmt.Sprintf("%s changed this registration at %s (%s). Nothing was saved.", who, views.At(c.At, now), what)
 	if c.Kind == "admin_action" && c.Message != "" {
 		n.Detail = who + "’s reason: “" + c.Message + "”"
 	}
@@ -209,7 +209,7 @@ func refusedNotice(e *store.RefusedError, now time.Time) views.ActionNoticeVM {
 	n := views.ActionNoticeVM{Kind: "refused", Title: d.Action.Label() + " is not possible now. Nothing was saved.",
 		Message: decisionWords(d, now), ReloadURL: "/registrations/" + e.RegistrationID}
 	if d.AvailableAt != nil {
-		n.Detail = "Available from " + views.Moment(*d.AvailableAt, now) + "."
+		n.Detail = "Available from " + views.At(*d.AvailableAt, now) + "."
 	}
 	return n
 }

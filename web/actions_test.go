@@ -160,7 +160,7 @@ func TestRegistrationPageShowsEveryActionWithItsState(t *testing.T) {
 	_, body = b.get(t, "/registrations/"+recent, false)
 	item := actionItem(t, body, schedule.ActionResubmit)
 	// The window ends 24 h after the sending: tomorrow, two hours before this time of day.
-	windowEnd := views.Moment(testNow.Add(22*time.Hour), testNow)
+	windowEnd := views.At(testNow.Add(22*time.Hour), testNow)
 	for _, want := range []string{`data-allowed="false"`, "Suotar may still hold this submission as pending until " + windowEnd + ".",
 		"Available from " + windowEnd + "."} {
 		if !strings.Contains(html.UnescapeString(item), want) {
@@ -347,7 +347,7 @@ func TestActionOnAChangedRowIs409AndSaysWhoWhenWhat(t *testing.T) {
 		}
 		text := html.UnescapeString(body)
 		for _, want := range []string{`data-testid="action-notice"`, `data-kind="stale"`,
-			"Aino Admin changed this registration at " + views.Moment(testNow.Add(-time.Minute), testNow) + " (to cancelled). Nothing was saved.",
+			"Aino Admin changed this registration at " + views.At(testNow.Add(-time.Minute), testNow) + " (to cancelled). Nothing was saved.",
 			"Aino Admin’s reason: “Student withdrew”", `data-testid="reload"`, `href="/registrations/` + id + `"`} {
 			if !strings.Contains(text, want) {
 				t.Errorf("htmx=%v: the conflict lacks %q", htmx, want)
@@ -377,7 +377,7 @@ func TestActionOnANewerLookupIs409(t *testing.T) {
 	if got := b.written(t, landed); got != before {
 		t.Errorf("an action on an old lookup wrote: %+v → %+v", before, got)
 	}
-	if !strings.Contains(body, "Aino Admin looked it up in Sisu again at "+views.Moment(testNow.Add(-time.Hour), testNow)+" (Not in Sisu). Nothing was saved.") {
+	if !strings.Contains(body, "Aino Admin looked it up in Sisu again at "+views.At(testNow.Add(-time.Hour), testNow)+" (Not in Sisu). Nothing was saved.") {
 		t.Errorf("the conflict does not say who looked again, when and what they found:\n%s", body)
 	}
 }

@@ -61,7 +61,7 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 	text := html.UnescapeString(body)
 	for _, want := range []string{"Sami Support", "Aino Admin", `<span class="muted">support</span>`, "Cancel", "Student withdrew",
 		`href="/registrations/` + b.permanent + `"`, "Anna Äijälä · Ohjelmoinnin perusteet", "failed_permanent</span> → <span class=\"badge state\">cancelled",
-		views.Absolute(noon(1), testNow), `id="audit-`} {
+		views.NewWhen(ptr(noon(1)), testNow).Abs, `id="audit-`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the audit page lacks %q", want)
 		}

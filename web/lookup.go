@@ -176,7 +176,7 @@ func sentProperties(rec store.LookupRecord) []views.Property {
 	}
 	submitted := views.Property{Label: "Submitted", Value: "—"}
 	if s.SubmittedAt != nil {
-		submitted.Value = s.SubmittedAt.In(schedule.Helsinki()).Format("2006-01-02 15:04")
+		submitted.Value = views.Stamp(*s.SubmittedAt)
 		submitted.Title = "Registrations 0–2 days after this day count as this submission, counted from its Helsinki date or its UTC date (the pipeline's)"
 	}
 	return append(facts, submitted)
@@ -258,7 +258,7 @@ func verifyVM(submittedID string, c store.LookupCall) *views.LookupVerifyVM {
 	case "submissionPending":
 		vm.Says = "Submitted recently; Sisu does not show it to Suotar yet."
 		if c.RetryAfter != nil {
-			vm.Says += " Do not resubmit before " + c.RetryAfter.In(schedule.Helsinki()).Format("2006-01-02 15:04") + "."
+			vm.Says += " Do not resubmit before " + views.Stamp(*c.RetryAfter) + "."
 		}
 	case "misregistered":
 		vm.Says = "Sisu marked it misregistered: the attainment was reversed."

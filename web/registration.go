@@ -93,7 +93,7 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 		Escalates:        views.NewWhen(st.EscalatesAt, now),
 		ErrorCode:        string(reg.ErrorCode),
 		ErrorMessage:     store.Deref(reg.ErrorMessage),
-		DrawnAt:          now.UTC().Format(time.RFC3339),
+		DrawnAt:          views.ISO(now),
 	}
 	if reg.ErrorCode != "" {
 		h.ErrorLabel = reg.ErrorCode.Explanation()
@@ -126,7 +126,7 @@ func registrationProperties(reg store.Registration, now time.Time) []views.Prope
 	}
 	attained := "—"
 	if reg.AttainedAt != nil {
-		attained = reg.AttainedAt.In(schedule.Helsinki()).Format("2006-01-02")
+		attained = schedule.HelsinkiDate(*reg.AttainedAt).String()
 	}
 	realisation := ""
 	if n := reg.SelectedEnrolmentRealisationName; n != nil {

@@ -100,10 +100,10 @@ func TestBrowserResubmitRefusedInsideThePendingWindow(t *testing.T) {
 		chromedp.Navigate(b.server.URL+"/registrations/"+recent),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-resubmit"][data-allowed="false"]`)),
 	)
-	if got := bt.text(t, `[data-testid="action-resubmit"] [data-testid="action-why"]`); got != "Suotar may still hold this submission as pending until "+views.Moment(testNow.Add(22*time.Hour), testNow)+"." {
+	if got := bt.text(t, `[data-testid="action-resubmit"] [data-testid="action-why"]`); got != "Suotar may still hold this submission as pending until "+views.At(testNow.Add(22*time.Hour), testNow)+"." {
 		t.Errorf("the refusal says %q", got)
 	}
-	if got := bt.text(t, `[data-testid="action-resubmit"] [data-testid="action-available"]`); got != "Available from "+views.Moment(testNow.Add(22*time.Hour), testNow)+"." {
+	if got := bt.text(t, `[data-testid="action-resubmit"] [data-testid="action-available"]`); got != "Available from "+views.At(testNow.Add(22*time.Hour), testNow)+"." {
 		t.Errorf("availability = %q", got)
 	}
 	if got := bt.eval(t, `document.querySelector('[data-testid="action-resubmit"] button').disabled ? "disabled" : "enabled"`); got != "disabled" {
@@ -200,7 +200,7 @@ func TestBrowserConflictWhenTheRowChangedUnderneath(t *testing.T) {
 	if got := bt.eval(t, `document.body.dataset.marker || "reloaded"`); got != "kept" {
 		t.Errorf("the conflict reloaded the page; want the panel swapped")
 	}
-	if got := bt.text(t, `[data-testid="action-notice-message"]`); got != "Aino Admin changed this registration at "+views.Moment(testNow, testNow)+" (to cancelled). Nothing was saved." {
+	if got := bt.text(t, `[data-testid="action-notice-message"]`); got != "Aino Admin changed this registration at "+views.At(testNow, testNow)+" (to cancelled). Nothing was saved." {
 		t.Errorf("the conflict says %q", got)
 	}
 	if got := bt.text(t, `[data-testid="action-notice-detail"]`); !strings.Contains(got, "Student withdrew from the course") {
