@@ -347,7 +347,7 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 		v.Kind = VerdictConflicting
 		c := v.Conflicts[0]
 		v.Reason = fmt.Sprintf("Sisu holds %s like this submission that %s not match it: %s %s has %s.",
-			count(len(v.Conflicts), "attainment", "attainments"), plural(len(v.Conflicts), "does", "do"), typeWords(c.Type), c.AttainmentID, joinAnd(c.Differences)) +
+			count(len(v.Conflicts), "attainment", "attainments"), Plural(len(v.Conflicts), "does", "do"), typeWords(c.Type), c.AttainmentID, joinAnd(c.Differences)) +
 			" Check in Sisu which is right before doing anything: resubmitting may register the credit twice." + verifySentence(sub, l.Verify)
 	default:
 		v.Kind = VerdictNotInSisu
@@ -356,7 +356,7 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 	if v.Match != nil && len(v.Conflicts) > 0 {
 		n := len(v.Conflicts)
 		v.Reason += fmt.Sprintf(" Sisu also holds %s that %s related but %s; see the marked rows.",
-			count(n, "attainment", "attainments"), plural(n, "looks", "look"), plural(n, "differs", "differ"))
+			count(n, "attainment", "attainments"), Plural(n, "looks", "look"), Plural(n, "differs", "differ"))
 	}
 	return v
 }
@@ -577,7 +577,8 @@ func count(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func plural(n int, one, many string) string {
+// Plural is one when n is 1, else many: the one word chooser of regdesk's sentences.
+func Plural(n int, one, many string) string {
 	if n == 1 {
 		return one
 	}

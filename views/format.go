@@ -113,6 +113,24 @@ func Count(n int64) string {
 	return string(out)
 }
 
+// Counted writes a quantity with its noun: "1 registration", "1 234 registrations".
+func Counted(n int64, one, many string) string {
+	return Count(n) + " " + schedule.Plural(int(n), one, many)
+}
+
+// Credits writes a number of credits as Sisu and people write them, "5", "2.5", at the precision it
+// was stored with (a real column's 2.5 is not 2.5000000001); "—" when it is not set.
+func Credits[T float32 | float64](c *T) string {
+	if c == nil {
+		return "—"
+	}
+	bits := 64
+	if _, single := any(*c).(float32); single {
+		bits = 32
+	}
+	return strconv.FormatFloat(float64(*c), 'f', -1, bits)
+}
+
 // At says when t is, the way a sentence on a page reads it at now: "14:30" today, "14:30
 // tomorrow", "14:30 yesterday", otherwise "14:30 on Thu 3 Dec" (with the year when it is not
 // now's), all in Helsinki. It fits after "at" or "by".

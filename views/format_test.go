@@ -86,3 +86,25 @@ func TestStampAndISO(t *testing.T) {
 		t.Errorf("ISO = %q", got)
 	}
 }
+
+func TestCountedAndCredits(t *testing.T) {
+	t.Parallel()
+	if got := Counted(1, "registration", "registrations"); got != "1 registration" {
+		t.Errorf("Counted(1) = %q", got)
+	}
+	if got := Counted(1234, "registration", "registrations"); got != "1\u202f234 registrations" {
+		t.Errorf("Counted(1234) = %q", got)
+	}
+	if got := Counted(0, "row", "rows"); got != "0 rows" {
+		t.Errorf("Counted(0) = %q", got)
+	}
+	half, five, tenth := float32(2.5), float64(5), float32(0.1)
+	for _, tc := range []struct{ got, want string }{
+		{Credits(&half), "2.5"}, {Credits(&five), "5"}, {Credits(&tenth), "0.1"},
+		{Credits[float32](nil), "—"}, {Credits[float64](nil), "—"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("Credits = %q, want %q", tc.got, tc.want)
+		}
+	}
+}

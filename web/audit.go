@@ -174,9 +174,9 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 			}
 			b.Rows = append(b.Rows, br)
 		}
-		b.Summary = fmt.Sprintf("Bulk: %d of %s acted on", e.Affected, plural(int64(len(d.Rows)), "row", "rows"))
+		b.Summary = fmt.Sprintf("Bulk: %d of %s acted on", e.Affected, views.Counted(int64(len(d.Rows)), "row", "rows"))
 		vm.Bulk = b
-		vm.TargetLabel = plural(int64(len(d.Rows)), "registration", "registrations")
+		vm.TargetLabel = views.Counted(int64(len(d.Rows)), "registration", "registrations")
 		return vm
 	}
 	if e.TargetID != nil && e.TargetKind == "credit_registration" {

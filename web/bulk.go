@@ -152,7 +152,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		gv := views.BulkGroupVM{Allowed: g.Allowed, Count: len(g.Rows)}
 		if g.Allowed {
 			gv.Key = "apply"
-			gv.Title = "Would apply: " + plural(int64(len(g.Rows)), "row", "rows")
+			gv.Title = "Would apply: " + views.Counted(int64(len(g.Rows)), "row", "rows")
 			if g.Target != "" && !slices.Contains([]schedule.Action{schedule.ActionCheckNow, schedule.ActionClearFlag, schedule.ActionDismissAttention}, a) {
 				gv.Title += " → " + string(g.Target)
 			}
@@ -166,7 +166,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 			}
 		} else {
 			gv.Key = string(g.Refusal)
-			gv.Title = fmt.Sprintf("Skipped: %s (%s)", g.Refusal.Label(), plural(int64(len(g.Rows)), "row", "rows"))
+			gv.Title = fmt.Sprintf("Skipped: %s (%s)", g.Refusal.Label(), views.Counted(int64(len(g.Rows)), "row", "rows"))
 			gv.Words = g.Refusal.Explanation()
 		}
 		for _, row := range g.Rows {
@@ -182,7 +182,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		vm.Groups = append(vm.Groups, gv)
 	}
 	if apply.Count = len(apply.Rows); apply.Count > 0 {
-		rows := plural(int64(apply.Count), "row", "rows")
+		rows := views.Counted(int64(apply.Count), "row", "rows")
 		apply.Title = "Apply to these " + rows
 		apply.Button = a.Label() + ": " + rows
 		vm.Apply = apply

@@ -110,7 +110,14 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		}
 		// The students who can act come first within a group too.
 		slices.SortStableFunc(g.Rows, func(a, b views.CourseRowVM) int {
-			return boolRank(b.WaitsOn == string(schedule.WaitsOnStudent)) - boolRank(a.WaitsOn == string(schedule.WaitsOnStudent))
+			aFirst, bFirst := a.WaitsOn == string(schedule.WaitsOnStudent), b.WaitsOn == string(schedule.WaitsOnStudent)
+			switch {
+			case aFirst && !bFirst:
+				return -1
+			case bFirst && !aFirst:
+				return 1
+			}
+			return 0
 		})
 		if staff {
 			if states := statesOf(st); states != nil {
@@ -123,7 +130,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		}
 		vm.Groups = append(vm.Groups, g)
 	}
-	vm.Total = plural(total, "registration", "registrations")
+	vm.Total = views.Counted(total, "registration", "registrations")
 	if total > int64(len(rows)) {
 		vm.Truncated = fmt.Sprintf("Listing the first %d of %s registrations: those the students can act on first.", len(rows), views.Count(total))
 	}
@@ -146,13 +153,6 @@ func courseRowVM(row store.RegistrationOverview, sum schedule.StudentSummary, no
 		WaitsOnLabel:   sum.WaitsOn.Label(),
 		Sentence:       sum.Next.Sentence(func(t time.Time) string { return views.At(t, now) }),
 	}
-}
-
-func boolRank(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // preconditionVariants are every combination of a row's preconditions, for statesOf.

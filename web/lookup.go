@@ -125,7 +125,7 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 		row := views.LookupAttainmentVM{
 			ID: a.ID, Type: typeLabel(a.Type), TypeTitle: a.Type, AttainmentDate: dash(a.AttainmentDate),
 			RegistrationDate: dash(a.RegistrationDate), Grade: gradeLabel(a.GradeScaleID, a.GradeID), Scale: dash(a.GradeScaleID),
-			State: dash(a.State), Credits: creditsLabel(a.Credits),
+			State: dash(a.State), Credits: views.Credits(a.Credits),
 			Match: a.ID == rec.Verdict.MatchID, AlsoMatches: a.ID != rec.Verdict.MatchID && slices.Contains(rec.Verdict.Matches, a.ID),
 			Ours: slices.Contains(rec.Verdict.Ours, a.ID), Conflict: conflicts[a.ID],
 		}
@@ -171,7 +171,7 @@ func sentProperties(rec store.LookupRecord) []views.Property {
 		{Label: "Grade", Value: gradeLabel(s.GradeScaleID, s.GradeID)},
 		{Label: "Grade scale", Value: dash(s.GradeScaleID), Mono: true},
 		{Label: "Attainment date", Value: dash(s.AttainmentDate), Title: "The Helsinki date of attained_at"},
-		{Label: "Credits", Value: creditsLabel(s.Credits)},
+		{Label: "Credits", Value: views.Credits(s.Credits)},
 		{Label: "Submitted attainment", Value: dash(s.SubmittedAttainmentID), Mono: true},
 	}
 	submitted := views.Property{Label: "Submitted", Value: "—"}
@@ -305,13 +305,6 @@ func gradeLabel(scale, grade string) string {
 		}
 	}
 	return grade
-}
-
-func creditsLabel(c *float64) string {
-	if c == nil {
-		return "—"
-	}
-	return strconv.FormatFloat(*c, 'f', -1, 64)
 }
 
 func dash(s string) string {

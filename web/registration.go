@@ -120,10 +120,6 @@ func strProperty(label string, v *string, mono bool) views.Property {
 }
 
 func registrationProperties(reg store.Registration, now time.Time) []views.PropertyGroup {
-	credits := "—"
-	if reg.Credits != nil {
-		credits = strconv.FormatFloat(float64(*reg.Credits), 'f', -1, 32)
-	}
 	attained := "—"
 	if reg.AttainedAt != nil {
 		attained = schedule.HelsinkiDate(*reg.AttainedAt).String()
@@ -143,7 +139,7 @@ func registrationProperties(reg store.Registration, now time.Time) []views.Prope
 			{Label: "Attainment date", Value: attained, Title: "The Helsinki date of attained_at, which Sisu records"},
 			strProperty("Grade scale", reg.GradeScaleID, true),
 			strProperty("Grade", reg.GradeID, true),
-			{Label: "Credits", Value: credits},
+			{Label: "Credits", Value: views.Credits(reg.Credits)},
 			strProperty("Language", reg.AttainmentLanguage, false),
 		}},
 		{Title: "Suotar and Sisu", Properties: []views.Property{

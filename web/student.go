@@ -68,7 +68,7 @@ func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.
 			Name:          row.Name,
 			Number:        store.Deref(row.StudentNumber),
 			Email:         row.Email,
-			Registrations: plural(row.RegistrationCount, "registration", "registrations"),
+			Registrations: views.Counted(row.RegistrationCount, "registration", "registrations"),
 		})
 	}
 	if len(rows) == 0 {
@@ -117,7 +117,7 @@ func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 		vm.MoreURL = ""
 		vm.Summary = fmt.Sprintf("The first %d matches; add to the search to narrow it.", searchPageLimit)
 	case len(vm.Results) > 0:
-		vm.Summary = plural(int64(len(vm.Results)), "student matches", "students match") + "."
+		vm.Summary = views.Counted(int64(len(vm.Results)), "student matches", "students match") + "."
 	}
 	page := s.page(r, "Students")
 	page.SearchQuery = vm.Query
@@ -255,17 +255,9 @@ func creditsText(c *float32) string {
 	if c == nil {
 		return "credits not set"
 	}
-	n := strconv.FormatFloat(float64(*c), 'f', -1, 32)
+	n := views.Credits(c)
 	if n == "1" {
 		return "1 credit"
 	}
 	return n + " credits"
-}
-
-// plural is "1 registration", "3 registrations".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return views.Count(n) + " " + many
 }
