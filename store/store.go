@@ -1,5 +1,23 @@
 // Package store is regdesk's only door to PostgreSQL: the pool, every SQL string, the row types,
-// and the migration runner.
+// the typed records kept in jsonb details, and the migration runner. Its files go by table or by
+// job: registration.go, student.go, course.go, event.go, account.go (with password.go) and
+// login_attempt.go query their tables; page.go reads whole pages, each in one snapshot; action.go
+// and bulk.go apply hand actions and audit.go records them; lookup.go reads Sisu lookups
+// (LookupRecord); classify.go mirrors schedule's rules in SQL for filters and counts.
+//
+// Beneath it live the packages that deal in the same data but are not this store:
+//
+//   - store/suotar is the client of Suotar, the registry's batch API, and store/suotar/suotarfake
+//     a faithful fake of it; neither touches PostgreSQL;
+//   - store/lookup joins the two: it looks a registration up in Sisu through the client and
+//     records the lookup in the row's history through this package;
+//   - store/demo writes demo data straight into the tables with COPY, outside these query
+//     functions, for speed (its doc says why);
+//   - store/storetest gives each test a database of its own, cloned from a migrated template.
+//
+// They sit under store rather than at the top level, which keeps the design card's folders
+// (cmd, web, views, static, store, schedule, migrations), because each belongs to the data the
+// store holds: what the registry says about it, how a test or a demo fills it.
 package store
 
 import (
