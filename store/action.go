@@ -162,7 +162,7 @@ func (r *actionRow) scheduleFacts() schedule.Facts {
 func (q *Queries) actionRowsByID(ctx context.Context, ids []string, scope []string) ([]actionRow, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+actionRowColumns+`
 FROM `+actionRowFrom+`
-WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))
+WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
 ORDER BY cr.id`, ids, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[actionRow])
 	if err != nil {
@@ -361,13 +361,7 @@ type ActionEventDetails struct {
 
 // ReadActionEventDetails decodes an admin_action event's details; details it cannot read give the
 // zero value, so a page shows less rather than fail.
-func ReadActionEventDetails(raw []byte) ActionEventDetails {
-	var d ActionEventDetails
-	if json.Unmarshal(raw, &d) != nil {
-		return ActionEventDetails{}
-	}
-	return d
-}
+func ReadActionEventDetails(raw []byte) ActionEventDetails { return readJSON[ActionEventDetails](raw) }
 
 // written is what applyAction wrote.
 type written struct {

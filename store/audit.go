@@ -217,13 +217,7 @@ type AuditRowOutcome struct {
 
 // ReadAuditDetails decodes an audit row's details; details it cannot read give the zero value, so
 // a page shows less rather than fail.
-func ReadAuditDetails(raw []byte) AuditDetails {
-	var d AuditDetails
-	if json.Unmarshal(raw, &d) != nil {
-		return AuditDetails{}
-	}
-	return d
-}
+func ReadAuditDetails(raw []byte) AuditDetails { return readJSON[AuditDetails](raw) }
 
 func auditDecisionOf(d schedule.Decision) *AuditDecision {
 	out := &AuditDecision{Allowed: d.Allowed, Explanation: d.Explanation, Refusal: d.Refusal, Risk: d.Risk, Target: d.Target,

@@ -65,7 +65,7 @@ type matchHolder struct {
 // history and the attempts are aggregated as JSON beside the row; so are the rows already holding
 // the newest lookup's match (rules: an attainment backs one row only), looked up by the two ids a
 // LookupRecord names a match by (the verdict's match_id, the verify answer's attainment_id).
-const registrationPageSQL = `SELECT ` + registrationColumns + `,
+var registrationPageSQL = `SELECT ` + registrationColumns + `,
   ` + preconditionColumns + `,
   (SELECT coalesce(json_agg(ev ORDER BY ev.created_at DESC, ev.id DESC), '[]'::json) FROM (SELECT ` + eventColumns + `
     FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
@@ -84,7 +84,7 @@ FROM ` + listFrom + `
     FROM credit_registration_events e
     WHERE e.credit_registration_id = cr.id AND e.kind = 'sisu_lookup'
     ORDER BY e.created_at DESC, e.id DESC LIMIT 1) lk ON true
-WHERE cr.id = $1 AND ` + liveSQL + ` AND ` + "($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))"
+WHERE cr.id = $1 AND ` + liveSQL + ` AND ` + sqlInScope(2)
 
 // RegistrationPageGet reads the registration's page and decides every hand action on it at now,
 // in one statement. A registration that does not exist, or lies outside scope (when not nil), is

@@ -64,20 +64,26 @@ func (f ScheduleColumns) ScheduleRow() schedule.Row {
 	}
 }
 
+// RegistrationAbout is whom and what a registration is about, as lists and pages name them.
+type RegistrationAbout struct {
+	StudentID     string  `db:"student_id"`
+	StudentName   string  `db:"student_name"`
+	StudentEmail  string  `db:"student_email"`
+	StudentNumber *string `db:"student_number"`
+	CourseID      string  `db:"course_id"`
+	CourseName    string  `db:"course_name"`
+	ModuleName    string  `db:"module_name"`
+	// UhCourseCode is the row's frozen course code, else its module's.
+	UhCourseCode *string `db:"uh_course_code"`
+}
+
 // RegistrationListRow is one line of the queue: lean, so a page of fifty stays cheap.
 type RegistrationListRow struct {
 	ID        string    `db:"id"`
 	UpdatedAt time.Time `db:"updated_at"`
 	ScheduleColumns
-	AttemptNumber    int32   `db:"attempt_number"`
-	StudentID        string  `db:"student_id"`
-	StudentName      string  `db:"student_name"`
-	StudentEmail     string  `db:"student_email"`
-	StudentNumber    *string `db:"student_number"`
-	CourseID         string  `db:"course_id"`
-	CourseName       string  `db:"course_name"`
-	ModuleName       string  `db:"module_name"`
-	UhCourseCode     *string `db:"uh_course_code"`
+	AttemptNumber int32 `db:"attempt_number"`
+	RegistrationAbout
 	ErrorMessage     *string `db:"error_message"`
 	SubmittedAttempt *string `db:"submitted_attainment_id"`
 }
@@ -409,7 +415,7 @@ func (q *Queries) RegistrationGet(ctx context.Context, id string, scope []string
 	rows, _ := q.db.Query(ctx, `SELECT `+registrationColumns+`
 FROM `+listFrom+`
   LEFT JOIN accounts da ON da.id = d.dismissed_by_user_id
-WHERE cr.id = $1 AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, id, scope)
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+``, id, scope)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Registration])
 	if err != nil {
 		return Registration{}, dbError(fmt.Sprintf("RegistrationGet %s", id), err)
@@ -465,7 +471,7 @@ func (q *Queries) RegistrationListByIDs(ctx context.Context, ids []string, scope
 	}
 	rows, _ := q.db.Query(ctx, `SELECT `+listColumns+`
 FROM `+listFrom+`
-WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))
+WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
 ORDER BY cr.id`, valid, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
 	if err != nil {

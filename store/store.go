@@ -24,6 +24,7 @@ import (
 	"cmp"
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -190,4 +191,15 @@ func Deref[T any](p *T) T {
 		return zero
 	}
 	return *p
+}
+
+// readJSON decodes a jsonb details column into its record type; details that do not decode give
+// the zero value, so a page shows less rather than fail.
+func readJSON[T any](raw []byte) T {
+	var v T
+	if json.Unmarshal(raw, &v) != nil {
+		var zero T
+		return zero
+	}
+	return v
 }

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -174,16 +175,9 @@ type RegistrationOverview struct {
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
 	ScheduleColumns
-	AttemptNumber  int32      `db:"attempt_number"`
-	StudentID      string     `db:"student_id"`
-	StudentName    string     `db:"student_name"`
-	StudentEmail   string     `db:"student_email"`
-	StudentNumber  *string    `db:"student_number"`
-	CourseID       string     `db:"course_id"`
-	CourseName     string     `db:"course_name"`
+	AttemptNumber int32 `db:"attempt_number"`
+	RegistrationAbout
 	CourseModuleID string     `db:"course_module_id"`
-	ModuleName     string     `db:"module_name"`
-	UhCourseCode   *string    `db:"uh_course_code"`
 	ErrorMessage   *string    `db:"error_message"`
 	CompletionDate time.Time  `db:"completion_date"`
 	Passed         bool       `db:"passed"`
@@ -253,8 +247,11 @@ const sqlStudentStatus = `CASE
     ELSE cr.state::text
   END`
 
-// courseListOrder is the order of a course's registrations by student-facing status: those the
-// student can act on first, then those a person must fix, then the ones moving by themselves.
+// CourseListOrder returns the order of a course's registrations by student-facing status, which
+// RegistrationListByCourse sorts by and a course page groups by: those the student can act on
+// first, then those a person must fix, then the ones moving by themselves, then the finished.
+func CourseListOrder() []schedule.StudentStatus { return slices.Clone(courseListOrder) }
+
 var courseListOrder = []schedule.StudentStatus{
 	schedule.StudentNeedsStudentNumber, schedule.StudentNeedsEnrolment, schedule.StudentWaitingForCompletion,
 	schedule.StudentHeldForCourseSetup, schedule.StudentFailed, schedule.StudentLookingForEnrolment,
@@ -301,7 +298,7 @@ ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope)
 
 // RegistrationListByCourse returns up to limit of the course's live, unsuperseded registrations
 // (nothing when scope does not hold the course): those a student can act on first, then the rest
-// by student-facing status in the order of courseListOrder, most recently active first within
+// by student-facing status in the order of CourseListOrder, most recently active first within
 // each. RegistrationCountsByStudentStatus counts all of them.
 func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string, scope []string, limit int) ([]RegistrationOverview, error) {
 	if !IsUUID(courseID) || limit <= 0 {

@@ -15,16 +15,6 @@ import (
 // courseListLimit bounds the registrations a course page lists; its counts count them all.
 const courseListLimit = 500
 
-// courseGroupOrder is the order of a course page's groups: first the statuses whose students can
-// move their registration on, then those a person must fix, then the ones moving by themselves,
-// then the finished. RegistrationListByCourse orders its rows the same way.
-var courseGroupOrder = []schedule.StudentStatus{
-	schedule.StudentNeedsStudentNumber, schedule.StudentNeedsEnrolment, schedule.StudentWaitingForCompletion,
-	schedule.StudentHeldForCourseSetup, schedule.StudentFailed, schedule.StudentLookingForEnrolment,
-	schedule.StudentSending, schedule.StudentWaitingForSisu, schedule.StudentPartlyRegistered,
-	schedule.StudentRegistered, schedule.StudentNotRegistering,
-}
-
 // courseList lists the courses the person may open: GET /courses. It is a teacher's landing page.
 func (s *Server) courseList(w http.ResponseWriter, r *http.Request) error {
 	a := actorFrom(r.Context())
@@ -86,7 +76,8 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		byStatus[sum.Status] = append(byStatus[sum.Status], courseRowVM(row, sum, now))
 		canAct[sum.Status] = canAct[sum.Status] || sum.WaitsOn == schedule.WaitsOnStudent
 	}
-	order := slices.Clone(courseGroupOrder)
+	// The groups follow the list's order (store.CourseListOrder).
+	order := store.CourseListOrder()
 	for st := range counts {
 		if !slices.Contains(order, st) {
 			order = append(order, st) // a state schedule does not know shows as itself, last
