@@ -438,12 +438,7 @@ func TestActionRefusesDamagedForms(t *testing.T) {
 
 func TestLookupSwapRefreshesTheActions(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-landed"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-landed", suotarfake.TransitionRegistered)
 	id := b.row(t, "hy-kur-landed")
 
 	body, rec := b.lookupChecked(t, id)
@@ -461,12 +456,7 @@ func TestLookupSwapRefreshesTheActions(t *testing.T) {
 
 func TestLookupSwapKeepsTheVersionThePageShowed(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-landed"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-landed", suotarfake.TransitionRegistered)
 	id := b.row(t, "hy-kur-landed")
 	tb := &testBundle{store: b.store, server: b.server, client: b.client}
 	_, page := tb.get(t, "/registrations/"+id, false)

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"regdesk/store"
-	"regdesk/store/storetest"
 	"regdesk/views"
 	"regdesk/web"
 )
@@ -359,12 +358,7 @@ func TestDisabledOrDeletedAccountIsSignedOutAtOnce(t *testing.T) {
 func TestTeacherSeesOnlyTheirCourses(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
-	cecilia := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Cecilia", LastName: "Virtanen", Email: "cecilia@example.invalid", StudentNumber: "016000001"})
-	foreign := storetest.AddRegistration(t, b.store, storetest.Registration{
-		Student: cecilia, Course: other, State: "failed_permanent", ErrorCode: "course_not_allowed",
-		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour),
-	})
+	other, foreign := b.addForeignRow(t)
 	teacher := b.login(t, b.teacher)
 
 	resp, body := b.getWith(t, teacher, "/registrations/"+foreign, false)

@@ -14,7 +14,6 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"regdesk/store/storetest"
 	"regdesk/store/suotar/suotarfake"
 )
 
@@ -321,12 +320,7 @@ func TestBrowserSignInFromADeepLinkLandsOnTheRegistration(t *testing.T) {
 func TestBrowserTeacherCannotSeeAnotherCoursesStudent(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
-	cecilia := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Cecilia", LastName: "Virtanen", Email: "cecilia@example.invalid", StudentNumber: "016000001"})
-	foreign := storetest.AddRegistration(t, b.store, storetest.Registration{
-		Student: cecilia, Course: other, State: "failed_permanent", ErrorCode: "course_not_allowed",
-		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour),
-	})
+	_, foreign := b.addForeignRow(t)
 	bt := newTab(t)
 	bt.allow("status of 404") // Chromium logs the refused page's status
 
@@ -397,14 +391,9 @@ func TestBrowserSignOutEndsTheSession(t *testing.T) {
 
 func TestBrowserLookUpInSisu(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-landed"))
 	// Suotar is slow where it reads Sisu: long enough to see the spinner and the disabled button.
-	b := setupLookup(t, world, 0, suotarfake.WithFaults(suotarfake.Fault{Effect: suotarfake.FaultLatency,
+	b := setupSubmitted(t, "hy-kur-landed", suotarfake.TransitionRegistered, suotarfake.WithFaults(suotarfake.Fault{Effect: suotarfake.FaultLatency,
 		Endpoint: suotarfake.PathResolveEnrolments, Delay: suotarfake.Duration(1500 * time.Millisecond)}))
-	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
 	id := b.row(t, "hy-kur-landed")
 	bt := newTab(t)
 

@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -105,6 +104,19 @@ func setupLookup(t *testing.T, world *suotarfake.World, timeout time.Duration, o
 	return b
 }
 
+// setupSubmitted is setupLookup on lookupWorld with a submission Suotar made of Anna's grade under
+// submittedID, which Sisu has since taken through the transition.
+func setupSubmitted(t *testing.T, submittedID string, to suotarfake.Transition, opts ...suotarfake.Option) *lookupBundle {
+	t.Helper()
+	world := lookupWorld()
+	world.AddSubmission(submissionOf(submittedID))
+	b := setupLookup(t, world, 0, opts...)
+	if _, err := b.fake.Transition(submittedID, to); err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // row adds Anna's uncertain row for grade 4 attained on 27 Nov, sent 30 hours ago.
 func (b *lookupBundle) row(t *testing.T, submittedID string, edit ...func(*storetest.Registration)) string {
 	t.Helper()
@@ -130,16 +142,7 @@ func postLookup(t *testing.T, c *http.Client, base, id string, htmx bool) (*http
 		req.Header.Set("HX-Request", "true")
 		req.Header.Set("HX-Target", "lookup")
 	}
-	resp, err := c.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp, string(body)
+	return do(t, c, req)
 }
 
 // recorded is a lookup's history entry with its details decoded.
@@ -218,12 +221,7 @@ func verdictOf(rec recorded) string {
 
 func TestLookupOfALandedUncertainRowSaysRegistered(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-landed"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-landed", suotarfake.TransitionRegistered)
 	id := b.row(t, "hy-kur-landed")
 
 	body, rec := b.lookupChecked(t, id)
@@ -263,12 +261,7 @@ func TestLookupOfALandedUncertainRowSaysRegistered(t *testing.T) {
 
 func TestLookupWithoutSubmittedIdMatchesByDate(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-unnamed"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-unnamed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-unnamed", suotarfake.TransitionRegistered)
 	// The import went unanswered, so the row never learnt the id: only the rule can find it.
 	id := b.row(t, "")
 
@@ -286,12 +279,7 @@ func TestLookupWithoutSubmittedIdMatchesByDate(t *testing.T) {
 
 func TestLookupOfARowThatDidNotLandSaysNotInSisu(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-lost"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-lost", suotarfake.TransitionLost); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-lost", suotarfake.TransitionLost)
 	id := b.row(t, "hy-kur-lost")
 
 	body, rec := b.lookupChecked(t, id)
@@ -307,12 +295,7 @@ func TestLookupOfARowThatDidNotLandSaysNotInSisu(t *testing.T) {
 
 func TestLookupOfAPartialRowShowsOnlyTheAssessmentItem(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-partial"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-partial", suotarfake.TransitionPartial); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-partial", suotarfake.TransitionPartial)
 	id := b.row(t, "hy-kur-partial", func(r *storetest.Registration) {
 		r.State, r.ErrorCode, r.PartiallyRegisteredAt = "partially_registered", "", ptr(testNow.Add(-2*time.Hour))
 	})
@@ -352,12 +335,7 @@ func TestLookupMarksAConflict(t *testing.T) {
 
 func TestLookupSeesAnotherPersonWithoutRecordingThem(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-other"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-other", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-other", suotarfake.TransitionRegistered)
 	id := b.row(t, "", func(r *storetest.Registration) { r.SisuPersonID = "hy-hlo-999999999" })
 
 	body, rec := b.lookupChecked(t, id)
@@ -424,12 +402,7 @@ func TestLookupFailuresAreClearAndRecorded(t *testing.T) {
 
 func TestLookupWithoutJavaScriptRedirectsToThePage(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-landed"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-landed", suotarfake.TransitionRegistered)
 	id := b.row(t, "hy-kur-landed")
 
 	_, page := (&testBundle{server: b.server, client: b.client}).get(t, "/registrations/"+id, false)

@@ -31,12 +31,7 @@ func actInBrowser(action schedule.Action, reason string) chromedp.Action[chromed
 
 func TestBrowserResolveAnUncertainRowFoundInSisu(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-landed"))
-	b := setupLookup(t, world, 0)
-	if _, err := b.fake.Transition("hy-kur-landed", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-landed", suotarfake.TransitionRegistered)
 	id := b.row(t, "hy-kur-landed")
 	bt := newTab(t)
 
@@ -131,13 +126,8 @@ func TestBrowserResubmitRefusedInsideThePendingWindow(t *testing.T) {
 
 func TestBrowserResolveAPartialRow(t *testing.T) {
 	t.Parallel()
-	world := lookupWorld()
-	world.AddSubmission(submissionOf("hy-kur-partial"))
-	b := setupLookup(t, world, 0)
 	// Sisu has built the course unit attainment since the pipeline last looked.
-	if _, err := b.fake.Transition("hy-kur-partial", suotarfake.TransitionRegistered); err != nil {
-		t.Fatal(err)
-	}
+	b := setupSubmitted(t, "hy-kur-partial", suotarfake.TransitionRegistered)
 	id := b.row(t, "hy-kur-partial", func(r *storetest.Registration) {
 		r.State, r.ErrorCode, r.PartiallyRegisteredAt = "partially_registered", "", ptr(testNow.Add(-4*24*time.Hour))
 		r.SubmittedAt, r.StateChangedAt = ptr(testNow.Add(-5*24*time.Hour)), testNow.Add(-4*24*time.Hour)

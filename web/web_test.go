@@ -121,6 +121,19 @@ func (b *testBundle) addAccount(t *testing.T, name, email string, role web.Role,
 	return testAccount{ID: acct.ID, Name: name, Email: email, Role: role}
 }
 
+// addForeignRow adds a course the bundle's teacher does not teach, with Cecilia, a student of only
+// that course, and returns the course and her flagged registration on it.
+func (b *testBundle) addForeignRow(t *testing.T) (storetest.Course, string) {
+	t.Helper()
+	other := storetest.AddCourse(t, b.store, storetest.Course{Name: "Tietokantojen perusteet", Code: "TKT10004"})
+	cecilia := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Cecilia", LastName: "Virtanen", Email: "cecilia@example.invalid", StudentNumber: "016000001"})
+	foreign := storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: cecilia, Course: other, State: "failed_permanent", ErrorCode: "course_not_allowed",
+		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour),
+	})
+	return other, foreign
+}
+
 // newClient returns a client with a cookie jar of its own that reports redirects instead of
 // following them.
 func newClient(t *testing.T) *http.Client {
