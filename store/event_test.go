@@ -76,15 +76,21 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 	}
 }
 
-func TestEventListSince(t *testing.T) {
-	t.Parallel()
+// setupSince gives a store with a student on a course, and an alert 46 minutes before the suite's
+// instant.
+func setupSince(t *testing.T) (*store.Store, time.Time, storetest.Student, storetest.Course) {
+	t.Helper()
 	st := storetest.New(t)
-	ctx := context.Background()
-
-	alert := storetest.Now().Add(-46 * time.Minute)
-	at := func(d time.Duration) time.Time { return alert.Add(d) }
 	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
 	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})
+	return st, storetest.Now().Add(-46 * time.Minute), student, course
+}
+
+func TestEventListSince(t *testing.T) {
+	t.Parallel()
+	st, alert, student, course := setupSince(t)
+	ctx := context.Background()
+	at := func(d time.Duration) time.Time { return alert.Add(d) }
 	submitted := at(-30 * time.Hour)
 	id := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: course, State: "submission_uncertain",
 		StateChangedAt: at(-time.Hour), SubmittedAt: &submitted})
@@ -174,13 +180,9 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 
 func TestRegistrationListChangedSince(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
+	st, alert, student, course := setupSince(t)
 	ctx := context.Background()
-
-	alert := storetest.Now().Add(-46 * time.Minute)
 	at := func(d time.Duration) time.Time { return alert.Add(d) }
-	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
-	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})
 	other := storetest.AddCourse(t, st, storetest.Course{Name: "Toinen", Code: "TKT2"})
 	add := func(c storetest.Course, changed time.Time) string {
 		return storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: c, State: "awaiting_verification", StateChangedAt: changed})
