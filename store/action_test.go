@@ -703,40 +703,6 @@ func indexOf(a schedule.Action) int {
 	return -1
 }
 
-// todaysRegisteredRecord and todaysPendingRecord are lookups recorded the way regdesk wrote them
-// before the record had one Go type (web/lookup.go's lookupRecord, "v": 1, with each call's answer,
-// code and retry_after and the verdict's window).
-const (
-	todaysRegisteredRecord = `{"v": 1, "duration_ms": 412, "student_number": "014979622", "student_number_source": "frozen",
-  "course_code": "TKT10002", "course_code_source": "frozen",
-  "sent": {"grade_scale_id": "sis-0-5", "grade_id": "4", "attainment_date": "2026-11-20", "credits": 5,
-    "submitted_at": "2026-11-27T09:00:00Z", "submitted_attainment_id": "hy-kur-1"},
-  "attainments_call": {"endpoint": "resolve_enrolments", "correlation_id": "c-1", "answer": "answered", "code": "enrolmentFound",
-    "requested_at": "2026-11-30T09:59:59.5Z", "answered_at": "2026-11-30T09:59:59.9Z", "duration_ms": 400},
-  "verify_call": {"endpoint": "verify_attainments", "correlation_id": "c-2", "answer": "answered", "code": "registered",
-    "requested_at": "2026-11-30T09:59:59.5Z", "answered_at": "2026-11-30T09:59:59.88Z", "duration_ms": 380,
-    "attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
-  "person": "same_as_row", "person_id": "hy-hlo-1",
-  "attainments": [
-    {"id": "hy-kur-1", "type": "AssessmentItemAttainment", "state": "ATTAINED", "attainment_date": "2026-11-20",
-      "registration_date": "2026-11-27", "grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5},
-    {"id": "hy-cu-1", "type": "CourseUnitAttainment", "state": "ATTAINED", "attainment_date": "2026-11-20",
-      "registration_date": "2026-11-27", "grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5}],
-  "verdict": {"kind": "registered", "reason": "Sisu holds the course unit attainment this submission created.",
-    "match_id": "hy-cu-1", "matches": ["hy-cu-1"], "ours": ["hy-kur-1", "hy-cu-1"],
-    "window": {"helsinki_day": "2026-11-27", "utc_day": "2026-11-27"}}}`
-	todaysPendingRecord = `{"v": 1, "duration_ms": 50012, "student_number": "014979622", "student_number_source": "linked",
-  "course_code": "TKT10002", "course_code_source": "module",
-  "sent": {"submitted_at": "2026-11-30T08:00:00Z", "submitted_attainment_id": "hy-kur-2"},
-  "attainments_call": {"endpoint": "resolve_enrolments", "answer": "unanswered", "requested_at": "2026-11-30T09:59:10Z",
-    "duration_ms": 50000, "failure": {"kind": "timeout", "message": "Suotar did not answer in time; try again."}},
-  "verify_call": {"endpoint": "verify_attainments", "answer": "answered", "code": "submissionPending",
-    "requested_at": "2026-11-30T09:59:10Z", "answered_at": "2026-11-30T09:59:10.3Z", "duration_ms": 300,
-    "retry_after": "2026-12-01T09:00:00Z"},
-  "person": "not_seen", "attainments": null,
-  "verdict": {"kind": "cannot_tell", "reason": "Suotar gave no list of the student's attainments."}}`
-)
-
 func TestParseLookupDetails(t *testing.T) {
 	t.Parallel()
 
@@ -763,9 +729,9 @@ func TestParseLookupDetails(t *testing.T) {
 		{"ConflictingKeepsNoMatch", `{"verdict": {"kind": "conflicting", "match_id": "a", "ours": ["a"]}}`, store.LookupDetails{Verdict: schedule.VerdictConflicting}},
 		// Records as regdesk wrote them when the record became one type, every field filled: rows
 		// already in a database must keep reading the same.
-		{"TodaysShapeRegistered", todaysRegisteredRecord,
+		{"TodaysShapeRegistered", storetest.LookupRecordedRegistered,
 			store.LookupDetails{Verdict: schedule.VerdictRegistered, MatchID: "hy-cu-1", MatchType: "CourseUnitAttainment", MatchOurs: true}},
-		{"TodaysShapePendingAndUnanswered", todaysPendingRecord,
+		{"TodaysShapePendingAndUnanswered", storetest.LookupRecordedPendingUnanswered,
 			store.LookupDetails{Verdict: schedule.VerdictCannotTell, Unanswered: []schedule.LookupCall{schedule.CallAttainments},
 				Pending: true, PendingUntil: ptrTime(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))}},
 		{"Recorded", `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "cu-1", "type": "CourseUnitAttainment"}],

@@ -513,36 +513,15 @@ func TestLookupWithAFailedVerifyCallCannotTellAndResubmitStaysRefused(t *testing
 	}
 }
 
-// todaysLookupRecord is a lookup recorded the way regdesk wrote them before the record became
-// one Go type (store.LookupRecord): rows like it are in databases and must keep showing.
-const todaysLookupRecord = `{"v": 1, "duration_ms": 412, "student_number": "014979622", "student_number_source": "frozen",
-  "course_code": "TKT10002", "course_code_source": "frozen",
-  "sent": {"grade_scale_id": "sis-0-5", "grade_id": "4", "attainment_date": "2026-11-20", "credits": 5,
-    "submitted_at": "2026-11-27T09:00:00Z", "submitted_attainment_id": "hy-kur-1"},
-  "attainments_call": {"endpoint": "resolve_enrolments", "correlation_id": "corr-held-1", "answer": "answered", "code": "enrolmentFound",
-    "requested_at": "2026-11-30T09:59:59.5Z", "answered_at": "2026-11-30T09:59:59.9Z", "duration_ms": 400},
-  "verify_call": {"endpoint": "verify_attainments", "correlation_id": "corr-verify-1", "answer": "answered", "code": "registered",
-    "requested_at": "2026-11-30T09:59:59.5Z", "answered_at": "2026-11-30T09:59:59.88Z", "duration_ms": 380,
-    "attainment_id": "hy-kur-1", "attainment_type": "AssessmentItemAttainment"},
-  "person": "same_as_row", "person_id": "hy-hlo-1",
-  "attainments": [
-    {"id": "hy-kur-1", "type": "AssessmentItemAttainment", "state": "ATTAINED", "attainment_date": "2026-11-20",
-      "registration_date": "2026-11-27", "grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5},
-    {"id": "hy-cu-7", "type": "CourseUnitAttainment", "state": "ATTAINED", "attainment_date": "2026-11-20",
-      "registration_date": "2026-11-27", "grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5}],
-  "verdict": {"kind": "registered", "reason": "Sisu holds the course unit attainment this submission created.",
-    "match_id": "hy-cu-7", "matches": ["hy-cu-7"], "ours": ["hy-kur-1", "hy-cu-7"],
-    "window": {"helsinki_day": "2026-11-27", "utc_day": "2026-11-27"}}}`
-
 // TestLookupRecordedInTodaysShapeShows reads a lookup written before the record had one type: the
 // page shows its verdict, calls and attainments, and the rules let the row be marked on it.
 func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	b.addLookup(t, b.uncertainOverdue, testNow.Add(-time.Minute), b.support, todaysLookupRecord)
+	b.addLookup(t, b.uncertainOverdue, testNow.Add(-time.Minute), b.support, storetest.LookupRecordedRegistered)
 
 	_, page := b.get(t, "/registrations/"+b.uncertainOverdue, false)
-	for _, want := range []string{`data-verdict="registered"`, "Registered in Sisu", "corr-held-1", "corr-verify-1", "hy-cu-7",
+	for _, want := range []string{`data-verdict="registered"`, "Registered in Sisu", "X-Correlation-Id c-1", "X-Correlation-Id c-2", "hy-cu-1",
 		"Sisu holds the course unit attainment this submission created.", "Looked up in Sisu · Registered in Sisu · 412 ms",
 		`data-testid="action-mark_in_sisu"`} {
 		if !strings.Contains(page, want) {
@@ -561,7 +540,7 @@ func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 			t.Errorf("mark in Sisu refused on the lookup: %+v", d)
 		}
 	}
-	if acts.Lookup == nil || acts.Lookup.MatchID != "hy-cu-7" || !acts.Lookup.MatchOurs || acts.Lookup.MatchType != schedule.AttainmentCourseUnit {
+	if acts.Lookup == nil || acts.Lookup.MatchID != "hy-cu-1" || !acts.Lookup.MatchOurs || acts.Lookup.MatchType != schedule.AttainmentCourseUnit {
 		t.Errorf("lookup as the rules read it = %+v", acts.Lookup)
 	}
 }
