@@ -107,3 +107,37 @@ func BenchmarkQueue(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPages measures the one read each page makes: a registration's (one statement), a
+// student's and a course's (one read-only transaction each), for the newest row's registration,
+// student and course.
+func BenchmarkPages(b *testing.B) {
+	st := benchLedger(b)
+	ctx := context.Background()
+	first, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, nil, 50)
+	if err != nil || len(first) == 0 {
+		b.Fatalf("first page: %v", err)
+	}
+	row := first[0]
+	cases := []struct {
+		name string
+		run  func() error
+	}{
+		{"Registration", func() error { _, err := st.RegistrationPageGet(ctx, benchNow, row.ID, nil); return err }},
+		{"Student", func() error { _, err := st.StudentPageGet(ctx, row.StudentID, nil, nil); return err }},
+		{"Course", func() error {
+			_, err := st.CoursePageGet(ctx, store.CoursePageParams{ID: row.CourseID, Limit: 500})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := c.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
