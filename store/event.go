@@ -206,7 +206,7 @@ const sqlWorthAMention = `((e.to_state IS NOT NULL AND e.to_state IS DISTINCT FR
 
 // RegistrationListChangedSince returns the ids of up to limit of the course's live, unsuperseded
 // registrations with a history event worth a mention or a hand action after since, most recently
-// changed first: what a course page's alert banner reads with EventListSince. Nothing when scope
+// changed first: what a course page's alert banner lists (CoursePageGet). Nothing when scope
 // does not hold the course.
 func (q *Queries) RegistrationListChangedSince(ctx context.Context, courseID string, since time.Time, scope []string, limit int) ([]string, error) {
 	if !IsUUID(courseID) || limit <= 0 {

@@ -133,6 +133,9 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 	storetest.AddEvent(t, b.st, changed, actionNow.Add(-5*time.Minute), "state_changed", "awaiting_verification", "awaiting_verification", "polled")
 	quiet := b.addRow(t, storetest.Registration{State: "registered", StateChangedAt: actionNow.Add(-50 * time.Hour)})
 	elsewhere := []string{storetest.NewID()}
+	// Another student's registration on the course is on the course page, never on Aino's.
+	ben := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ben", LastName: "Okafor", Email: "ben@example.invalid"})
+	bens := storetest.AddRegistration(t, b.st, storetest.Registration{Student: ben, Course: b.course, State: "pending"})
 
 	student, err := b.st.StudentPageGet(ctx, b.student.ID, nil, nil)
 	if err != nil {
@@ -142,8 +145,26 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if student.ID != b.student.ID || student.Name() != "Aino Virtanen" || len(student.Registrations) != len(regs) || student.Changes != nil {
+	if student.ID != b.student.ID || student.Name() != "Aino Virtanen" || len(student.Registrations) != len(regs) || len(regs) != 2 ||
+		student.Changes != nil {
 		t.Errorf("student page = %+v, want the student and their %d registrations, no changes", student, len(regs))
+	}
+	for _, r := range student.Registrations {
+		if r.ID == bens {
+			t.Errorf("Aino's page lists Ben's registration")
+		}
+	}
+	for i, r := range regs {
+		if i >= len(student.Registrations) {
+			break
+		}
+		p := student.Registrations[i]
+		if p.ID != r.ID || p.StudentStatus != r.StudentStatus || p.Preconditions() != r.Preconditions() || p.CourseName != r.CourseName ||
+			p.State != r.State || !p.UpdatedAt.Equal(r.UpdatedAt) || !p.CompletionDate.Equal(r.CompletionDate) ||
+			store.Deref(p.Grade) != store.Deref(r.Grade) || store.Deref(p.Credits) != store.Deref(r.Credits) ||
+			!store.Deref(p.SubmittedAt).Equal(store.Deref(r.SubmittedAt)) {
+			t.Errorf("registration %d: page %+v, list %+v", i, p, r)
+		}
 	}
 	student, err = b.st.StudentPageGet(ctx, b.student.ID, nil, &alert)
 	if err != nil {
@@ -173,7 +194,7 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 	for _, n := range course.Counts {
 		total += n
 	}
-	if course.ID != b.course.ID || len(course.Registrations) != 2 || total != 2 || len(course.Counts) != len(counts) ||
+	if course.ID != b.course.ID || len(course.Registrations) != 3 || total != 3 || len(course.Counts) != len(counts) ||
 		!slices.Equal(course.ChangedIDs, []string{changed}) || len(course.Changes[changed]) != len(want) {
 		t.Errorf("course page = %+v", course)
 	}
