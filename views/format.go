@@ -48,11 +48,17 @@ func NewWhen(t *time.Time, now time.Time) When {
 
 // absolute formats t in Helsinki, adding the year only when it differs from now's.
 func absolute(t, now time.Time) string {
+	return withYearIfOther(t, now, "Mon 2 Jan 15:04", "Mon 2 Jan 2006 15:04")
+}
+
+// withYearIfOther formats t in Helsinki with layout, or with withYear when t falls in another
+// Helsinki year than now.
+func withYearIfOther(t, now time.Time, layout, withYear string) string {
 	lt := t.In(schedule.Helsinki())
 	if lt.Year() != now.In(schedule.Helsinki()).Year() {
-		return lt.Format("Mon 2 Jan 2006 15:04")
+		return lt.Format(withYear)
 	}
-	return lt.Format("Mon 2 Jan 15:04")
+	return lt.Format(layout)
 }
 
 // Clock formats t as the Helsinki time of day, "14:32".
@@ -151,11 +157,7 @@ func At(t, now time.Time) string {
 // AtDated is At with the date always spelled out, "14:30 on Thu 3 Dec": for text read later and
 // elsewhere, such as a message a teacher passes on to a student, where "tomorrow" would mislead.
 func AtDated(t, now time.Time) string {
-	lt := t.In(schedule.Helsinki())
-	if lt.Year() != now.In(schedule.Helsinki()).Year() {
-		return lt.Format("15:04 on Mon 2 Jan 2006")
-	}
-	return lt.Format("15:04 on Mon 2 Jan")
+	return withYearIfOther(t, now, "15:04 on Mon 2 Jan", "15:04 on Mon 2 Jan 2006")
 }
 
 // Date formats t's Helsinki date, "3 Dec 2026".
