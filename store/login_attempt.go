@@ -84,7 +84,7 @@ func (s *Store) LoginAttemptReserve(ctx context.Context, a LoginAttempt, byAddre
 		// Always the address first, then the account: one order, so two attempts never deadlock.
 		if _, err := q.db.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login address ' || $1, 0)),
   pg_advisory_xact_lock(hashtextextended('login account ' || lower($2), 0))`, a.Address, email); err != nil {
-			return classify("LoginAttemptReserve lock", err)
+			return dbError("LoginAttemptReserve lock", err)
 		}
 		until, err := q.loginBlockedUntil(ctx, `address = $1`, a.Address, a.CreatedAt, byAddress)
 		if err != nil {
@@ -105,7 +105,7 @@ func (s *Store) LoginAttemptReserve(ctx context.Context, a LoginAttempt, byAddre
 		err = q.db.QueryRow(ctx, `INSERT INTO login_attempts (created_at, address, email, account_id, outcome)
 VALUES ($1, $2, $3, $4, $5::login_outcome) RETURNING id`, a.CreatedAt, a.Address, email, a.AccountID, outcome).Scan(&id)
 		if err != nil {
-			return classify("LoginAttemptReserve insert", err)
+			return dbError("LoginAttemptReserve insert", err)
 		}
 		return nil
 	})
@@ -130,7 +130,7 @@ WHERE `+where+` AND created_at > $2 AND outcome IN `+loginFailures+`
 ORDER BY created_at DESC LIMIT $3`, key, now.Add(-limit.Window), limit.Max)
 	recent, err := pgx.CollectRows(rows, pgx.RowTo[time.Time])
 	if err != nil {
-		return time.Time{}, classify("loginBlockedUntil", err)
+		return time.Time{}, dbError("loginBlockedUntil", err)
 	}
 	if len(recent) < limit.Max {
 		return time.Time{}, nil
@@ -145,7 +145,7 @@ func (q *Queries) LoginAttemptFinish(ctx context.Context, id int64, outcome stri
 	tag, err := q.db.Exec(ctx, `UPDATE login_attempts SET outcome = $2::login_outcome, account_id = coalesce($3, account_id)
 WHERE id = $1 AND outcome = 'checking'`, id, outcome, accountID)
 	if err != nil {
-		return classify("LoginAttemptFinish", err)
+		return dbError("LoginAttemptFinish", err)
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("LoginAttemptFinish %d: %w", id, ErrNotFound)

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"regdesk/store"
@@ -263,14 +262,17 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 
 	now := s.clock()
 	addr := clientAddr(r, s.trustedProxies)
-	accountKey := strings.ToLower(email)
 	attempt := store.LoginAttempt{CreatedAt: now, Address: addr, Email: email}
 
-	if until := later(s.byAddress.blockedUntil(addr, now), s.byAccount.blockedUntil(accountKey, now)); !until.IsZero() {
-		attempt.Outcome = store.LoginRateLimited
-		if err := s.recordLogin(ctx, attempt); err != nil {
-			return err
-		}
+	// The attempt is counted before its password is checked, in the database every instance
+	// shares, so a burst of guesses cannot all slip past the limit while bcrypt runs.
+	attemptID, until, err := s.store.LoginAttemptReserve(ctx, attempt, s.byAddress, s.byAccount)
+	if err != nil {
+		return err
+	}
+	if !until.IsZero() {
+		s.log.InfoContext(ctx, "login attempt", "outcome", store.LoginRateLimited, "email", email, "address", addr,
+			"request_id", requestIDFrom(ctx))
 		retry := int(until.Sub(now).Seconds()) + 1
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
 		vm.Message = "Too many attempts; try again at " + views.At(until, now) + "."
@@ -281,20 +283,18 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	attempt.Outcome = outcome
+	var accountID *string
 	if acct.ID != "" {
-		attempt.AccountID = &acct.ID
+		accountID = &acct.ID
 	}
-	if err := s.recordLogin(ctx, attempt); err != nil {
+	s.log.InfoContext(ctx, "login attempt", "outcome", outcome, "email", email, "address", addr, "request_id", requestIDFrom(ctx))
+	if err := s.store.LoginAttemptFinish(context.WithoutCancel(ctx), attemptID, outcome, accountID); err != nil {
 		return err
 	}
 	if outcome != store.LoginSuccess {
-		s.byAddress.fail(addr, now)
-		s.byAccount.fail(accountKey, now)
 		vm.Message = loginFailed
 		return s.render(w, r, http.StatusUnauthorized, views.LoginPage(vm), nil)
 	}
-	s.byAccount.reset(accountKey)
 	// A new token on every change of privilege, so a token planted before sign-in is worthless after.
 	if err := s.sessions.RenewToken(ctx); err != nil {
 		return err
@@ -329,12 +329,6 @@ func (s *Server) checkLogin(ctx context.Context, email, password string) (store.
 	return acct, store.LoginSuccess, nil
 }
 
-func (s *Server) recordLogin(ctx context.Context, a store.LoginAttempt) error {
-	s.log.InfoContext(ctx, "login attempt", "outcome", a.Outcome, "email", a.Email, "address", a.Address,
-		"request_id", requestIDFrom(ctx))
-	return s.store.LoginAttemptInsert(ctx, a)
-}
-
 // logout ends the session: POST /logout. The stored session is deleted, not just the cookie, so a
 // copied cookie is worthless afterwards.
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
@@ -343,13 +337,6 @@ func (s *Server) logout(w http.ResponseWriter, r *http.Request) error {
 	}
 	redirect(w, r, "/login")
 	return nil
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
 }
 
 // remoteAddr is the address of the peer the connection comes from.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"net/url"
 	"strings"
@@ -503,5 +504,52 @@ func TestServerErrorShowsARequestIDAndNoInternals(t *testing.T) {
 		if !strings.Contains(logs.String(), "request_id="+id) || !strings.Contains(logs.String(), "credit_registration_events") {
 			t.Errorf("no log line with request id %s and the cause", id)
 		}
+	}
+}
+
+// Twenty wrong passwords for one account sent at once, half to each of two regdesk instances on
+// one database, meet one limit: exactly ten are checked, the rest are refused before their
+// password is.
+func TestSignInLimitHoldsUnderABurstOnTwoInstances(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	second, err := store.Open(context.Background(), b.store.Pool().Config().ConnString(), store.Options{MaxConns: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(second.Close)
+	other := web.New(web.Deps{Store: second, Now: b.clock.Now, Session: web.SessionConfig{Insecure: true}})
+	t.Cleanup(other.Close)
+	otherServer := httptest.NewServer(other.Routes())
+	t.Cleanup(otherServer.Close)
+
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[int]int{}
+	for i := range 20 {
+		base := b.server.URL
+		if i%2 == 1 {
+			base = otherServer.URL
+		}
+		wg.Go(func() {
+			resp, err := newClient(t).PostForm(base+"/login", url.Values{"email": {b.teacher.Email}, "password": {"not the password"}})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			resp.Body.Close()
+			mu.Lock()
+			codes[resp.StatusCode]++
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if codes[http.StatusUnauthorized] != 10 || codes[http.StatusTooManyRequests] != 10 {
+		t.Errorf("answers %v, want exactly 10 × 401 and 10 × 429", codes)
+	}
+	// Either instance now refuses the account, the right password too.
+	resp, _ := b.postForm(t, newClient(t), "/login", url.Values{"email": {b.teacher.Email}, "password": {testPassword}})
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("the right password after the burst = %d, want 429", resp.StatusCode)
 	}
 }

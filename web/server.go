@@ -94,8 +94,8 @@ type Server struct {
 	csrf           *http.CrossOriginProtection
 	proxy          ProxyAuth
 	trustedProxies []netip.Prefix
-	byAddress      *limiter
-	byAccount      *limiter
+	byAddress      store.LoginLimit
+	byAccount      store.LoginLimit
 	lookups        *lookup.Service
 	counts         *countsCache
 }
@@ -113,8 +113,8 @@ func New(d Deps) *Server {
 	s.lookups = &lookup.Service{Store: d.Store, Registry: d.Registry, Now: s.clock, Log: s.log}
 	lim := d.LoginLimits
 	window := cmp.Or(lim.Window, 15*time.Minute)
-	s.byAddress = newLimiter(cmp.Or(lim.PerAddress, 30), window)
-	s.byAccount = newLimiter(cmp.Or(lim.PerAccount, 10), window)
+	s.byAddress = store.LoginLimit{Max: cmp.Or(lim.PerAddress, 30), Window: window}
+	s.byAccount = store.LoginLimit{Max: cmp.Or(lim.PerAccount, 10), Window: window}
 
 	s.csrf = http.NewCrossOriginProtection()
 	for _, o := range d.TrustedOrigins {
