@@ -240,4 +240,6 @@ func reset(c net.Conn) {
 }
 
 // String describes the proxy for test logs.
-func (p *Proxy) String() string { return fmt.Sprintf("faultproxy %s → %s:%s", p.Addr(), p.network, p.target) }
+func (p *Proxy) String() string {
+	return fmt.Sprintf("faultproxy %s → %s:%s", p.Addr(), p.network, p.target)
+}
