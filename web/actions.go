@@ -69,8 +69,8 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		return errNoAction
 	}
 	ctx := r.Context()
-	if err := r.ParseForm(); err != nil {
-		return badRequest("The form could not be read. Reload the page and try again.")
+	if err := parseForm(w, r); err != nil {
+		return err
 	}
 	version, err := strconv.ParseInt(r.PostForm.Get("version"), 10, 64)
 	if err != nil {

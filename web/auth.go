@@ -248,6 +248,9 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) error {
 
 // login checks an e-mail address and password and starts a session: POST /login.
 func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
+	// Bounded like every form, but not checked by checkInput: a password may hold anything, and
+	// checkLogin treats an unreadable address as unknown, answering like any failure.
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		return badRequest("The sign-in form could not be read. Reload the page and try again.")
 	}

@@ -81,8 +81,8 @@ func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, 
 // POST /bulk/preview. The rows are the ticked ids, or with select=all every row matching the
 // queue filter the form carries. Support and admins only (requireRole).
 func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
-	if err := r.ParseForm(); err != nil {
-		return badRequest("The selection could not be read. Go back to the queue and try again.")
+	if err := parseForm(w, r); err != nil {
+		return err
 	}
 	action, err := parseBulkAction(r.PostForm.Get("action"))
 	if err != nil {
@@ -222,8 +222,8 @@ func (l rowLabels) row(id string) views.BulkRowVM {
 // reason or an unconfirmed risk writes nothing and shows the preview again, drawn afresh.
 // Support and admins only (requireRole).
 func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
-	if err := r.ParseForm(); err != nil {
-		return badRequest("The form could not be read. Go back to the queue and try again.")
+	if err := parseForm(w, r); err != nil {
+		return err
 	}
 	form := r.PostForm
 	action, err := parseBulkAction(form.Get("action"))

@@ -15,6 +15,9 @@ type Error struct {
 	Status  int
 	Message string // for the person; never holds internals
 	Err     error  // for the log; never shown
+	// Field is the input field the message is about, when checkInput refused one; a form that
+	// shows its own problems in place reads it.
+	Field string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %v", e.Status, e.Message, e.Err) }

@@ -1,8 +1,14 @@
 package web
 
 import (
+	"cmp"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"regdesk/store"
 )
@@ -35,13 +41,99 @@ func pathID(r *http.Request) (string, error) {
 
 // query parses the request's query string strictly: r.URL.Query() silently drops what it cannot
 // read (a semicolon, a bad escape), and a filter quietly ignored shows a person the wrong list.
+// The values are bounded as checkInput says.
 func query(r *http.Request) (url.Values, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return nil, badRequest("That address has a damaged query string; start again from the queue.")
 	}
+	if err := checkInput(q); err != nil {
+		return nil, err
+	}
 	return q, nil
 }
+
+// maxFormBytes bounds a form's body: the largest regdesk sends (a bulk selection of 500 rows)
+// is a few tens of kilobytes.
+const maxFormBytes = 1 << 20
+
+// parseForm reads a POST's form into r.PostForm, bounded as checkInput says.
+func parseForm(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
+			return &Error{Status: http.StatusRequestEntityTooLarge, Message: "That form is far larger than any regdesk sends; nothing was saved.", Err: err}
+		}
+		return badRequest("The form could not be read. Reload the page and try again; nothing was saved.")
+	}
+	return checkInput(r.PostForm)
+}
+
+// The bounds of one input value and of a key's repeats. A reason or a search is a sentence, not
+// an essay; a filter has a few alternatives; a bulk selection names up to store's limit of rows.
+const (
+	maxInputValue  = 2000
+	maxInputRepeat = 50
+)
+
+// inputRepeats are the keys that may repeat more than maxInputRepeat times.
+var inputRepeats = map[string]int{"id": store.BulkMaxRows}
+
+// lenientInputs are the keys whose unreadable values do not refuse the request: an alert link's
+// time that cannot be read must not keep the person from the page (the banner says so).
+var lenientInputs = map[string]bool{"alerted_at": true}
+
+// inputNames are what the answer calls a field, where its key is not a word.
+var inputNames = map[string]string{"q": "search", "after": "page link", "alerted_at": "alert time", "confirm_risk": "confirmation",
+	"lookup_id": "lookup", "next": "return address"}
+
+// checkInput is the one place that bounds what a request carries, before any handler reads it:
+// each value is valid UTF-8 without NUL or other control characters (a line break or a tab may
+// stand in a reason), at most maxInputValue bytes long; repeated values of a key are
+// deduplicated, in order, and there may be at most maxInputRepeat distinct ones. Anything else is
+// a 422 naming the field, and nothing is done.
+func checkInput(vals url.Values) error {
+	for key, vs := range vals {
+		name := inputNames[key]
+		if name == "" {
+			name = key
+		}
+		if !utf8.ValidString(key) || strings.ContainsFunc(key, unicode.IsControl) {
+			return &Error{Status: http.StatusUnprocessableEntity, Message: "The address or form names a field regdesk cannot read."}
+		}
+		if lenientInputs[key] {
+			// Read leniently: what cannot be read becomes a value nobody can parse, so the
+			// handler says so in its own words instead of refusing the page.
+			for i, v := range vs {
+				if !utf8.ValidString(v) || strings.ContainsFunc(v, badControl) || len(v) > maxInputValue {
+					vs[i] = "\uFFFD"
+				}
+			}
+		}
+		seen := make(map[string]bool, len(vs))
+		kept := vs[:0]
+		for _, v := range vs {
+			if !utf8.ValidString(v) || strings.ContainsFunc(v, badControl) {
+				return &Error{Status: http.StatusUnprocessableEntity, Field: key, Message: "The " + name + " holds characters regdesk cannot read; type it again."}
+			}
+			if len(v) > maxInputValue {
+				return &Error{Status: http.StatusUnprocessableEntity, Field: key, Message: fmt.Sprintf("The %s is too long: at most %d characters.", name, maxInputValue)}
+			}
+			if !seen[v] {
+				seen[v] = true
+				kept = append(kept, v)
+			}
+		}
+		if limit := cmp.Or(inputRepeats[key], maxInputRepeat); len(kept) > limit {
+			return &Error{Status: http.StatusUnprocessableEntity, Field: key, Message: fmt.Sprintf("The %s is given %d times; at most %d are read.", name, len(kept), limit)}
+		}
+		vals[key] = kept
+	}
+	return nil
+}
+
+// badControl reports the control characters no field may hold: all but tab and line breaks.
+func badControl(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
 
 // courseScope returns the courses this request may see; nil means all. A teacher's reach is the
 // courses they teach.

@@ -30,6 +30,9 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
 	actor := actorFrom(r.Context())
 	var actorID *string
 	if actor != nil && actor.ID != "" {

@@ -107,7 +107,13 @@ func parseCursor(s string) (*store.RegistrationCursor, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cursor %q: %w", s, err)
 	}
-	return &store.RegistrationCursor{UpdatedAt: time.UnixMicro(us).UTC(), ID: id}, nil
+	// regdesk writes cursors for instants in its own lifetime; anything far outside is a damaged
+	// link, and PostgreSQL cannot even hold some of them.
+	at := time.UnixMicro(us).UTC()
+	if at.Year() < 1970 || at.Year() > 9999 {
+		return nil, fmt.Errorf("cursor %q: %v is out of range", s, at)
+	}
+	return &store.RegistrationCursor{UpdatedAt: at, ID: id}, nil
 }
 
 func formatCursor(c store.RegistrationCursor) string {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -83,10 +84,25 @@ func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.
 	return vm, http.StatusOK, nil
 }
 
+// searchRefused turns checkInput's refusal of the search into the search box's own message, shown
+// where the person types.
+func searchRefused(err error) (views.SearchResultsVM, bool) {
+	if e, ok := errors.AsType[*Error](err); ok && e.Field == "q" {
+		return views.SearchResultsVM{Active: true, Message: e.Message}, true
+	}
+	return views.SearchResultsVM{}, false
+}
+
 // studentSearch is the search box's dropdown as the person types: GET /students/search?q=. Opened
 // as a page (without htmx) it leads to the results page.
 func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
 	q, err := query(r)
+	if vm, refused := searchRefused(err); refused {
+		if !wantsFragment(r) {
+			return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, "Students"), Results: vm}), nil)
+		}
+		return s.render(w, r, http.StatusUnprocessableEntity, nil, views.SearchResults(vm))
+	}
 	if err != nil {
 		return err
 	}
@@ -105,6 +121,9 @@ func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
 // /students?q=.
 func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 	q, err := query(r)
+	if vm, refused := searchRefused(err); refused {
+		return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, "Students"), Results: vm}), nil)
+	}
 	if err != nil {
 		return err
 	}
