@@ -27,7 +27,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -78,6 +81,10 @@ type Options struct {
 	PasswordCost int
 }
 
+// DefaultConnectTimeout bounds making one connection, unless the URL's connect_timeout says
+// otherwise.
+const DefaultConnectTimeout = 3 * time.Second
+
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	cfg, err := pgxpool.ParseConfig(url)
@@ -92,6 +99,11 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	}
 	if opts.Tracer != nil {
 		cfg.ConnConfig.Tracer = opts.Tracer
+	}
+	// A database that accepts connections and never answers (stopped, or behind a dead link) must
+	// not hold a request while pgx connects; request deadlines bound the rest.
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
 	// Times are written and compared in UTC; Helsinki is a display concern.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
@@ -156,6 +168,9 @@ func dbError(op string, err error) error {
 	if errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("%s: %w", op, ErrNotFound)
 	}
+	if Unreachable(err) {
+		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+	}
 	if pg, ok := errors.AsType[*pgconn.PgError](err); ok {
 		switch pg.Code {
 		case "23505": // unique_violation
@@ -172,6 +187,34 @@ func dbError(op string, err error) error {
 // ErrTimeout reports that a query ran past the statement timeout; the caller should ask for a
 // narrower view rather than retry.
 var ErrTimeout = errors.New("query took too long")
+
+// ErrUnavailable reports that the database could not be reached (it is down, or the network to
+// it is), as opposed to answering slowly: the caller should say so and that it is worth trying
+// again shortly.
+var ErrUnavailable = errors.New("database unreachable")
+
+// Unreachable reports whether err says the database could not be reached at all: a failed
+// connection, or one that broke mid-statement. A deadline that ran out is not that: the database
+// may be there, not answering.
+func Unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return true
+	}
+	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
+		return true
+	}
+	if _, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return false
+	}
+	if _, ok := errors.AsType[*net.OpError](err); ok {
+		return true
+	}
+	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
 
 // NewID returns a random version 4 UUID. Rows get their ids here rather than from the database
 // when a transaction must name a row (an audit entry, say) before it is written.

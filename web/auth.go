@@ -55,8 +55,17 @@ func (s *Server) popFlash(r *http.Request) string {
 		// load) have no session to read; scs would panic.
 		return ""
 	}
-	return s.sessions.PopString(r.Context(), flashKey)
+	if msg := s.sessions.PopString(r.Context(), flashKey); msg != "" {
+		return msg
+	}
+	if r.URL.Query().Get("notice") == noticeUnsaved {
+		return msgUnsaved
+	}
+	return ""
 }
+
+// msgUnsaved stands in for the confirmation a session could not keep (see noticeUnsaved).
+const msgUnsaved = "Done: your change was recorded, and the page shows it. regdesk could not save your session just now, so its own confirmation is missing and you may have to sign in again."
 
 // identify puts the person a request comes from on its context, when there is one: the person the
 // trusted proxy names, or the account of the session. It lets anonymous requests through; the

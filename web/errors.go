@@ -26,6 +26,13 @@ func (e *Error) Unwrap() error { return e.Err }
 // badRequest reports a person's mistake in words they can act on.
 func badRequest(msg string) error { return &Error{Status: http.StatusBadRequest, Message: msg} }
 
+// The answers when the database cannot be used: a person can only wait, so the words say how
+// long and that nothing they did was lost.
+const (
+	msgDatabaseDown = "regdesk cannot reach its database just now. Try again in a few seconds; nothing you had saved is lost."
+	msgDatabaseSlow = "The database is not answering, so regdesk cannot show this now. Try again in a minute; nothing you had saved is lost."
+)
+
 var (
 	errNotFound = &Error{Status: http.StatusNotFound, Message: "That page does not exist, or it is not yours to see."}
 	errMethod   = &Error{Status: http.StatusMethodNotAllowed, Message: "That address does not take this kind of request."}
@@ -38,6 +45,7 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		return // the client went away; there is no one to answer
 	}
 	status, msg := http.StatusInternalServerError, "Something went wrong on our side. It has been logged."
+	dbTrouble := false
 	if e, ok := errors.AsType[*Error](err); ok {
 		status, msg = e.Status, e.Message
 	} else if errors.Is(err, store.ErrNotFound) {
@@ -48,11 +56,25 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		status, msg = http.StatusUnprocessableEntity, "The rules do not allow that on this registration now. Reload the page to see what may be done."
 	} else if errors.Is(err, store.ErrConflict) {
 		status, msg = http.StatusConflict, "Someone changed this while you were looking at it. Reload the page and try again."
-	} else if errors.Is(err, store.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+	} else if errors.Is(err, store.ErrTimeout) {
 		status, msg = http.StatusServiceUnavailable, "That took too long. Narrow the filter or try again in a moment."
+	} else if store.Unreachable(err) {
+		status, msg = http.StatusServiceUnavailable, msgDatabaseDown
+		w.Header().Set("Retry-After", "5")
+		dbTrouble = true
+	} else if errors.Is(err, context.DeadlineExceeded) {
+		status, msg = http.StatusServiceUnavailable, msgDatabaseSlow
+		w.Header().Set("Retry-After", "30")
+		dbTrouble = true
 	}
+	// The request's own time may be spent (that may be the error); the answer still goes out, and
+	// templ refuses to render on a done context.
+	r = r.WithContext(context.WithoutCancel(r.Context()))
 	id := requestIDFrom(r.Context())
-	if status >= 500 {
+	if dbTrouble {
+		// Once per interval with a count: a database that is down fails every request.
+		s.dbTrouble.note(r.Context(), s, "database trouble", err)
+	} else if status >= 500 {
 		s.log.ErrorContext(r.Context(), "request failed", "err", err, "method", r.Method, "path", r.URL.Path, "request_id", id, "status", status)
 	} else {
 		s.log.DebugContext(r.Context(), "request refused", "err", err, "path", r.URL.Path, "request_id", id, "status", status)

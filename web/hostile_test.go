@@ -46,7 +46,9 @@ func TestHostileInputGetsAClearAnswerOnEveryRoute(t *testing.T) {
 		htmx         bool
 	}
 	var cases []hostileCase
-	check := func(method, path string, form url.Values) { cases = append(cases, hostileCase{method, path, form, false}) }
+	check := func(method, path string, form url.Values) {
+		cases = append(cases, hostileCase{method, path, form, false})
+	}
 	run := func(method, path string, form url.Values, htmx bool) {
 		var body io.Reader = strings.NewReader("")
 		if form != nil {

@@ -71,12 +71,12 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 	ownStudent := "/students/" + b.anna.ID + "?alerted_at=2026-11-30T09%3A14%3A00Z"
 	ownCourse := "/courses/" + b.course.ID + "?alerted_at=2026-11-30T09%3A14%3A00Z"
 	return map[string][]routeCase{
-		"* /static/*":    {{path: static.Path("css/app.css"), public: true, want: ok200}},
-		"* /favicon.ico": {{path: "/favicon.ico", public: true, want: ok200}},
-		"GET /healthz":   {{path: "/healthz", public: true, want: ok200}},
-		"GET /login":     {{path: "/login?next=%2Fqueue", anon: ok200, teacher: seeOther("/queue"), support: seeOther("/queue"), admin: seeOther("/queue")}},
-		"POST /login":    {{path: "/login", form: url.Values{}, public: true, want: unproc422}},
-		"POST /logout":   {{path: "/logout", public: true, want: seeOther("/login")}},
+		"GET /static/*":    {{path: static.Path("css/app.css"), public: true, want: ok200}},
+		"GET /favicon.ico": {{path: "/favicon.ico", public: true, want: ok200}},
+		"GET /healthz":     {{path: "/healthz", public: true, want: ok200}},
+		"GET /login":       {{path: "/login?next=%2Fqueue", anon: ok200, teacher: seeOther("/queue"), support: seeOther("/queue"), admin: seeOther("/queue")}},
+		"POST /login":      {{path: "/login", form: url.Values{}, public: true, want: unproc422}},
+		"POST /logout":     {{path: "/logout", public: true, want: seeOther("/login")}},
 		"GET /": {
 			{path: "/?show=all", anon: toLogin("/?show=all"), teacher: ok200, support: ok200, admin: ok200},
 			// A teacher's landing page is their courses; support's is the triage queue.

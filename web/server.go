@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/alexedwards/scs/pgxstore"
 	"github.com/alexedwards/scs/v2"
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 
 	"regdesk/static"
 	"regdesk/store"
@@ -46,7 +46,17 @@ type Deps struct {
 	// CountsTTL is how long the queue's counts are shared before they are counted again; 0
 	// counts on every request (tests, where the clock stands still).
 	CountsTTL time.Duration
+	// RequestTimeout bounds every request, whatever it waits on (DefaultRequestTimeout when 0):
+	// the statement timeout and a little, so a database that hangs costs a person seconds, not
+	// minutes, and the page says so.
+	RequestTimeout time.Duration
+	// LookupTimeout is how much longer a Sisu lookup may take: Suotar's timeout.
+	LookupTimeout time.Duration
 }
+
+// DefaultRequestTimeout is RequestTimeout's default: the default statement timeout (5 s) and a
+// second for the session and the page around it.
+const DefaultRequestTimeout = 6 * time.Second
 
 // SessionConfig is how sessions last and how their cookie is sent.
 type SessionConfig struct {
@@ -89,8 +99,11 @@ type Server struct {
 	log            *slog.Logger
 	now            func() time.Time
 	sessions       *scs.SessionManager
-	sessionStore   *pgxstore.PostgresStore
-	cleanup        bool
+	sessionStore   *store.SessionStore
+	idleTimeout    time.Duration
+	requestTimeout time.Duration
+	lookupTimeout  time.Duration
+	dbTrouble      troubleLog
 	csrf           *http.CrossOriginProtection
 	proxy          ProxyAuth
 	trustedProxies []netip.Prefix
@@ -124,13 +137,17 @@ func New(d Deps) *Server {
 	}
 	s.csrf.SetDenyHandler(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errCrossOrigin }))
 
-	s.sessionStore = pgxstore.NewWithCleanupInterval(d.Store.Pool(), d.Session.CleanupInterval)
-	s.cleanup = d.Session.CleanupInterval > 0
+	s.requestTimeout = cmp.Or(d.RequestTimeout, DefaultRequestTimeout)
+	s.lookupTimeout = d.LookupTimeout
+	s.dbTrouble.every = 10 * time.Second
+	s.sessionStore = store.NewSessionStore(d.Store, d.Session.CleanupInterval, s.log)
 	sm := scs.New()
 	sm.Store = s.sessionStore
 	// The table holds hashes of the tokens: a leaked copy of it signs nobody in.
 	sm.HashTokenInStore = true
-	sm.IdleTimeout = cmp.Or(d.Session.IdleTimeout, DefaultIdleTimeout)
+	// The idle timeout is kept by loadSession, which writes a session only when something in it
+	// changed; scs's own would write every session on every request.
+	s.idleTimeout = cmp.Or(d.Session.IdleTimeout, DefaultIdleTimeout)
 	sm.Lifetime = cmp.Or(d.Session.Lifetime, DefaultLifetime)
 	sm.Cookie.HttpOnly = true
 	sm.Cookie.SameSite = http.SameSiteLaxMode
@@ -151,9 +168,7 @@ func New(d Deps) *Server {
 
 // Close stops the server's background work (the session cleanup). It does not close the store.
 func (s *Server) Close() {
-	if s.cleanup {
-		s.sessionStore.StopCleanup()
-	}
+	s.sessionStore.Close()
 }
 
 // clock returns now in UTC at the database's microsecond precision, so the Go rules and their SQL
@@ -164,18 +179,19 @@ func (s *Server) clock() time.Time { return s.now().UTC().Truncate(time.Microsec
 func (s *Server) Routes() http.Handler {
 	r := chi.NewRouter()
 	// CrossOriginProtection refuses state-changing requests from other sites on every route.
-	r.Use(requestID, s.accessLog, s.recoverPanic, securityHeaders, s.csrf.Handler)
+	r.Use(requestID, s.accessLog, s.recoverPanic, s.deadline, securityHeaders, s.csrf.Handler, middleware.GetHead)
 	// Error pages know who is asking, so a signed-in person keeps their top bar.
 	notFound := s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound })
 	r.NotFound(s.withPerson(notFound).ServeHTTP)
 	methodNotAllowed := s.handle(func(w http.ResponseWriter, r *http.Request) error { return errMethod })
 	r.MethodNotAllowed(s.withPerson(methodNotAllowed).ServeHTTP)
-	r.Handle("/static/*", static.Handler())
-	r.Handle("/favicon.ico", static.Favicon())
+	// Static files are read, never posted to.
+	r.Get("/static/*", static.Handler().ServeHTTP)
+	r.Get("/favicon.ico", static.Favicon().ServeHTTP)
 	r.Get("/healthz", s.healthz)
 
 	r.Group(func(r chi.Router) {
-		r.Use(s.sessions.LoadAndSave, s.identify)
+		r.Use(s.loadSession, s.identify)
 		r.Get("/login", s.handle(s.loginForm))
 		r.Post("/login", s.handle(s.login))
 		r.Post("/logout", s.handle(s.logout))
@@ -211,17 +227,18 @@ func (s *Server) Routes() http.Handler {
 
 // withPerson loads the session and the person for h, for handlers outside the session group.
 func (s *Server) withPerson(h http.Handler) http.Handler {
-	return s.sessions.LoadAndSave(s.identify(h))
+	return s.loadSession(s.identify(h))
 }
 
 // healthz answers whether the database answers: GET /healthz.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	// A second: a monitor asking every few seconds learns of an outage at once.
+	ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 	defer cancel()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	if err := s.store.Ping(ctx); err != nil {
-		s.log.WarnContext(ctx, "health check failed", "err", err)
+		s.dbTrouble.note(ctx, s, "health check failed", err)
 		w.WriteHeader(http.StatusServiceUnavailable)
 		_, _ = w.Write([]byte("database unavailable\n"))
 		return
