@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -38,7 +39,11 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	if actor != nil && actor.ID != "" {
 		actorID = &actor.ID
 	}
-	res, err := s.lookups.LookUp(r.Context(), id, s.courseScope(r), actorID)
+	// A shutdown stops the wait on Suotar; the lookup is recorded as interrupted and answered.
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	defer context.AfterFunc(s.stopping, func() { cancel(context.Cause(s.stopping)) })()
+	res, err := s.lookups.LookUp(ctx, id, s.courseScope(r), actorID)
 	if errors.Is(err, lookup.ErrNoRegistry) {
 		return &Error{Status: http.StatusServiceUnavailable, Message: msgNoSuotar, Err: err}
 	}

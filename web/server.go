@@ -104,6 +104,10 @@ type Server struct {
 	requestTimeout time.Duration
 	lookupTimeout  time.Duration
 	dbTrouble      troubleLog
+	// stopping ends when the server is told to drain: lookups still waiting on Suotar stop and
+	// are recorded as interrupted.
+	stopping context.Context
+	drain    context.CancelCauseFunc
 	csrf           *http.CrossOriginProtection
 	proxy          ProxyAuth
 	trustedProxies []netip.Prefix
@@ -137,6 +141,7 @@ func New(d Deps) *Server {
 	}
 	s.csrf.SetDenyHandler(s.handle(func(w http.ResponseWriter, r *http.Request) error { return errCrossOrigin }))
 
+	s.stopping, s.drain = context.WithCancelCause(context.Background())
 	s.requestTimeout = cmp.Or(d.RequestTimeout, DefaultRequestTimeout)
 	s.lookupTimeout = d.LookupTimeout
 	s.dbTrouble.every = 10 * time.Second
@@ -165,6 +170,11 @@ func New(d Deps) *Server {
 	s.sessions = sm
 	return s
 }
+
+// Drain tells the server it is shutting down: lookups still waiting on Suotar stop waiting,
+// record themselves as interrupted and answer, so a graceful shutdown need not outwait Suotar's
+// timeout. Call it as the HTTP server's shutdown begins (http.Server.RegisterOnShutdown).
+func (s *Server) Drain() { s.drain(lookup.ErrInterrupted) }
 
 // Close stops the server's background work (the session cleanup). It does not close the store.
 func (s *Server) Close() {

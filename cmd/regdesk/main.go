@@ -354,6 +354,9 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		CountsTTL:      10 * time.Second,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
+		// A request may wait for its statements and a second besides; a lookup for Suotar too.
+		RequestTimeout: cfg.StatementTimeout + time.Second,
+		LookupTimeout:  cfg.SuotarTimeout + time.Second,
 	}
 	if cfg.suotarConfigured() {
 		client, err := suotar.New(cfg.suotarConfig())
@@ -373,14 +376,43 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	}
 	srv := web.New(deps)
 	defer srv.Close()
-	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, func(addr string) {
+	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})
 }
 
+// serveLimits are the HTTP server's limits for cfg; drain runs as a shutdown begins.
+func serveLimits(cfg config, drain func()) serverLimits {
+	return serverLimits{
+		// Every form regdesk sends is small; a body still arriving after this is not a person.
+		ReadTimeout: 30 * time.Second,
+		// The longest answer is a lookup's: its statements, Suotar's timeout, and time to write.
+		WriteTimeout: cfg.StatementTimeout + cfg.SuotarTimeout + 15*time.Second,
+		Grace:        shutdownGrace,
+		OnShutdown:   drain,
+	}
+}
+
+// shutdownGrace is how long a shutdown waits for requests in flight. Lookups waiting on Suotar
+// are told to stop (web.Server.Drain), so every request ends well within it.
+const shutdownGrace = 15 * time.Second
+
+// serverLimits are the HTTP server's timeouts and what it does as a shutdown begins.
+type serverLimits struct {
+	// ReadTimeout bounds reading a request, body included: a slow-body request cannot hold a
+	// connection for ever.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds a request from its headers to the end of its answer.
+	WriteTimeout time.Duration
+	// Grace is how long a shutdown waits for requests in flight.
+	Grace time.Duration
+	// OnShutdown runs as the shutdown begins; nil for nothing.
+	OnShutdown func()
+}
+
 // listenAndServe serves h on addr until ctx ends, then shuts down gracefully. ready learns the
 // bound address (addr may end in :0).
-func listenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.Logger, ready func(addr string)) error {
+func listenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.Logger, limits serverLimits, ready func(addr string)) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
@@ -388,8 +420,13 @@ func listenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       limits.ReadTimeout,
+		WriteTimeout:      limits.WriteTimeout,
 		IdleTimeout:       60 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	if limits.OnShutdown != nil {
+		srv.RegisterOnShutdown(limits.OnShutdown)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -401,7 +438,7 @@ func listenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.
 		return err
 	case <-ctx.Done():
 	}
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(limits.Grace, shutdownGrace))
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shutdown: %w", err)

@@ -30,6 +30,14 @@ type Registry interface {
 	VerifyAttainments(ctx context.Context, submittedAttainmentIDs []string) (suotar.Batch[suotar.VerifyAnswer], error)
 }
 
+// ErrInterrupted is the cause a caller cancels a lookup's context with when regdesk is shutting
+// down: the calls still in flight are recorded as interrupted, and the lookup is recorded all the
+// same.
+var ErrInterrupted = errors.New("regdesk is shutting down")
+
+// msgInterrupted is an interrupted call's failure, for the person who looked.
+const msgInterrupted = "regdesk was restarting and stopped waiting for Suotar's answer; look it up again in a moment."
+
 // ErrNoRegistry reports a lookup asked for while Suotar is not configured.
 var ErrNoRegistry = errors.New("lookup: Suotar is not configured")
 
@@ -167,6 +175,14 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 	}
 	wg.Wait()
 	rec.DurationMS = time.Since(start).Milliseconds()
+	if errors.Is(context.Cause(ctx), ErrInterrupted) {
+		// regdesk stopped waiting, not Suotar failing: say so, so nobody reads it as an outage.
+		for _, c := range []*store.LookupCall{&heldCall, &verifyCall} {
+			if c.Failure != nil {
+				c.Failure = &store.LookupCallFailure{Kind: "interrupted", Message: msgInterrupted}
+			}
+		}
+	}
 
 	heldCall.CorrelationID = held.CorrelationID
 	rec.AttainmentsCall = &heldCall
