@@ -106,8 +106,8 @@ type Server struct {
 	dbTrouble      troubleLog
 	// stopping ends when the server is told to drain: lookups still waiting on Suotar stop and
 	// are recorded as interrupted.
-	stopping context.Context
-	drain    context.CancelCauseFunc
+	stopping       context.Context
+	drain          context.CancelCauseFunc
 	csrf           *http.CrossOriginProtection
 	proxy          ProxyAuth
 	trustedProxies []netip.Prefix
