@@ -366,13 +366,17 @@ func TestTeacherSeesOnlyTheirCourses(t *testing.T) {
 	if resp.StatusCode != http.StatusNotFound || strings.Contains(body, "Cecilia") {
 		t.Errorf("a teacher asking for another course's row got %d, want 404 without the row", resp.StatusCode)
 	}
-	resp, body = b.getWith(t, teacher, "/registrations/"+b.permanent, false)
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("a teacher asking for their own course's row got %d, want 200", resp.StatusCode)
+	// Their own course's row is theirs to read, in plain words on its student's page: the
+	// registration page's internals (states, codes, Suotar's answers) are support's.
+	resp, _ = b.getWith(t, teacher, "/registrations/"+b.permanent+"?alerted_at=2026-01-01T00%3A00%3A00Z", false)
+	if want := "/students/" + b.anna.ID + "?alerted_at=2026-01-01T00%3A00%3A00Z#reg-" + b.permanent; resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != want {
+		t.Errorf("a teacher asking for their own course's row got %d → %q, want 303 → %s", resp.StatusCode, resp.Header.Get("Location"), want)
 	}
-	// Teachers read only: the page offers no lookup, and the route refuses one.
-	if !strings.Contains(body, "Only support staff and administrators look registrations up in Sisu.") || strings.Contains(body, `hx-post="/registrations/`) {
-		t.Errorf("a teacher's registration page offers a lookup")
+	_, body = b.getWith(t, teacher, "/students/"+b.anna.ID, false)
+	for _, word := range internalWords {
+		if strings.Contains(body, word) {
+			t.Errorf("the teacher's student page shows the internal %q", word)
+		}
 	}
 	if resp, _ := b.postForm(t, teacher, "/registrations/"+b.permanent+"/lookup", url.Values{}); resp.StatusCode != http.StatusForbidden {
 		t.Errorf("a teacher's lookup = %d, want 403", resp.StatusCode)
@@ -427,7 +431,7 @@ func TestProxySingleSignOn(t *testing.T) {
 		d.ProxyAuth = web.ProxyAuth{Header: "X-Remote-User", Trusted: []netip.Prefix{loopback}}
 	})
 	get := func(b *testBundle, user string) (*http.Response, string) {
-		req, _ := http.NewRequest(http.MethodGet, b.server.URL+"/registrations/"+b.dense, nil)
+		req, _ := http.NewRequest(http.MethodGet, b.server.URL+"/courses", nil)
 		req.Header.Set("X-Remote-User", user)
 		return do(t, newClient(t), req)
 	}

@@ -7,7 +7,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"regdesk/schedule"
+	"regdesk/store/storetest"
 	"regdesk/web"
 )
 
@@ -144,4 +147,29 @@ func TestHostileInputGetsAClearAnswerOnEveryRoute(t *testing.T) {
 	}
 	close(work)
 	wg.Wait()
+}
+
+// A right-to-left override in a name or a reason cannot reorder what a page shows: every
+// bidirectional control reaches the browser as its code point.
+func TestBidiControlsInNamesAndReasonsAreShownAsCodes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	rlo := "\u202e"
+	sneaky := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Invoice" + rlo + "gnp", LastName: ".exe", Email: "x@example.invalid"})
+	id := storetest.AddRegistration(t, b.store, storetest.Registration{Student: sneaky, Course: b.course, State: "failed_permanent",
+		ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour)})
+	b.actAsStore(t, b.support, id, schedule.ActionClearFlag, "Looked at "+rlo+"fdp.txt", testNow.Add(-time.Minute))
+
+	for _, path := range []string{"/registrations/" + id, "/students/" + sneaky.ID, "/?show=all", "/audit"} {
+		_, body := b.get(t, path, false)
+		if strings.ContainsFunc(body, func(r rune) bool { return r == '\u202e' }) {
+			t.Errorf("GET %s sends a raw right-to-left override", path)
+		}
+		if !strings.Contains(body, "Invoice[U+202E]gnp") {
+			t.Errorf("GET %s does not show the override as its code", path)
+		}
+	}
+	if _, body := b.get(t, "/registrations/"+id, false); !strings.Contains(body, "Looked at [U+202E]fdp.txt") {
+		t.Errorf("the history does not show the reason's override as its code")
+	}
 }

@@ -28,14 +28,14 @@ func TestRegistrationPageQueries(t *testing.T) {
 	storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "registered",
 		SisuAttainmentID: "hy-cu-other", StateChangedAt: testNow.Add(-time.Hour)})
 
-	teacher := b.login(t, b.teacher)
+	admin := b.login(t, b.admin)
 	for _, c := range []struct {
 		name   string
 		client *http.Client
 		want   string
 	}{
 		{"support", b.client, `data-testid="action-mark_in_sisu"`},
-		{"teacher", teacher, `data-verdict="registered"`},
+		{"admin", admin, `data-verdict="registered"`},
 	} {
 		counter.Reset()
 		resp, body := b.getWith(t, c.client, "/registrations/"+id, false)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +15,31 @@ import (
 	"regdesk/views"
 )
 
-// registrationShow is a registration's page: GET /registrations/{id}.
+// registrationShow is a registration's page: GET /registrations/{id}. It shows the pipeline's
+// internals (states, codes, Suotar's requests and answers), which are support's; a teacher is
+// sent to the registration on its student's page, in plain words, with the alert time the link
+// carried.
 func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error {
+	if !seesPipeline(actorFrom(r.Context())) {
+		id, err := pathID(r)
+		if err != nil {
+			return err
+		}
+		q, err := query(r)
+		if err != nil {
+			return err
+		}
+		reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
+		if err != nil {
+			return err
+		}
+		to := "/students/" + reg.StudentID
+		if at := q.Get("alerted_at"); at != "" {
+			to += "?" + url.Values{"alerted_at": {at}}.Encode()
+		}
+		http.Redirect(w, r, to+"#reg-"+reg.ID, http.StatusSeeOther)
+		return nil
+	}
 	vm, err := s.registrationVM(r, r.PathValue("id"), s.clock())
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/a-h/templ"
 )
@@ -31,12 +32,13 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, page
 	if err := c.Render(r.Context(), &buf); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
+	out := showBidiControls(buf.Bytes())
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	// Pages carry students' personal data: no shared or browser cache may keep them.
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	if _, err := buf.WriteTo(w); err != nil {
+	if _, err := w.Write(out); err != nil {
 		s.log.DebugContext(r.Context(), "write response", "err", err)
 	}
 	return nil
@@ -60,4 +62,40 @@ func redirect(w http.ResponseWriter, r *http.Request, url string) {
 		return
 	}
 	http.Redirect(w, r, url, http.StatusSeeOther)
+}
+
+// showBidiControls writes every bidirectional control character in a page as its code point,
+// "[U+202E]". regdesk's languages never need them, and in a name or a reason someone typed they
+// reorder what follows: a right-to-left override makes "gnp.exe" read as "exe.png". Shown as a
+// code they can mislead nobody; the stylesheet isolates names and reasons besides.
+func showBidiControls(page []byte) []byte {
+	if bytes.IndexFunc(page, isBidiControl) < 0 {
+		return page
+	}
+	var out bytes.Buffer
+	out.Grow(len(page) + 64)
+	for len(page) > 0 {
+		r, size := utf8.DecodeRune(page)
+		if isBidiControl(r) {
+			fmt.Fprintf(&out, "[U+%04X]", r)
+		} else {
+			out.Write(page[:size])
+		}
+		page = page[size:]
+	}
+	return out.Bytes()
+}
+
+// isBidiControl reports the explicit directional formatting characters: the marks, embeddings,
+// overrides and isolates of Unicode's bidirectional algorithm.
+func isBidiControl(r rune) bool {
+	switch {
+	case r == '\u200E', r == '\u200F', r == '\u061C':
+		return true
+	case r >= '\u202A' && r <= '\u202E':
+		return true
+	case r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
 }

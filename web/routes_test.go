@@ -110,7 +110,8 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			{path: "/courses/" + elsewhere.CourseID, anon: toLogin("/courses/" + elsewhere.CourseID), teacher: notFound404, support: ok200, admin: ok200},
 		},
 		"GET /registrations/{id}": {
-			{path: own, anon: toLogin(own), teacher: ok200, support: ok200, admin: ok200},
+			// A teacher reads the registration in plain words, on its student's page.
+			{path: own, anon: toLogin(own), teacher: seeOther("/students/" + b.anna.ID + "#reg-" + b.uncertainOverdue), support: ok200, admin: ok200},
 			// A teacher asking for a row of a course they do not teach learns nothing, not even that it exists.
 			{path: "/registrations/" + foreign, anon: toLogin("/registrations/" + foreign), teacher: notFound404, support: ok200, admin: ok200},
 		},
