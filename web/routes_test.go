@@ -245,3 +245,34 @@ func visitorName(r web.Role) string {
 	}
 	return string(r)
 }
+
+// HEAD works wherever GET does (monitors and link checkers use it), and static files answer only
+// GET and HEAD.
+func TestHeadWhereverGetAndStaticFilesOnlyRead(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, tc := range []struct {
+		client *http.Client
+		method string
+		path   string
+		want   int
+	}{
+		{newClient(t), http.MethodHead, "/healthz", http.StatusOK},
+		{newClient(t), http.MethodHead, "/login", http.StatusOK},
+		{b.client, http.MethodHead, "/", http.StatusOK},
+		{b.client, http.MethodHead, "/registrations/" + b.permanent, http.StatusOK},
+		{newClient(t), http.MethodHead, static.Path("css/app.css"), http.StatusOK},
+		{newClient(t), http.MethodHead, "/favicon.ico", http.StatusOK},
+		{newClient(t), http.MethodPost, static.Path("css/app.css"), http.StatusMethodNotAllowed},
+		{newClient(t), http.MethodDelete, "/favicon.ico", http.StatusMethodNotAllowed},
+	} {
+		req, err := http.NewRequest(tc.method, b.server.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, _ := do(t, tc.client, req)
+		if resp.StatusCode != tc.want {
+			t.Errorf("%s %s = %d, want %d", tc.method, tc.path, resp.StatusCode, tc.want)
+		}
+	}
+}
