@@ -129,7 +129,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 // Close releases every connection.
 func (s *Store) Close() { s.pool.Close() }
 
-// Pool exposes the pool to the few packages that take one directly (the scs session store).
+// Pool exposes the pool to tests and tools that need a connection of their own.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // Ping reports whether the database answers; /healthz uses it.
