@@ -176,3 +176,35 @@ func AddEvent(tb testing.TB, st *store.Store, registrationID string, at time.Tim
 VALUES ($1, $2, $3, $4::credit_registration_event_kind, $5::credit_registration_state, $6::credit_registration_state, $7)`,
 		NewID(), at, registrationID, kind, nullable(fromState), nullable(toState), nullable(message))
 }
+
+// Call is one pipeline call to Suotar as a registration's history records it.
+type Call struct {
+	Kind        string // suotar_response (default) or retry_scheduled
+	Endpoint    string // default import_attainments
+	RequestedAt time.Time
+	// Answer is answered (default), unanswered or refused.
+	Answer    string
+	ErrorCode string
+	ToState   string
+}
+
+// AddCall appends a pipeline Suotar call's event to a registration's history, dated a second after
+// its request.
+func AddCall(tb testing.TB, st *store.Store, registrationID string, c Call) {
+	tb.Helper()
+	if c.Kind == "" {
+		c.Kind = "suotar_response"
+	}
+	if c.Endpoint == "" {
+		c.Endpoint = "import_attainments"
+	}
+	if c.Answer == "" {
+		c.Answer = "answered"
+	}
+	at := c.RequestedAt.Add(time.Second)
+	exec(tb, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, to_state, error_code,
+  suotar_endpoint, suotar_requested_at, suotar_answered_at, suotar_answer)
+VALUES ($1, $2, $3, $4::credit_registration_event_kind, $5::credit_registration_state, $6::credit_registration_error_code,
+  $7::suotar_endpoint, $8, $2, $9::suotar_answer)`,
+		NewID(), at, registrationID, c.Kind, nullable(c.ToState), nullable(c.ErrorCode), c.Endpoint, c.RequestedAt, c.Answer)
+}
