@@ -481,5 +481,19 @@ VALUES (gen_random_uuid(), $2, $1, 'admin_action', $3::credit_registration_state
 	if err != nil {
 		return written{}, dbError("applyAction event", err)
 	}
+	// A person who acted on the row is done with it, unless they only asked the pipeline to look
+	// again: then they are still on it, and their claim is kept from lapsing.
+	if settles(d.Action) {
+		err = q.endClaim(ctx, now, r.ID, actor, string(d.Action))
+	} else {
+		err = q.touchClaim(ctx, now, r.ID, actor.ID)
+	}
+	if err != nil {
+		return written{}, fmt.Errorf("applyAction: %w", err)
+	}
 	return w, nil
 }
+
+// settles reports whether a hand action settles the row as far as a claim goes: every action but
+// "check now", which hands the row back to the pipeline for another look while the person waits.
+func settles(a schedule.Action) bool { return a != schedule.ActionCheckNow }

@@ -154,8 +154,13 @@ func auditActionOf(a schedule.Action) string {
 // page reads it (ReadAuditDetails). One person's action on one row fills the first group of
 // fields, a bulk action the second.
 type AuditDetails struct {
-	Action     schedule.Action     `json:"action"`
-	Strictness schedule.Strictness `json:"strictness"`
+	// Action and Strictness are empty for entries no hand action wrote (a claim, say), so the
+	// audit filter finds those by the entry's own action.
+	Action     schedule.Action     `json:"action,omitempty"`
+	Strictness schedule.Strictness `json:"strictness,omitempty"`
+
+	// Claim is set for claiming and releasing a row.
+	Claim *AuditClaim `json:"claim,omitempty"`
 
 	// Outcome is "applied": a refused single action writes nothing.
 	Outcome       string         `json:"outcome,omitempty"`

@@ -86,6 +86,7 @@ type RegistrationListRow struct {
 	RegistrationAbout
 	ErrorMessage     *string `db:"error_message"`
 	SubmittedAttempt *string `db:"submitted_attainment_id"`
+	ClaimColumns
 }
 
 const listColumns = `cr.id::text AS id, cr.updated_at, ` + scheduleColumns + `,
@@ -93,14 +94,14 @@ const listColumns = `cr.id::text AS id, cr.updated_at, ` + scheduleColumns + `,
   s.email AS student_email, coalesce(cr.student_number, s.student_number) AS student_number,
   c.id::text AS course_id, c.name AS course_name, m.name AS module_name,
   coalesce(cr.uh_course_code, m.uh_course_code) AS uh_course_code, cr.error_message,
-  cr.submitted_attainment_id`
+  cr.submitted_attainment_id, ` + claimColumns
 
 const listFrom = `credit_registrations cr
   JOIN students s ON s.id = cr.user_id
   JOIN courses c ON c.id = cr.course_id
   JOIN course_modules m ON m.id = cr.course_module_id
   LEFT JOIN credit_registration_attention_dismissals d
-    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`
+    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL` + claimJoin
 
 // RegistrationFilter narrows the queue. Empty fields do not filter; several values of one field
 // are alternatives.
@@ -119,7 +120,41 @@ type RegistrationFilter struct {
 	Search string
 	// ScopeCourseIDs, when not nil, limits everything to these courses: a teacher's reach.
 	ScopeCourseIDs []string
+	// Claimed keeps rows by their claim: ClaimedMine those ClaimAccountID holds a live claim on,
+	// ClaimedNobody those without one; "" keeps everyone's. A claim is live when touched less than
+	// ClaimLapse before now.
+	Claimed        ClaimedFilter
+	ClaimAccountID string
+	ClaimLapse     time.Duration
+	// Sort orders the list: SortActivity (the default) newest activity first, SortWaiting the rows
+	// that have waited longest for a person first.
+	Sort RegistrationSort
 }
+
+// ClaimedFilter is the queue's choice of whose rows to show.
+type ClaimedFilter string
+
+// The claim filters.
+const (
+	ClaimedAnyone ClaimedFilter = ""
+	ClaimedMine   ClaimedFilter = "mine"
+	ClaimedNobody ClaimedFilter = "unclaimed"
+)
+
+// RegistrationSort is an order of the queue.
+type RegistrationSort string
+
+// The queue's orders.
+const (
+	SortActivity RegistrationSort = ""
+	SortWaiting  RegistrationSort = "waiting"
+)
+
+// sqlWaitingSince is when a row began waiting for a person, as its history has it: when it last
+// entered the state it is in (state_changed_at, stamped on every move to a different state and
+// left alone by same-state retries). Every reason that asks a person belongs to the state the row
+// sits in, so this is the moment the stretch that needs someone began.
+const sqlWaitingSince = `cr.state_changed_at`
 
 // RegistrationCursor marks where a queue page ended; the next page starts after it.
 type RegistrationCursor struct {
@@ -200,6 +235,16 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 	if q := strings.TrimSpace(f.Search); q != "" {
 		w.add(w.searchCondition(q))
 	}
+	if f.Claimed != ClaimedAnyone {
+		// now is $1 (newWhere); the cutoff is computed here so the SQL compares two instants.
+		cutoff := w.args[0].(time.Time).Add(-f.ClaimLapse)
+		switch f.Claimed {
+		case ClaimedMine:
+			w.add(`cl.account_id = ` + w.arg(f.ClaimAccountID) + `::uuid AND cl.touched_at > ` + w.arg(cutoff))
+		case ClaimedNobody:
+			w.add(`(cl.credit_registration_id IS NULL OR cl.touched_at <= ` + w.arg(cutoff) + `)`)
+		}
+	}
 }
 
 // studentNumberLike matches what a person types for a student number: digits only.
@@ -234,18 +279,26 @@ func (w *whereBuilder) searchCondition(q string) string {
 		`replace(replace(replace(regdesk_fold(` + p + `), '\', '\\'), '%', '\%'), '_', '\_') || '%'`
 }
 
-// RegistrationList returns up to limit rows matching f, newest activity first, starting after
-// the cursor (nil: the first page), and the cursor of the next page (nil: this was the last).
+// RegistrationList returns up to limit rows matching f in f.Sort's order (newest activity first by
+// default), starting after the cursor (nil: the first page), and the cursor of the next page (nil:
+// this was the last). A cursor holds the sort's key: updated_at, or for SortWaiting when the row
+// began waiting.
 func (q *Queries) RegistrationList(ctx context.Context, now time.Time, f RegistrationFilter, after *RegistrationCursor, limit int) ([]RegistrationListRow, *RegistrationCursor, error) {
 	w := newWhere(now)
 	w.apply(f)
-	if after != nil {
+	order := `cr.updated_at DESC, cr.id DESC`
+	if f.Sort == SortWaiting {
+		order = sqlWaitingSince + `, cr.id`
+		if after != nil {
+			w.add(`(` + sqlWaitingSince + `, cr.id) > (` + w.arg(after.UpdatedAt) + `, ` + w.arg(after.ID) + `::uuid)`)
+		}
+	} else if after != nil {
 		w.add(`(cr.updated_at, cr.id) < (` + w.arg(after.UpdatedAt) + `, ` + w.arg(after.ID) + `::uuid)`)
 	}
 	sql := `SELECT ` + listColumns + `
 FROM ` + listFrom + `
 WHERE ` + w.sql() + `
-ORDER BY cr.updated_at DESC, cr.id DESC
+ORDER BY ` + order + `
 LIMIT ` + w.arg(limit+1)
 	rows, _ := q.db.Query(ctx, sql, w.args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
@@ -257,6 +310,9 @@ LIMIT ` + w.arg(limit+1)
 	}
 	list = list[:limit]
 	last := list[limit-1]
+	if f.Sort == SortWaiting {
+		return list, &RegistrationCursor{UpdatedAt: last.StateChangedAt, ID: last.ID}, nil
+	}
 	return list, &RegistrationCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}, nil
 }
 

@@ -193,6 +193,7 @@ type RegistrationOverview struct {
 	// StudentStatus is the SQL mirror of schedule.StudentStatusOf, which orders and counts rows in
 	// the database; pages take the status from schedule.StudentView.
 	StudentStatus schedule.StudentStatus `db:"student_status"`
+	ClaimColumns
 }
 
 // PreconditionColumns are the credit_registration_preconditions view's columns, and how far the
@@ -268,7 +269,7 @@ const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + sc
   coalesce(cr.grade_id, cmc.grade::text) AS grade, cr.grade_scale_id,
   coalesce(cr.credits, m.ects_credits) AS credits,
   ` + preconditionColumns + `,
-  ` + sqlStudentStatus + ` AS student_status`
+  ` + sqlStudentStatus + ` AS student_status, ` + claimColumns
 
 const overviewFrom = `credit_registrations cr
   JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
@@ -277,7 +278,7 @@ const overviewFrom = `credit_registrations cr
   JOIN course_modules m ON m.id = cr.course_module_id
   JOIN course_module_completions cmc ON cmc.id = cr.course_module_completion_id
   LEFT JOIN credit_registration_attention_dismissals d
-    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`
+    ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL` + claimJoin
 
 // RegistrationListByStudent returns every live registration of the student in scope, superseded
 // attempts too, newest first.

@@ -12,6 +12,8 @@ type BulkBarVM struct {
 	// when set, replaces the button: more rows match than a bulk action may touch.
 	AllLabel string
 	TooMany  string
+	// ClaimURL is where "I'm on the ticked rows" posts the ticked rows.
+	ClaimURL string
 }
 
 // Hidden is a hidden form field.

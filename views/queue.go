@@ -50,6 +50,10 @@ type QueueFilterVM struct {
 	ErrorCodes []Option
 	Search     string
 	ClearURL   string
+	// Claimed is whose rows to show (everyone's, mine, unclaimed); Sorts the orders. Both are empty
+	// for people who cannot claim.
+	Claimed []Option
+	Sorts   []Option
 }
 
 // QueueResultsVM is the swappable list: the table and its pager.
@@ -89,6 +93,9 @@ type QueueRowVM struct {
 	Reasons          []ReasonVM
 	// Selectable shows the row's bulk-selection checkbox.
 	Selectable bool
+	// Claim is who is on the row; Waiting how long it has waited for a person.
+	Claim   ClaimVM
+	Waiting WaitingVM
 }
 
 // ReasonVM is one attention reason on a row.

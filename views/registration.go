@@ -7,6 +7,8 @@ type RegistrationVM struct {
 	ID     string
 	Header RegistrationHeaderVM
 	Lookup LookupVM
+	// Claim is the "I'm on it" panel; nil for people who may not act.
+	Claim *ClaimPanelVM
 	// Actions is the hand-action panel; nil for people who may not act (no panel at all).
 	Actions    *ActionsVM
 	Properties []PropertyGroup

@@ -74,6 +74,8 @@ type RegistrationCardVM struct {
 	Replaced string
 	// Pipeline holds the internal states and codes, for support staff; nil for teachers.
 	Pipeline *PipelineDetailsVM
+	// Claim is who is on the row, shown to support staff beside the card's status.
+	Claim ClaimVM
 }
 
 // PipelineDetailsVM is the pipeline's view of a registration, one click away on a student's page.

@@ -16,6 +16,16 @@ import (
 // auditPageSize is how many entries one audit page shows.
 const auditPageSize = 50
 
+// auditOwnActions are the audited changes that are not hand actions on a row, by the audit's own
+// action name, with their labels; auditOwnActionOrder is the filter's order of them.
+var (
+	auditOwnActions = map[string]string{
+		"claim":   "Claimed (I'm on it)",
+		"release": "Released a claim",
+	}
+	auditOwnActionOrder = []string{"claim", "release"}
+)
+
 // auditParams is the audit page's state, as the URL carries it.
 type auditParams struct {
 	actor, action, course, registration string
@@ -32,7 +42,9 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 			return p, badRequest(fmt.Sprintf("Unknown %s %q: pick one from the list.", name, v))
 		}
 	}
-	if p.action != "" {
+	if _, ok := auditOwnActions[p.action]; ok {
+		// Claims are audited under the audit's own action names.
+	} else if p.action != "" {
 		a, err := schedule.ParseAction(p.action)
 		if err != nil {
 			return p, badRequest(err.Error())
@@ -141,6 +153,9 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	for _, a := range schedule.Actions() {
 		f.Actions = append(f.Actions, views.Option{Value: string(a), Label: a.Label(), Selected: string(a) == p.action})
 	}
+	for _, a := range auditOwnActionOrder {
+		f.Actions = append(f.Actions, views.Option{Value: a, Label: auditOwnActions[a], Selected: a == p.action})
+	}
 	for _, c := range courses {
 		f.Courses = append(f.Courses, views.Option{Value: c.ID, Label: c.Name, Selected: c.ID == p.course})
 	}
@@ -160,6 +175,8 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
 	if a := schedule.Action(e.HandAction); a.Valid() {
 		vm.Action, vm.ActionKey = a.Label(), string(a)
+	} else if label, ok := auditOwnActions[e.Action]; ok {
+		vm.Action, vm.ActionKey = label, e.Action
 	}
 	d := store.ReadAuditDetails(e.Details)
 	if d.Rows != nil {

@@ -55,7 +55,7 @@ func parseBulkAction(v string) (schedule.Action, error) {
 // bulkBar is the queue's bulk selection for the view p. Counting every match is needed only when
 // the list has more than one page; it stops just past the bulk limit.
 func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, now time.Time, scope []string) (*views.BulkBarVM, error) {
-	b := &views.BulkBarVM{URL: "/bulk/preview", Actions: bulkActionOptions(defaultBulkAction)}
+	b := &views.BulkBarVM{URL: "/bulk/preview", Actions: bulkActionOptions(defaultBulkAction), ClaimURL: "/bulk/claim"}
 	for k, vals := range p.values() {
 		for _, v := range vals {
 			b.Filter = append(b.Filter, views.Hidden{Name: k, Value: v})
@@ -65,7 +65,7 @@ func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, 
 	n := shown
 	if paged {
 		var err error
-		if n, err = s.store.RegistrationCountCapped(r.Context(), now, p.filter(scope), store.BulkMaxRows+1); err != nil {
+		if n, err = s.store.RegistrationCountCapped(r.Context(), now, s.queueFilter(r, p, scope), store.BulkMaxRows+1); err != nil {
 			return nil, err
 		}
 	}
@@ -97,7 +97,7 @@ func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		f := p.filter(s.courseScope(r))
+		f := s.queueFilter(r, p, s.courseScope(r))
 		params.Filter = &f
 		queueURL = "/?" + p.values().Encode()
 		selection = "Every row matching the queue's filter at " + views.Clock(now) + ": %d rows."

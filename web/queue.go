@@ -26,6 +26,8 @@ type queueParams struct {
 	courses    []string
 	errorCodes []schedule.ErrorCode
 	search     string
+	claimed    store.ClaimedFilter
+	sort       store.RegistrationSort
 	after      *store.RegistrationCursor
 }
 
@@ -67,6 +69,19 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 			return p, badRequest(fmt.Sprintf("Unknown course %q: pick one from the list.", c))
 		}
 		p.courses = append(p.courses, c)
+	}
+	switch c := store.ClaimedFilter(q.Get("claimed")); c {
+	case store.ClaimedAnyone, store.ClaimedMine, store.ClaimedNobody:
+		p.claimed = c
+	default:
+		return p, badRequest(fmt.Sprintf("Unknown choice %q for whose rows: use claimed=mine or claimed=unclaimed.", string(c)))
+	}
+	switch o := q.Get("sort"); o {
+	case "", "activity":
+	case string(store.SortWaiting):
+		p.sort = store.SortWaiting
+	default:
+		return p, badRequest(fmt.Sprintf("Unknown order %q: use sort=activity or sort=waiting.", o))
 	}
 	p.search = strings.TrimSpace(q.Get("q"))
 	if len(p.search) > 200 {
@@ -146,11 +161,30 @@ func (p queueParams) values() url.Values {
 	if p.search != "" {
 		v.Set("q", p.search)
 	}
+	if p.claimed != store.ClaimedAnyone {
+		v.Set("claimed", string(p.claimed))
+	}
+	if p.sort != store.SortActivity {
+		v.Set("sort", string(p.sort))
+	}
 	return v
+}
+
+// queueFilter is the store's filter for p as this person sees it: "mine" is theirs, and a claim
+// counts for the server's lapse.
+func (s *Server) queueFilter(r *http.Request, p queueParams, scope []string) store.RegistrationFilter {
+	f := p.filter(scope)
+	if a := actorFrom(r.Context()); a != nil {
+		f.ClaimAccountID = a.ID
+	}
+	f.ClaimLapse = s.claimLapse
+	return f
 }
 
 func (p queueParams) filter(scope []string) store.RegistrationFilter {
 	return store.RegistrationFilter{
+		Claimed:        p.claimed,
+		Sort:           p.sort,
 		NeedsAdmin:     p.needsAdmin,
 		Phases:         p.phases,
 		Reasons:        p.reasons,
@@ -206,7 +240,7 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 		Page:    s.page(r, "Registrations"),
 		Alert:   queueAlert(q, p, results, counts, now),
 		Counts:  counts,
-		Filter:  queueFilterVM(p, courses),
+		Filter:  queueFilterVM(p, courses, actorFrom(r.Context()).CanAct()),
 		Results: results,
 	}
 	return s.render(w, r, http.StatusOK, views.QueuePage(vm), views.QueueResults(results))
@@ -222,7 +256,8 @@ func (s *Server) queueCountsShow(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, scope []string) (views.QueueResultsVM, error) {
-	rows, next, err := s.store.RegistrationList(r.Context(), now, p.filter(scope), p.after, queuePageSize)
+	f := s.queueFilter(r, p, scope)
+	rows, next, err := s.store.RegistrationList(r.Context(), now, f, p.after, queuePageSize)
 	if err != nil {
 		return views.QueueResultsVM{}, err
 	}
@@ -241,6 +276,8 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 	for _, row := range rows {
 		rv := queueRowVM(row, now)
 		rv.Selectable = canAct
+		rv.Claim = s.claimVM(r, row.ClaimColumns, now)
+		rv.Waiting = s.waitingVM(schedule.Classify(row.ScheduleRow(), now), row.ScheduleColumns, now)
 		vm.Rows = append(vm.Rows, rv)
 	}
 	if canAct && len(rows) > 0 {
@@ -258,9 +295,13 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 	case len(rows) == 0:
 		vm.Empty = "No registration matches these filters."
 	default:
-		vm.Summary = fmt.Sprintf("Showing %d %s, most recent activity first.", len(rows), what)
+		order := "most recent activity first"
+		if p.sort == store.SortWaiting {
+			order = "longest waiting first"
+		}
+		vm.Summary = fmt.Sprintf("Showing %d %s, %s.", len(rows), what, order)
 		if next != nil {
-			vm.Summary = fmt.Sprintf("Showing %d %s, most recent activity first; more on the next page.", len(rows), what)
+			vm.Summary = fmt.Sprintf("Showing %d %s, %s; more on the next page.", len(rows), what, order)
 		}
 	}
 	return vm, nil
@@ -361,8 +402,20 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 	return vm, nil
 }
 
-func queueFilterVM(p queueParams, courses []store.Course) views.QueueFilterVM {
+func queueFilterVM(p queueParams, courses []store.Course, canClaim bool) views.QueueFilterVM {
 	vm := views.QueueFilterVM{Action: "/", NeedsAdmin: p.needsAdmin, Search: p.search, ClearURL: "/?show=all"}
+	if canClaim {
+		for _, o := range []struct {
+			v     store.ClaimedFilter
+			label string
+		}{{store.ClaimedAnyone, "Everyone's"}, {store.ClaimedMine, "Mine"}, {store.ClaimedNobody, "Nobody's yet"}} {
+			vm.Claimed = append(vm.Claimed, views.Option{Value: string(o.v), Label: o.label, Selected: p.claimed == o.v})
+		}
+		vm.Sorts = []views.Option{
+			{Value: "activity", Label: "Most recent activity first", Selected: p.sort == store.SortActivity},
+			{Value: string(store.SortWaiting), Label: "Longest waiting first", Selected: p.sort == store.SortWaiting},
+		}
+	}
 	for _, x := range schedule.Phases() {
 		vm.Phases = append(vm.Phases, views.Option{Value: string(x), Label: x.Label(), Selected: slices.Contains(p.phases, x)})
 	}

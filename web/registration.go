@@ -76,6 +76,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		return views.RegistrationVM{}, err
 	}
 	if actorFrom(ctx).CanAct() {
+		vm.Claim = s.claimPanelVM(r, reg.ID, reg.ClaimColumns, now)
 		vm.Actions = actionsVM(page, now)
 	} else {
 		// Teachers read; the route refuses their lookups, so the page does not offer one.

@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"regdesk/schedule"
 	"regdesk/static"
 	"regdesk/store"
 	"regdesk/store/lookup"
@@ -52,6 +53,11 @@ type Deps struct {
 	RequestTimeout time.Duration
 	// LookupTimeout is how much longer a Sisu lookup may take: Suotar's timeout.
 	LookupTimeout time.Duration
+	// ClaimLapse is how long a claim nobody touches keeps counting (store.DefaultClaimLapse when 0).
+	ClaimLapse time.Duration
+	// WaitingTarget is how many working days a row may wait for a person before the queue marks
+	// it (schedule.DefaultWaitingTarget when 0).
+	WaitingTarget int
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the default statement timeout (5 s) and a
@@ -115,12 +121,15 @@ type Server struct {
 	byAccount      store.LoginLimit
 	lookups        *lookup.Service
 	counts         *countsCache
+	claimLapse     time.Duration
+	waitingTarget  int
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
-		counts: newCountsCache(d.CountsTTL)}
+		counts: newCountsCache(d.CountsTTL), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
+		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -226,6 +235,9 @@ func (s *Server) Routes() http.Handler {
 				r.Use(s.requireRole(RoleSupport, RoleAdmin))
 				r.Post("/registrations/{id}/lookup", s.handle(s.registrationLookup))
 				r.Post("/registrations/{id}/actions/{action}", s.handle(s.registrationActionApply))
+				r.Post("/registrations/{id}/claim", s.handle(s.registrationClaim))
+				r.Post("/registrations/{id}/release", s.handle(s.registrationRelease))
+				r.Post("/bulk/claim", s.handle(s.bulkClaim))
 				r.Post("/bulk/preview", s.handle(s.bulkPreview))
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
 				r.Get("/audit", s.handle(s.auditList))

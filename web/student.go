@@ -175,7 +175,11 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	sums := make([]schedule.StudentSummary, len(regs))
 	for i, reg := range regs {
 		sums[i] = schedule.StudentView(reg.ScheduleRow(), reg.Preconditions(), now)
-		vm.Cards = append(vm.Cards, registrationCardVM(reg, sums[i], now, staff))
+		card := registrationCardVM(reg, sums[i], now, staff)
+		if staff {
+			card.Claim = s.claimVM(r, reg.ClaimColumns, now)
+		}
+		vm.Cards = append(vm.Cards, card)
 	}
 	if scope != nil {
 		vm.ScopeNote = "Only registrations of your courses are shown."

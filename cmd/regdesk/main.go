@@ -29,6 +29,7 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
 
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/suotar"
 	"regdesk/web"
@@ -112,6 +113,10 @@ type config struct {
 	SuotarURL     string
 	SuotarToken   string
 	SuotarTimeout time.Duration
+	// ClaimLapse is how long an untouched claim counts; WaitingTarget the working days a row may
+	// wait for a person before the queue marks it.
+	ClaimLapse    time.Duration
+	WaitingTarget int
 }
 
 // suotarConfigured reports whether lookups can reach Suotar.
@@ -142,6 +147,8 @@ type configFlags struct {
 	proxyTrusted     *string
 	suotarURL        *string
 	suotarTimeout    *string
+	claimLapse       *string
+	waitingTarget    *string
 }
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
@@ -162,6 +169,8 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		proxyTrusted:     fs.String("auth-proxy-trusted", getenv("AUTH_PROXY_TRUSTED"), "addresses (CIDRs) of that proxy, comma-separated (env AUTH_PROXY_TRUSTED)"),
 		suotarURL:        fs.String("suotar-url", getenv("SUOTAR_URL"), "Suotar's batch API base URL for Sisu lookups; empty turns lookups off (env SUOTAR_URL; the token is read from SUOTAR_TOKEN only)"),
 		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
+		claimLapse:       fs.String("claim-lapse", cmpOr(getenv("CLAIM_LAPSE"), store.DefaultClaimLapse.String()), "an \"I'm on it\" claim nobody touches this long no longer counts (env CLAIM_LAPSE)"),
+		waitingTarget:    fs.String("waiting-target", cmpOr(getenv("WAITING_TARGET_DAYS"), strconv.Itoa(schedule.DefaultWaitingTarget)), "working days (Helsinki, weekends excluded) a row may wait for a person before the queue marks it (env WAITING_TARGET_DAYS)"),
 	}
 }
 
@@ -230,6 +239,14 @@ func (c *configFlags) validate() (config, error) {
 		c.problem("AUTH_PROXY_HEADER is set but AUTH_PROXY_TRUSTED is empty: name the proxy's addresses, or anyone could sign in as anyone")
 	case cfg.ProxyHeader == "" && len(cfg.ProxyTrusted) > 0:
 		c.problem("AUTH_PROXY_TRUSTED is set but AUTH_PROXY_HEADER is empty: name the header the proxy sets")
+	}
+	if cfg.ClaimLapse = c.durationValue("CLAIM_LAPSE", *c.claimLapse); cfg.ClaimLapse <= 0 {
+		c.problem("CLAIM_LAPSE must be longer than 0")
+	}
+	if n, err := strconv.Atoi(strings.TrimSpace(*c.waitingTarget)); err != nil || n < 1 || n > 60 {
+		c.problem("WAITING_TARGET_DAYS: %q is not a number of working days from 1 to 60", *c.waitingTarget)
+	} else {
+		cfg.WaitingTarget = n
 	}
 	c.validateSuotar(&cfg)
 	if len(c.problems) > 0 {
@@ -357,6 +374,8 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		// A request may wait for its statements and a second besides; a lookup for Suotar too.
 		RequestTimeout: cfg.StatementTimeout + time.Second,
 		LookupTimeout:  cfg.SuotarTimeout + time.Second,
+		ClaimLapse:     cfg.ClaimLapse,
+		WaitingTarget:  cfg.WaitingTarget,
 	}
 	if cfg.suotarConfigured() {
 		client, err := suotar.New(cfg.suotarConfig())

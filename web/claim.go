@@ -1,0 +1,166 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// This file is "I'm on it": claiming and releasing rows, from a registration's page and in bulk
+// from the queue, and how a claim and a row's waiting time are drawn wherever the row appears.
+// A claim warns and never blocks; the store ends it when a hand action settles the row.
+
+// registrationClaim puts the person on one row: POST /registrations/{id}/claim. Someone else's
+// claim is taken over, and the flash says whose it was. Support and admins only (requireRole).
+func (s *Server) registrationClaim(w http.ResponseWriter, r *http.Request) error {
+	return s.claimOrRelease(w, r, true)
+}
+
+// registrationRelease takes the person off one row: POST /registrations/{id}/release.
+func (s *Server) registrationRelease(w http.ResponseWriter, r *http.Request) error {
+	return s.claimOrRelease(w, r, false)
+}
+
+func (s *Server) claimOrRelease(w http.ResponseWriter, r *http.Request, claim bool) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	p := s.claimParams(r, []string{id})
+	msg := ""
+	if claim {
+		res, err := s.store.RegistrationClaim(r.Context(), s.clock(), p)
+		if err := claimError(err); err != nil {
+			return err
+		}
+		msg = "You are on this registration; others see your name on it."
+		if from := res.TakenFrom[id]; from != "" {
+			msg = fmt.Sprintf("You took this registration over from %s.", from)
+		}
+	} else {
+		res, err := s.store.RegistrationRelease(r.Context(), s.clock(), p)
+		if err := claimError(err); err != nil {
+			return err
+		}
+		msg = "You are no longer on this registration."
+		if len(res.IDs) == 0 {
+			msg = "You were not on this registration; nothing changed."
+		}
+	}
+	s.setFlash(r, msg)
+	redirect(w, r, "/registrations/"+id)
+	return nil
+}
+
+// bulkClaim puts the person on every ticked row of the queue: POST /bulk/claim, from the bulk
+// bar's "I'm on the ticked rows". It returns to the queue view the form came from.
+func (s *Server) bulkClaim(w http.ResponseWriter, r *http.Request) error {
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	qp, err := parseQueueParams(r.PostForm)
+	if err != nil {
+		return err
+	}
+	back := "/?" + qp.values().Encode()
+	ids := r.PostForm["id"]
+	if len(ids) == 0 {
+		s.setFlash(r, "Tick the rows you are on first; nothing changed.")
+		redirect(w, r, back)
+		return nil
+	}
+	res, err := s.store.RegistrationClaim(r.Context(), s.clock(), s.claimParams(r, ids))
+	if err := claimError(err); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("You are on %s.", views.Counted(int64(len(res.IDs)), "registration", "registrations"))
+	if len(res.TakenFrom) > 0 {
+		seen := map[string]bool{}
+		var names []string
+		for _, n := range res.TakenFrom {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+		msg += fmt.Sprintf(" %d of them you took over from %s.", len(res.TakenFrom), strings.Join(names, ", "))
+	}
+	s.setFlash(r, msg)
+	redirect(w, r, back)
+	return nil
+}
+
+func (s *Server) claimParams(r *http.Request, ids []string) store.ClaimParams {
+	a := actorFrom(r.Context())
+	return store.ClaimParams{IDs: ids, Actor: store.ActionActor{ID: a.ID, Role: string(a.Role)}, Reason: r.PostForm.Get("reason"),
+		Scope: s.courseScope(r), Lapse: s.claimLapse}
+}
+
+// claimError turns a bad note into a 422 page in words; other errors pass through.
+func claimError(err error) error {
+	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
+		return &Error{Status: http.StatusUnprocessableEntity, Message: ve.Message + " Nothing changed.", Err: err}
+	}
+	return err
+}
+
+// claimVM draws a row's claim for the person looking at now.
+func (s *Server) claimVM(r *http.Request, c store.ClaimColumns, now time.Time) views.ClaimVM {
+	claim := c.Claim(now, s.claimLapse)
+	if claim == nil {
+		return views.ClaimVM{}
+	}
+	vm := views.ClaimVM{Set: true, Who: claim.AccountName, Since: views.NewWhen(&claim.ClaimedAt, now)}
+	if a := actorFrom(r.Context()); a != nil && a.ID == claim.AccountID {
+		vm.Mine, vm.Who = true, "You"
+		vm.Words = "You have been on this since " + views.Clock(claim.ClaimedAt) + "."
+		if !sameHelsinkiDay(claim.ClaimedAt, now) {
+			vm.Words = "You have been on this since " + vm.Since.Abs + "."
+		}
+		return vm
+	}
+	since := views.Clock(claim.ClaimedAt)
+	if !sameHelsinkiDay(claim.ClaimedAt, now) {
+		since = vm.Since.Abs
+	}
+	vm.Words = fmt.Sprintf("%s has been on this since %s.", claim.AccountName, since)
+	return vm
+}
+
+func sameHelsinkiDay(a, b time.Time) bool {
+	return schedule.HelsinkiDate(a) == schedule.HelsinkiDate(b)
+}
+
+// claimPanelVM is the registration page's claim panel.
+func (s *Server) claimPanelVM(r *http.Request, id string, c store.ClaimColumns, now time.Time) *views.ClaimPanelVM {
+	p := &views.ClaimPanelVM{Claim: s.claimVM(r, c, now), ClaimURL: "/registrations/" + id + "/claim", ClaimLabel: "I'm on it"}
+	if p.Claim.Set && !p.Claim.Mine {
+		p.ClaimLabel = "Take it over"
+	}
+	if p.Claim.Mine {
+		p.ReleaseURL = "/registrations/" + id + "/release"
+	}
+	return p
+}
+
+// waitingVM draws how long a row that needs a person has waited, marked past the target.
+func (s *Server) waitingVM(st schedule.Status, row store.ScheduleColumns, now time.Time) views.WaitingVM {
+	if !st.NeedsAdmin {
+		return views.WaitingVM{}
+	}
+	since := row.StateChangedAt
+	return views.WaitingVM{
+		Since:   views.NewWhen(&since, now),
+		Overdue: schedule.PastWaitingTarget(since, now, s.waitingTarget),
+		Target:  fmt.Sprintf("Waiting for a person since %s; the target is %s.", views.NewWhen(&since, now).Abs, views.Counted(int64(s.waitingTarget), "working day", "working days")),
+	}
+}

@@ -1,0 +1,180 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"regdesk/schedule"
+	"regdesk/store/storetest"
+	"regdesk/views"
+)
+
+func TestClaimShowsToOthersWhereverTheRowAppears(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	id := b.uncertainOverdue
+	resp, _ := b.postForm(t, b.client, "/registrations/"+id+"/claim", url.Values{})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/registrations/"+id {
+		t.Fatalf("claim: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	since := views.Clock(b.clock.Now())
+	warning := "Sami Support has been on this since " + since + "."
+
+	// Sami sees it is his; Aino is warned and offered to take it over, not stopped.
+	_, page := b.getWith(t, b.client, "/registrations/"+id, false)
+	if !strings.Contains(page, "You have been on this since "+since) || !strings.Contains(page, `data-testid="release-button"`) {
+		t.Errorf("Sami's page does not show his claim")
+	}
+	_, page = b.getWith(t, admin, "/registrations/"+id, false)
+	if !strings.Contains(page, warning) || !strings.Contains(page, "Take it over") {
+		t.Errorf("Aino's registration page lacks %q", warning)
+	}
+	if !strings.Contains(page, `data-testid="actions"`) {
+		t.Errorf("the claim hid the hand actions from Aino")
+	}
+	_, queue := b.getWith(t, admin, "/?show=all", false)
+	if !strings.Contains(queue, `data-claimed="true" data-id="`+id+`"`) || !strings.Contains(queue, "Sami Support · ") {
+		t.Errorf("Aino's queue does not show Sami on the row")
+	}
+	_, student := b.getWith(t, admin, "/students/"+b.anna.ID, false)
+	if !strings.Contains(student, `title="`+warning+`"`) {
+		t.Errorf("the student page does not show Sami on the row")
+	}
+	// Whose rows: Sami's "mine" holds it, Aino's does not; "unclaimed" leaves it out for both.
+	for _, c := range []struct {
+		client *http.Client
+		query  string
+		want   bool
+	}{{b.client, "claimed=mine", true}, {admin, "claimed=mine", false}, {admin, "claimed=unclaimed", false}, {admin, "", true}} {
+		_, body := b.getWith(t, c.client, "/?show=all&"+c.query, false)
+		if got := strings.Contains(body, `data-id="`+id+`"`); got != c.want {
+			t.Errorf("%s: row listed = %v, want %v", c.query, got, c.want)
+		}
+	}
+	// Aino takes it over; the flash names whom from.
+	resp, _ = b.postForm(t, admin, "/registrations/"+id+"/claim", url.Values{"reason": {"Sami is off today"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("take over: %d", resp.StatusCode)
+	}
+	_, page = b.getWith(t, admin, "/registrations/"+id, false)
+	if !strings.Contains(page, "You took this registration over from Sami Support.") {
+		t.Errorf("no flash naming Sami after the take-over")
+	}
+	// Left alone past the lapse, the claim stops showing.
+	b.clock.Advance(4 * time.Hour)
+	admin = b.login(t, b.admin) // the sessions idled out too
+	_, page = b.getWith(t, admin, "/registrations/"+id, false)
+	if !strings.Contains(page, "Nobody is on this registration.") {
+		t.Errorf("a claim idle for 4 h still shows")
+	}
+	// Both claims are in the audit.
+	_, audit := b.getWith(t, admin, "/audit?action=claim", false)
+	if n := strings.Count(audit, `data-action="claim"`); n != 2 {
+		t.Errorf("audit lists %d claims, want 2", n)
+	}
+}
+
+func TestClaimInBulkFromTheQueue(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	resp, _ := b.postForm(t, b.client, "/bulk/claim", url.Values{"show": {"all"}, "select": {"ticked"},
+		"id": {b.uncertainOverdue, b.permanent, storetest.NewID()}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/?show=all" {
+		t.Fatalf("bulk claim: %d %s", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	_, body := b.getWith(t, b.client, "/?show=all&claimed=mine", false)
+	if !strings.Contains(body, "You are on 2 registrations.") {
+		t.Errorf("no flash counting the claimed rows")
+	}
+	for _, id := range []string{b.uncertainOverdue, b.permanent} {
+		if !strings.Contains(body, `data-id="`+id+`"`) {
+			t.Errorf("row %s is not among mine", id)
+		}
+	}
+	if strings.Contains(body, `data-id="`+b.dense+`"`) {
+		t.Errorf("an unclaimed row is among mine")
+	}
+	// A teacher cannot claim.
+	resp, _ = b.postForm(t, b.login(t, b.teacher), "/bulk/claim", url.Values{"id": {b.dense}})
+	if resp.StatusCode != http.StatusForbidden {
+		t.Errorf("teacher bulk claim: %d", resp.StatusCode)
+	}
+	resp, _ = b.postForm(t, b.client, "/bulk/claim", url.Values{"claimed": {"theirs"}})
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("an unknown claim filter: %d, want 400", resp.StatusCode)
+	}
+}
+
+func TestQueueSortsByWaitingAndMarksOverdueRows(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	old := storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: b.anna, Course: b.course, State: "failed_permanent", ErrorCode: "course_not_allowed",
+		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-10 * 24 * time.Hour),
+	})
+	_, body := b.getWith(t, b.client, "/?show=needs_admin&sort=waiting", false)
+	first, second := strings.Index(body, `data-id="`+old+`"`), strings.Index(body, `data-id="`+b.uncertainOverdue+`"`)
+	third := strings.Index(body, `data-id="`+b.permanent+`"`)
+	if first < 0 || second < 0 || third < 0 || !(first < second && second < third) {
+		t.Errorf("waiting order: old %d, uncertain %d, permanent %d; want longest waiting first", first, second, third)
+	}
+	if !strings.Contains(body, "longest waiting first") {
+		t.Errorf("the summary does not say the order")
+	}
+	row := body[first:]
+	row = row[:strings.Index(row, "</tr>")]
+	if !strings.Contains(row, `data-overdue="true"`) {
+		t.Errorf("a row waiting 10 days is not marked overdue")
+	}
+	recent := body[third:]
+	recent = recent[:strings.Index(recent, "</tr>")]
+	if strings.Contains(recent, `data-overdue="true"`) || !strings.Contains(recent, `data-testid="waiting"`) {
+		t.Errorf("a row waiting 3 hours: %s", recent)
+	}
+	wantOverdue := schedule.PastWaitingTarget(testNow.Add(-30*time.Hour), testNow, schedule.DefaultWaitingTarget)
+	mid := body[second:]
+	mid = mid[:strings.Index(mid, "</tr>")]
+	if got := strings.Contains(mid, `data-overdue="true"`); got != wantOverdue {
+		t.Errorf("a row waiting 30 h overdue = %v, want %v (working days from %v)", got, wantOverdue, testNow.Add(-30*time.Hour))
+	}
+	if resp, _ := b.getWith(t, b.client, "/?sort=oldest", false); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("unknown sort: %d", resp.StatusCode)
+	}
+}
+
+func TestBrowserClaimFromTheQueueShowsOnAnotherScreen(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sami := newTab(t)
+	aino := newTab(t)
+	row := `tr[data-id="` + b.permanent + `"]`
+	sami.do(t,
+		login(b.server.URL, b.support.Email, testPassword),
+		chromedp.Navigate(b.server.URL+"/?show=all"),
+		chromedp.WaitVisible(chromedp.CSS(row)),
+		chromedp.Click(chromedp.CSS(row+` [data-testid="select-row"]`)),
+		chromedp.Click(chromedp.CSS(`[data-testid="bulk-claim"]`)),
+		chromedp.WaitVisible(chromedp.CSS(row+`[data-claimed="true"] [data-testid="claim"][data-mine="true"]`)),
+	)
+	aino.do(t,
+		login(b.server.URL, b.admin.Email, testPassword),
+		chromedp.Navigate(b.server.URL+"/?show=all"),
+		chromedp.WaitVisible(chromedp.CSS(row+` [data-testid="claim"][data-mine="false"]`)),
+	)
+	if got := aino.text(t, row+` [data-testid="claim"]`); !strings.HasPrefix(got, "Sami Support · ") {
+		t.Errorf("Aino's queue row shows %q", got)
+	}
+	aino.do(t,
+		chromedp.Click(chromedp.CSS(row+` [data-testid="registration-link"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="claim-panel"][data-claimed="true"]`)),
+	)
+	if got := aino.text(t, `[data-testid="claim-words"]`); !strings.HasPrefix(got, "Sami Support has been on this since ") {
+		t.Errorf("Aino's registration page says %q", got)
+	}
+}
