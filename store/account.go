@@ -29,10 +29,13 @@ type Account struct {
 	DisabledAt   *time.Time `db:"disabled_at"`
 	// CourseIDs are the courses the account teaches, in id order; empty for most non-teachers.
 	CourseIDs []string `db:"course_ids"`
+	// Language is the language the person chose for regdesk ("fi", "sv", "en"); empty when they
+	// never chose, and pages follow their browser.
+	Language string `db:"language"`
 }
 
 const accountColumns = `a.id::text AS id, a.created_at, a.name, a.email, a.role::text AS role, a.password_hash,
-  a.disabled_at, ARRAY(SELECT ac.course_id::text FROM account_courses ac WHERE ac.account_id = a.id
+  a.disabled_at, coalesce(a.language, '') AS language, ARRAY(SELECT ac.course_id::text FROM account_courses ac WHERE ac.account_id = a.id
     ORDER BY ac.course_id) AS course_ids`
 
 // AccountCreateParams is a new account.
@@ -106,6 +109,22 @@ func (q *Queries) AccountGet(ctx context.Context, id string) (Account, error) {
 		return Account{}, dbError("AccountGet", err)
 	}
 	return acct, nil
+}
+
+// AccountSetLanguage keeps the language a person chose for regdesk ("fi", "sv" or "en"; the
+// database refuses others) and when they chose it. An unknown account gives ErrNotFound.
+func (q *Queries) AccountSetLanguage(ctx context.Context, id, language string, at time.Time) error {
+	if !IsUUID(id) {
+		return fmt.Errorf("AccountSetLanguage: %w", ErrNotFound)
+	}
+	tag, err := q.db.Exec(ctx, `UPDATE accounts SET language = $2, language_set_at = $3 WHERE id = $1`, id, language, at)
+	if err != nil {
+		return dbError("AccountSetLanguage", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("AccountSetLanguage: %w", ErrNotFound)
+	}
+	return nil
 }
 
 // AccountGetByEmail returns the account with the given e-mail address, compared without regard to

@@ -165,3 +165,33 @@ func TestLoginAttemptInsertAndList(t *testing.T) {
 		t.Errorf("the odd address was kept as %q (%d bytes), account %v", e, len(e), list[1].AccountID)
 	}
 }
+
+func TestAccountSetLanguage(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	acct, err := st.AccountCreate(ctx, store.AccountCreateParams{Name: "Kielivalitsija", Email: "k@example.invalid", Role: store.AccountRoleSupport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acct.Language != "" {
+		t.Errorf("a new account has language %q, want none (it follows the browser)", acct.Language)
+	}
+	if err := st.AccountSetLanguage(ctx, acct.ID, "sv", storetest.Now()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.AccountGet(ctx, acct.ID)
+	if err != nil || got.Language != "sv" {
+		t.Errorf("after choosing Swedish: %q, %v", got.Language, err)
+	}
+	var setAt time.Time
+	if err := st.Pool().QueryRow(ctx, `SELECT language_set_at FROM accounts WHERE id = $1`, acct.ID).Scan(&setAt); err != nil || !setAt.Equal(storetest.Now()) {
+		t.Errorf("language_set_at = %v, %v; want %v", setAt, err, storetest.Now())
+	}
+	if err := st.AccountSetLanguage(ctx, acct.ID, "de", storetest.Now()); err == nil {
+		t.Error("the database took a language regdesk does not speak")
+	}
+	if err := st.AccountSetLanguage(ctx, storetest.NewID(), "fi", storetest.Now()); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("an unknown account: %v, want ErrNotFound", err)
+	}
+}

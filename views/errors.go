@@ -2,21 +2,29 @@ package views
 
 import "net/http"
 
+// statusTitle is the catalogue key of the heading of an error page for status.
 func statusTitle(status int) string {
 	switch status {
 	case http.StatusBadRequest, http.StatusUnprocessableEntity:
-		return "Check your input"
+		return "error.status.input"
 	case http.StatusForbidden:
-		return "Not allowed"
+		return "error.status.forbidden"
 	case http.StatusNotFound:
-		return "Not found"
+		return "error.status.notFound"
 	case http.StatusConflict:
-		return "Changed meanwhile"
+		return "error.status.conflict"
 	case http.StatusTooManyRequests:
-		return "Too many attempts"
+		return "error.status.tooMany"
+	case http.StatusUnauthorized:
+		return "error.status.signIn"
+	case http.StatusMethodNotAllowed:
+		return "error.status.method"
+	case http.StatusRequestEntityTooLarge:
+		return "error.status.tooLarge"
+	case http.StatusServiceUnavailable:
+		return "error.status.unavailable"
+	case http.StatusInternalServerError:
+		return "error.status.internal"
 	}
-	if t := http.StatusText(status); t != "" {
-		return t
-	}
-	return "Error"
+	return "error.status.other"
 }

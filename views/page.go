@@ -11,6 +11,8 @@ type Page struct {
 	User *User
 	// Nav lists the top-level screens this person may open.
 	Nav []NavItem
+	// Path is the page's own address (path and query), where the language switch returns.
+	Path string
 	// SearchQuery fills the top bar's student search, on the page of its results.
 	SearchQuery string
 }

@@ -66,9 +66,9 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 			t.Errorf("the audit page lacks %q", want)
 		}
 	}
-	// Read only: the only form that posts is the sign-out.
-	if n := strings.Count(body, `method="post"`); n != 1 {
-		t.Errorf("the audit page has %d forms that post, want only sign-out", n)
+	// Read only: the only forms that post are the header's sign-out and language switch.
+	if n := strings.Count(body, `method="post"`); n != 2 {
+		t.Errorf("the audit page has %d forms that post, want only sign-out and the language switch", n)
 	}
 
 	filters := []struct {

@@ -13,6 +13,7 @@ import (
 
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // sessionAccountKey is the session value naming the signed-in account. The account itself is
@@ -25,15 +26,13 @@ const ssoKey ctxKey = iota + 200
 func viaSSO(ctx context.Context) bool { v, _ := ctx.Value(ssoKey).(bool); return v }
 
 var (
-	errSignIn = &Error{Status: http.StatusUnauthorized,
-		Message: "You are not signed in, or your session has ended. Sign in and try again."}
-	errCrossOrigin = &Error{Status: http.StatusForbidden,
-		Message: "This request came from another site, so regdesk refused it. Open regdesk itself and try again."}
+	errSignIn      = errorKey(http.StatusUnauthorized, "error.signIn")
+	errCrossOrigin = errorKey(http.StatusForbidden, "error.crossOrigin")
 )
 
 // loginFailed is the one answer to a wrong password, an unknown address and a disabled account
 // alike, so the form tells a guesser nothing about which addresses have accounts.
-const loginFailed = "That e-mail address and password do not match an active regdesk account."
+const loginFailed = "login.failed"
 
 // sessionKey marks a request whose session identify has loaded, so page may read the flash.
 const sessionKey ctxKey = iota + 300
@@ -59,13 +58,11 @@ func (s *Server) popFlash(r *http.Request) string {
 		return msg
 	}
 	if r.URL.Query().Get("notice") == noticeUnsaved {
-		return msgUnsaved
+		// It stands in for the confirmation a session could not keep (see noticeUnsaved).
+		return i18n.T(r.Context(), "error.unsaved")
 	}
 	return ""
 }
-
-// msgUnsaved stands in for the confirmation a session could not keep (see noticeUnsaved).
-const msgUnsaved = "Done: your change was recorded, and the page shows it. regdesk could not save your session just now, so its own confirmation is missing and you may have to sign in again."
 
 // identify puts the person a request comes from on its context, when there is one: the person the
 // trusted proxy names, or the account of the session. It lets anonymous requests through; the
@@ -80,6 +77,10 @@ func (s *Server) identify(next http.Handler) http.Handler {
 		}
 		if a != nil {
 			ctx := withActor(r.Context(), a)
+			if l, ok := i18n.Parse(a.Language); ok {
+				// The person's own choice wins over their browser's.
+				ctx = i18n.With(ctx, i18n.For(l))
+			}
 			if sso {
 				ctx = context.WithValue(ctx, ssoKey, true)
 			}
@@ -99,9 +100,7 @@ func (s *Server) authenticate(r *http.Request) (a *Actor, sso bool, err error) {
 			return nil, false, err
 		}
 		if err != nil || acct.DisabledAt != nil {
-			return nil, false, &Error{Status: http.StatusForbidden, Err: err,
-				Message: "The single sign-on service signed you in as " + email + ", but regdesk has no active account " +
-					"for that address. Ask a regdesk administrator to add one."}
+			return nil, false, &Error{Status: http.StatusForbidden, Err: err, Key: "error.ssoNoAccount", Args: []any{"Email", email}}
 		}
 		return actorOf(acct), true, nil
 	}
@@ -126,7 +125,7 @@ func (s *Server) authenticate(r *http.Request) (a *Actor, sso bool, err error) {
 }
 
 func actorOf(acct store.Account) *Actor {
-	a := &Actor{ID: acct.ID, Name: acct.Name, Email: acct.Email, Role: Role(acct.Role)}
+	a := &Actor{ID: acct.ID, Name: acct.Name, Email: acct.Email, Role: Role(acct.Role), Language: acct.Language}
 	if a.Role == RoleTeacher {
 		a.CourseIDs = acct.CourseIDs
 	}
@@ -173,8 +172,7 @@ func (s *Server) requireRole(roles ...Role) func(http.Handler) http.Handler {
 				return
 			}
 			if !slices.Contains(roles, a.Role) {
-				s.renderError(w, r, &Error{Status: http.StatusForbidden,
-					Message: "Your role (" + string(a.Role) + ") does not allow this. Ask a regdesk administrator if you need it."})
+				s.renderError(w, r, errorKey(http.StatusForbidden, "error.role", "Role", i18n.T(r.Context(), "role."+string(a.Role))))
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -251,7 +249,7 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) error {
 		http.Redirect(w, r, next, http.StatusSeeOther)
 		return nil
 	}
-	vm := views.LoginVM{Page: s.page(r, "Sign in"), Next: next}
+	vm := views.LoginVM{Page: s.page(r, i18n.T(r.Context(), "login.title")), Next: next}
 	return s.render(w, r, http.StatusOK, views.LoginPage(vm), nil)
 }
 
@@ -261,14 +259,15 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	// checkLogin treats an unreadable address as unknown, answering like any failure.
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		return badRequest("The sign-in form could not be read. Reload the page and try again.")
+		return badRequest("login.unreadable")
 	}
 	ctx := r.Context()
 	email := strings.TrimSpace(r.PostForm.Get("email"))
 	password := r.PostForm.Get("password")
-	vm := views.LoginVM{Page: s.page(r, "Sign in"), Email: email, Next: safeNext(r.PostForm.Get("next"))}
+	loc := i18n.From(ctx)
+	vm := views.LoginVM{Page: s.page(r, loc.T("login.title")), Email: email, Next: safeNext(r.PostForm.Get("next"))}
 	if email == "" || password == "" {
-		vm.Message = "Enter your e-mail address and your password."
+		vm.Message = loc.T("login.empty")
 		return s.render(w, r, http.StatusUnprocessableEntity, views.LoginPage(vm), nil)
 	}
 
@@ -287,7 +286,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 			"request_id", requestIDFrom(ctx))
 		retry := int(until.Sub(now).Seconds()) + 1
 		w.Header().Set("Retry-After", strconv.Itoa(retry))
-		vm.Message = "Too many attempts; try again at " + views.At(until, now) + "."
+		vm.Message = loc.T("login.tooMany", "At", loc.At(until, now))
 		return s.render(w, r, http.StatusTooManyRequests, views.LoginPage(vm), nil)
 	}
 
@@ -304,7 +303,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if outcome != store.LoginSuccess {
-		vm.Message = loginFailed
+		vm.Message = loc.T(loginFailed)
 		return s.render(w, r, http.StatusUnauthorized, views.LoginPage(vm), nil)
 	}
 	// A new token on every change of privilege, so a token planted before sign-in is worthless after.

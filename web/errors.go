@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,34 +9,48 @@ import (
 
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // Error is a failure with an HTTP status and a message that is safe to show a person.
 type Error struct {
-	Status  int
-	Message string // for the person; never holds internals
-	Err     error  // for the log; never shown
+	Status int
+	// Key is the catalogue key of the words for the person, Args its placeholders as name–value
+	// pairs; renderError says them in the person's language.
+	Key  string
+	Args []any
+	// Message is words already chosen, for an Error without a Key; never holds internals.
+	Message string
+	Err     error // for the log; never shown
 	// Field is the input field the message is about, when checkInput refused one; a form that
 	// shows its own problems in place reads it.
 	Field string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%d %s: %v", e.Status, e.Message, e.Err) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("%d %s: %v", e.Status, cmp.Or(e.Key, e.Message), e.Err)
+}
+
+// text is the Error's words in the language of ctx.
+func (e *Error) text(ctx context.Context) string {
+	if e.Key != "" {
+		return i18n.T(ctx, e.Key, e.Args...)
+	}
+	return e.Message
+}
+
+// errorKey is an Error with the catalogue's words for status.
+func errorKey(status int, key string, args ...any) *Error {
+	return &Error{Status: status, Key: key, Args: args}
+}
 func (e *Error) Unwrap() error { return e.Err }
 
-// badRequest reports a person's mistake in words they can act on.
-func badRequest(msg string) error { return &Error{Status: http.StatusBadRequest, Message: msg} }
-
-// The answers when the database cannot be used: a person can only wait, so the words say how
-// long and that nothing they did was lost.
-const (
-	msgDatabaseDown = "regdesk cannot reach its database just now. Try again in a few seconds; nothing you had saved is lost."
-	msgDatabaseSlow = "The database is not answering, so regdesk cannot show this now. Try again in a minute; nothing you had saved is lost."
-)
+// badRequest reports a person's mistake in words they can act on: the catalogue's key.
+func badRequest(key string, args ...any) error { return errorKey(http.StatusBadRequest, key, args...) }
 
 var (
-	errNotFound = &Error{Status: http.StatusNotFound, Message: "That page does not exist, or it is not yours to see."}
-	errMethod   = &Error{Status: http.StatusMethodNotAllowed, Message: "That address does not take this kind of request."}
+	errNotFound = errorKey(http.StatusNotFound, "error.notFound")
+	errMethod   = errorKey(http.StatusMethodNotAllowed, "error.method")
 )
 
 // renderError is the only place an error becomes a response. It picks the status and the words,
@@ -44,26 +59,28 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 	if errors.Is(err, context.Canceled) && r.Context().Err() != nil {
 		return // the client went away; there is no one to answer
 	}
-	status, msg := http.StatusInternalServerError, "Something went wrong on our side. It has been logged."
+	loc := i18n.From(r.Context())
+	status, msg := http.StatusInternalServerError, loc.T("error.internal")
 	dbTrouble := false
 	if e, ok := errors.AsType[*Error](err); ok {
-		status, msg = e.Status, e.Message
+		status, msg = e.Status, e.text(r.Context())
 	} else if errors.Is(err, store.ErrNotFound) {
-		status, msg = errNotFound.Status, errNotFound.Message
+		status, msg = errNotFound.Status, errNotFound.text(r.Context())
 	} else if errors.Is(err, store.ErrRefused) {
 		// The action paths answer a refusal in their panel; one that escapes them is still the
 		// rules refusing what was asked, not a fault.
-		status, msg = http.StatusUnprocessableEntity, "The rules do not allow that on this registration now. Reload the page to see what may be done."
+		status, msg = http.StatusUnprocessableEntity, loc.T("error.refused")
 	} else if errors.Is(err, store.ErrConflict) {
-		status, msg = http.StatusConflict, "Someone changed this while you were looking at it. Reload the page and try again."
+		status, msg = http.StatusConflict, loc.T("error.conflict")
 	} else if errors.Is(err, store.ErrTimeout) {
-		status, msg = http.StatusServiceUnavailable, "That took too long. Narrow the filter or try again in a moment."
+		status, msg = http.StatusServiceUnavailable, loc.T("error.timeout")
 	} else if store.Unreachable(err) {
-		status, msg = http.StatusServiceUnavailable, msgDatabaseDown
+		// A person can only wait, so the words say how long and that nothing they did was lost.
+		status, msg = http.StatusServiceUnavailable, loc.T("error.databaseDown")
 		w.Header().Set("Retry-After", "5")
 		dbTrouble = true
 	} else if errors.Is(err, context.DeadlineExceeded) {
-		status, msg = http.StatusServiceUnavailable, msgDatabaseSlow
+		status, msg = http.StatusServiceUnavailable, loc.T("error.databaseSlow")
 		w.Header().Set("Retry-After", "30")
 		dbTrouble = true
 	}
@@ -86,5 +103,5 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		_ = s.render(w, r, status, nil, views.ErrorFlash(status, msg, id))
 		return
 	}
-	_ = s.render(w, r, status, views.ErrorPage(s.page(r, "Error"), status, msg, id), nil)
+	_ = s.render(w, r, status, views.ErrorPage(s.page(r, loc.T("error.title")), status, msg, id), nil)
 }

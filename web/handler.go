@@ -3,7 +3,6 @@ package web
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"regdesk/store"
+	"regdesk/views/i18n"
 )
 
 // The helpers every handler shares: the handler signature and its adapter to net/http, and the
@@ -45,7 +45,7 @@ func pathID(r *http.Request) (string, error) {
 func query(r *http.Request) (url.Values, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, badRequest("That address has a damaged query string; start again from the queue.")
+		return nil, badRequest("error.queryDamaged")
 	}
 	if err := checkInput(q); err != nil {
 		return nil, err
@@ -62,9 +62,9 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
 		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Message: "That form is far larger than any regdesk sends; nothing was saved.", Err: err}
+			return &Error{Status: http.StatusRequestEntityTooLarge, Key: "error.formTooLarge", Err: err}
 		}
-		return badRequest("The form could not be read. Reload the page and try again; nothing was saved.")
+		return badRequest("error.formUnreadable")
 	}
 	return checkInput(r.PostForm)
 }
@@ -83,9 +83,9 @@ var inputRepeats = map[string]int{"id": store.BulkMaxRows}
 // time that cannot be read must not keep the person from the page (the banner says so).
 var lenientInputs = map[string]bool{"alerted_at": true}
 
-// inputNames are what the answer calls a field, where its key is not a word.
-var inputNames = map[string]string{"q": "search", "after": "page link", "alerted_at": "alert time", "confirm_risk": "confirmation",
-	"lookup_id": "lookup", "next": "return address"}
+// fieldName is how an answer names an input field: the catalogue's field.<key> where it has one
+// (the key is not always a word), else the key itself.
+func fieldName(key string) i18n.Name { return i18n.Name{Key: "field." + key, Fallback: key} }
 
 // checkInput is the one place that bounds what a request carries, before any handler reads it:
 // each value is valid UTF-8 without NUL or other control characters (a line break or a tab may
@@ -94,13 +94,10 @@ var inputNames = map[string]string{"q": "search", "after": "page link", "alerted
 // a 422 naming the field, and nothing is done.
 func checkInput(vals url.Values) error {
 	for key, vs := range vals {
-		name := inputNames[key]
-		if name == "" {
-			name = key
-		}
 		if !utf8.ValidString(key) || strings.ContainsFunc(key, unicode.IsControl) {
-			return &Error{Status: http.StatusUnprocessableEntity, Message: "The address or form names a field regdesk cannot read."}
+			return errorKey(http.StatusUnprocessableEntity, "error.fieldName")
 		}
+		name := fieldName(key)
 		if lenientInputs[key] {
 			// Read leniently: what cannot be read becomes a value nobody can parse, so the
 			// handler says so in its own words instead of refusing the page.
@@ -114,10 +111,10 @@ func checkInput(vals url.Values) error {
 		kept := vs[:0]
 		for _, v := range vs {
 			if !utf8.ValidString(v) || strings.ContainsFunc(v, badControl) {
-				return &Error{Status: http.StatusUnprocessableEntity, Field: key, Message: "The " + name + " holds characters regdesk cannot read; type it again."}
+				return &Error{Status: http.StatusUnprocessableEntity, Field: key, Key: "error.fieldChars", Args: []any{"Field", name}}
 			}
 			if len(v) > maxInputValue {
-				return &Error{Status: http.StatusUnprocessableEntity, Field: key, Message: fmt.Sprintf("The %s is too long: at most %d characters.", name, maxInputValue)}
+				return &Error{Status: http.StatusUnprocessableEntity, Field: key, Key: "error.fieldLong", Args: []any{"Field", name, "Max", maxInputValue}}
 			}
 			if !seen[v] {
 				seen[v] = true
@@ -125,7 +122,8 @@ func checkInput(vals url.Values) error {
 			}
 		}
 		if limit := cmp.Or(inputRepeats[key], maxInputRepeat); len(kept) > limit {
-			return &Error{Status: http.StatusUnprocessableEntity, Field: key, Message: fmt.Sprintf("The %s is given %d times; at most %d are read.", name, len(kept), limit)}
+			return &Error{Status: http.StatusUnprocessableEntity, Field: key, Key: "error.fieldRepeats",
+				Args: []any{"Field", name, "Given", len(kept), "Max", limit}}
 		}
 		vals[key] = kept
 	}

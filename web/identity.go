@@ -23,6 +23,9 @@ type Actor struct {
 	Role  Role
 	// CourseIDs are the courses a teacher teaches; empty for other roles.
 	CourseIDs []string
+	// Language is the language the person chose in the header ("fi", "sv", "en"); empty when they
+	// never chose, and pages follow their browser.
+	Language string
 }
 
 // CanAct reports whether the actor may change registrations (every hand action, lookups).

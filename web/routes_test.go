@@ -77,6 +77,9 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 		"GET /login":       {{path: "/login?next=%2Fqueue", anon: ok200, teacher: seeOther("/queue"), support: seeOther("/queue"), admin: seeOther("/queue")}},
 		"POST /login":      {{path: "/login", form: url.Values{}, public: true, want: unproc422}},
 		"POST /logout":     {{path: "/logout", public: true, want: seeOther("/login")}},
+		// Everyone signed in chooses their own language; English here, so later cases read alike.
+		"POST /language": {{path: "/language", form: url.Values{"lang": {"en"}, "next": {"/courses"}},
+			anon: unauth401, teacher: seeOther("/courses"), support: seeOther("/courses"), admin: seeOther("/courses")}},
 		"GET /": {
 			{path: "/?show=all", anon: toLogin("/?show=all"), teacher: ok200, support: ok200, admin: ok200},
 			// A teacher's landing page is their courses; support's is the triage queue.

@@ -20,6 +20,7 @@ import (
 	"regdesk/store"
 	"regdesk/store/lookup"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // Deps is what a Server is built from.
@@ -198,7 +199,7 @@ func (s *Server) clock() time.Time { return s.now().UTC().Truncate(time.Microsec
 func (s *Server) Routes() http.Handler {
 	r := chi.NewRouter()
 	// CrossOriginProtection refuses state-changing requests from other sites on every route.
-	r.Use(requestID, s.accessLog, s.recoverPanic, s.deadline, securityHeaders, s.csrf.Handler, middleware.GetHead)
+	r.Use(requestID, s.accessLog, s.recoverPanic, s.deadline, securityHeaders, negotiateLanguage, s.csrf.Handler, middleware.GetHead)
 	// Error pages know who is asking, so a signed-in person keeps their top bar.
 	notFound := s.handle(func(w http.ResponseWriter, r *http.Request) error { return errNotFound })
 	r.NotFound(s.withPerson(notFound).ServeHTTP)
@@ -220,6 +221,7 @@ func (s *Server) Routes() http.Handler {
 		r.Group(func(r chi.Router) {
 			r.Use(s.requireUser)
 			r.Get("/", s.handle(s.queueShow))
+			r.Post("/language", s.handle(s.languageSet))
 			r.Get("/queue/counts", s.handle(s.queueCountsShow))
 			r.Get("/registrations/{id}", s.handle(s.registrationShow))
 			// Students and courses, in plain words for teachers; every query is scoped to the
@@ -271,7 +273,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // page builds the layout's view model for this request: the person in the top bar and the
 // screens their role may open.
 func (s *Server) page(r *http.Request, title string) views.Page {
-	p := views.Page{Title: title, Flash: s.popFlash(r)}
+	p := views.Page{Title: title, Flash: s.popFlash(r), Path: safeNext(r.URL.RequestURI())}
 	a := actorFrom(r.Context())
 	if a == nil {
 		return p
@@ -285,12 +287,13 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 // leads to their courses (queueShow), so their first screen is the courses. The audit page is for
 // the people who act (support and admin).
 func navFor(r *http.Request, a *Actor) []views.NavItem {
-	items := []views.NavItem{{Label: "Queue", URL: "/"}, {Label: "Courses", URL: "/courses"}}
+	loc := i18n.From(r.Context())
+	items := []views.NavItem{{Label: loc.T("nav.queue"), URL: "/"}, {Label: loc.T("nav.courses"), URL: "/courses"}}
 	if a.CanAct() {
-		items = append(items, views.NavItem{Label: "Audit", URL: "/audit"})
+		items = append(items, views.NavItem{Label: loc.T("nav.audit"), URL: "/audit"})
 	}
 	if a.Role == RoleTeacher {
-		items = []views.NavItem{{Label: "My courses", URL: "/courses"}}
+		items = []views.NavItem{{Label: loc.T("nav.myCourses"), URL: "/courses"}}
 	}
 	for i := range items {
 		u := items[i].URL

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -86,9 +87,9 @@ func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.
 
 // searchRefused turns checkInput's refusal of the search into the search box's own message, shown
 // where the person types.
-func searchRefused(err error) (views.SearchResultsVM, bool) {
+func searchRefused(ctx context.Context, err error) (views.SearchResultsVM, bool) {
 	if e, ok := errors.AsType[*Error](err); ok && e.Field == "q" {
-		return views.SearchResultsVM{Active: true, Message: e.Message}, true
+		return views.SearchResultsVM{Active: true, Message: e.text(ctx)}, true
 	}
 	return views.SearchResultsVM{}, false
 }
@@ -97,7 +98,7 @@ func searchRefused(err error) (views.SearchResultsVM, bool) {
 // as a page (without htmx) it leads to the results page.
 func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
 	q, err := query(r)
-	if vm, refused := searchRefused(err); refused {
+	if vm, refused := searchRefused(r.Context(), err); refused {
 		if !wantsFragment(r) {
 			return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, "Students"), Results: vm}), nil)
 		}
@@ -121,7 +122,7 @@ func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
 // /students?q=.
 func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 	q, err := query(r)
-	if vm, refused := searchRefused(err); refused {
+	if vm, refused := searchRefused(r.Context(), err); refused {
 		return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, "Students"), Results: vm}), nil)
 	}
 	if err != nil {

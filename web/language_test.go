@@ -1,0 +1,133 @@
+package web_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"regdesk/views/i18n"
+)
+
+// getLang fetches path with c, its browser asking for acceptLanguage.
+func (b *testBundle) getLang(t *testing.T, c *http.Client, path, acceptLanguage string) (*http.Response, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, b.server.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if acceptLanguage != "" {
+		req.Header.Set("Accept-Language", acceptLanguage)
+	}
+	return do(t, c, req)
+}
+
+// TestSignInPageFollowsTheBrowser: before anyone signs in, Accept-Language alone chooses, and an
+// unknown language gets English; <html lang> says which.
+func TestSignInPageFollowsTheBrowser(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for _, c := range []struct{ header, lang, heading string }{
+		{"fi-FI,fi;q=0.9,en;q=0.5", "fi", "Kirjaudu regdeskiin"},
+		{"sv-FI,sv;q=0.9", "sv", "Logga in i regdesk"},
+		{"de-DE", "en", "Sign in to regdesk"},
+		{"", "en", "Sign in to regdesk"},
+	} {
+		resp, body := b.getLang(t, newClient(t), "/login", c.header)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<html lang="`+c.lang+`">`) || !strings.Contains(body, c.heading) {
+			t.Errorf("Accept-Language %q: %d, want lang %s and %q", c.header, resp.StatusCode, c.lang, c.heading)
+		}
+	}
+	// A failed sign-in answers in the browser's language too.
+	req, _ := http.NewRequest(http.MethodPost, b.server.URL+"/login", strings.NewReader(url.Values{"email": {"x@example.invalid"}, "password": {"wrong password"}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept-Language", "sv")
+	resp, body := do(t, newClient(t), req)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, i18n.For(i18n.SV).T("login.failed")) {
+		t.Errorf("a failed Swedish sign-in: %d, lacks the Swedish refusal", resp.StatusCode)
+	}
+}
+
+// TestLanguageSwitchIsKeptOnTheAccount: the header's switch is a plain form; the choice outlives
+// the session and beats the browser's Accept-Language; a language regdesk does not speak changes
+// nothing; the switch returns only to a page on this site.
+func TestLanguageSwitchIsKeptOnTheAccount(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, body := b.getLang(t, b.client, "/courses", "fi")
+	if !strings.Contains(body, `<html lang="fi">`) || !strings.Contains(body, `data-testid="language-sv"`) {
+		t.Fatalf("before choosing, a Finnish browser should get Finnish and the switch")
+	}
+
+	resp, _ := b.postForm(t, b.client, "/language", url.Values{"lang": {"sv"}, "next": {"/courses?x=1"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/courses?x=1" {
+		t.Fatalf("POST /language = %d → %q, want 303 back to the page", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	_, body = b.getLang(t, b.client, "/courses", "fi")
+	if !strings.Contains(body, `<html lang="sv">`) || !strings.Contains(body, "Mina kurser") && !strings.Contains(body, "Kurser") {
+		t.Errorf("after choosing Swedish a Finnish browser still gets: %.200s", body)
+	}
+	// A new session of the same person keeps the choice.
+	_, body = b.getLang(t, b.login(t, b.support), "/courses", "en")
+	if !strings.Contains(body, `<html lang="sv">`) {
+		t.Errorf("the choice did not outlive the session")
+	}
+
+	resp, body = b.postForm(t, b.client, "/language", url.Values{"lang": {"de"}, "next": {"/"}})
+	if resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(body, i18n.For(i18n.SV).T("error.language")) {
+		t.Errorf("POST /language lang=de = %d, want 422 saying so in Swedish", resp.StatusCode)
+	}
+	if _, body = b.getLang(t, b.client, "/courses", ""); !strings.Contains(body, `<html lang="sv">`) {
+		t.Errorf("a refused choice changed the language")
+	}
+	resp, _ = b.postForm(t, b.client, "/language", url.Values{"lang": {"en"}, "next": {"//evil.example/"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Errorf("POST /language to another site = %d → %q, want / instead", resp.StatusCode, resp.Header.Get("Location"))
+	}
+}
+
+// TestEveryPageInEveryLanguage renders each screen in each language and fails for a page that
+// shows an untranslated key (i18n.Missing) or a wrong <html lang>.
+func TestEveryPageInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	_, foreign := b.addForeignRow(t)
+	admin := b.login(t, b.admin)
+	teacher := b.login(t, b.teacher)
+	pages := []struct {
+		client *http.Client
+		path   string
+	}{
+		{admin, "/"},
+		{admin, "/?show=all"},
+		{admin, "/queue/counts"},
+		{admin, "/registrations/" + b.uncertainOverdue},
+		{admin, "/registrations/" + b.permanent},
+		{admin, "/registrations/" + foreign},
+		{admin, "/students/" + b.anna.ID},
+		{teacher, "/students/" + b.anna.ID},
+		{admin, "/students?q=anna"},
+		{admin, "/courses"},
+		{teacher, "/courses"},
+		{admin, "/courses/" + b.course.ID},
+		{admin, "/audit"},
+		{admin, "/no-such-page"},
+		{newClient(t), "/login"},
+	}
+	for _, lang := range []string{"fi", "sv", "en"} {
+		for _, c := range []*http.Client{admin, teacher} {
+			if resp, _ := b.postForm(t, c, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+			}
+		}
+		for _, p := range pages {
+			_, body := b.getLang(t, p.client, p.path, lang)
+			if i := strings.Index(body, "⟦"); i >= 0 {
+				t.Errorf("%s %s shows an untranslated key: %s", lang, p.path, body[i:min(len(body), i+80)])
+			}
+			if strings.Contains(body, "<html") && !strings.Contains(body, `<html lang="`+lang+`">`) {
+				t.Errorf("%s %s: wrong <html lang>", lang, p.path)
+			}
+		}
+	}
+}
