@@ -56,6 +56,9 @@ type Deps struct {
 	LookupTimeout time.Duration
 	// ClaimLapse is how long a claim nobody touches keeps counting (store.DefaultClaimLapse when 0).
 	ClaimLapse time.Duration
+	// PasswordLinkTTL is how long a one-time password link works (store.DefaultPasswordLinkTTL
+	// when 0).
+	PasswordLinkTTL time.Duration
 	// WaitingTarget is how many working days a row may wait for a person before the queue marks
 	// it (schedule.DefaultWaitingTarget when 0).
 	WaitingTarget int
@@ -124,13 +127,15 @@ type Server struct {
 	counts         *countsCache
 	claimLapse     time.Duration
 	waitingTarget  int
+	// passwordLinkTTL is how long a one-time password link works.
+	passwordLinkTTL time.Duration
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
 		counts: newCountsCache(d.CountsTTL), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
-		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget)}
+		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -215,6 +220,9 @@ func (s *Server) Routes() http.Handler {
 		r.Get("/login", s.handle(s.loginForm))
 		r.Post("/login", s.handle(s.login))
 		r.Post("/logout", s.handle(s.logout))
+		// A one-time link from an admin sets a password; its token is the only credential.
+		r.Get("/password/{token}", s.handle(s.passwordSetForm))
+		r.Post("/password/{token}", s.handle(s.passwordSet))
 
 		// Everything below shows students' personal data: only signed-in people, and every query
 		// is scoped by the person's courses (s.courseScope).
@@ -243,6 +251,18 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/bulk/preview", s.handle(s.bulkPreview))
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
 				r.Get("/audit", s.handle(s.auditList))
+			})
+
+			// Accounts: admins only.
+			r.Group(func(r chi.Router) {
+				r.Use(s.requireRole(RoleAdmin))
+				r.Get("/admin/accounts", s.handle(s.accountList))
+				r.Post("/admin/accounts", s.handle(s.accountAdd))
+				r.Get("/admin/accounts/{id}", s.handle(s.accountShow))
+				r.Post("/admin/accounts/{id}", s.handle(s.accountUpdate))
+				r.Post("/admin/accounts/{id}/disable", s.handle(s.accountDisable))
+				r.Post("/admin/accounts/{id}/enable", s.handle(s.accountEnable))
+				r.Post("/admin/accounts/{id}/password-link", s.handle(s.accountPasswordLink))
 			})
 		})
 	})
@@ -291,6 +311,9 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 	items := []views.NavItem{{Label: loc.T("nav.queue"), URL: "/"}, {Label: loc.T("nav.courses"), URL: "/courses"}}
 	if a.CanAct() {
 		items = append(items, views.NavItem{Label: loc.T("nav.audit"), URL: "/audit"})
+	}
+	if a.Role == RoleAdmin {
+		items = append(items, views.NavItem{Label: "Accounts", URL: "/admin/accounts"})
 	}
 	if a.Role == RoleTeacher {
 		items = []views.NavItem{{Label: loc.T("nav.myCourses"), URL: "/courses"}}

@@ -60,7 +60,7 @@ commands:
   demo      private PostgreSQL + demo data + fake Suotar + dashboard (what make run does)
   devdb     up|down|url: the project's private PostgreSQL under .pgdata
   fakesuotar  a fake Suotar registry for development and tests
-  user      add|passwd|disable|list: staff accounts
+  user      add|passwd|disable|enable|list: staff accounts
 
 Run "regdesk <command> -h" for a command's flags.`
 

@@ -24,13 +24,14 @@ verbs:
            [-password-stdin | -sso-only]
   passwd   -email a@b [-password-stdin]
   disable  -email a@b
+  enable   -email a@b
   list
 
 Passwords are prompted for on the terminal (not echoed), or read from the first line of standard
 input with -password-stdin. There is deliberately no flag that takes a password: the command line
 is visible to every user of the machine and stays in shell history.`
 
-// userCommand manages staff accounts: `regdesk user add|passwd|disable|list`.
+// userCommand manages staff accounts: `regdesk user add|passwd|disable|enable|list`.
 func userCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		fmt.Fprintln(stderr, userUsage)
@@ -55,7 +56,7 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 	case "passwd":
 		email = fs.String("email", "", "the account's e-mail address")
 		passwordStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
-	case "disable":
+	case "disable", "enable":
 		email = fs.String("email", "", "the account's e-mail address")
 	case "list":
 	case "help", "-h", "-help", "--help":
@@ -101,7 +102,7 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		if err := st.AccountSetPassword(ctx, acct.ID, hash); err != nil {
+		if err := st.AccountPasswordSet(ctx, acct.ID, hash, store.CommandLineChange(time.Now(), "Password set")); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "user passwd: changed the password of %s; sessions already open stay open until they end\n", acct.Email)
@@ -111,10 +112,33 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 		if err != nil {
 			return err
 		}
-		if err := st.AccountDisable(ctx, acct.ID, time.Now()); err != nil {
+		changed, err := st.AccountSetDisabled(ctx, acct.ID, true, store.CommandLineChange(time.Now(), "Disabled"))
+		if errors.Is(err, store.ErrLastAdmin) {
+			return fmt.Errorf("user disable: %s is the last active admin; add or enable another admin first", acct.Email)
+		}
+		if err != nil {
 			return err
 		}
+		if !changed {
+			fmt.Fprintf(stdout, "user disable: %s was already disabled\n", acct.Email)
+			return nil
+		}
 		fmt.Fprintf(stdout, "user disable: disabled %s; their open sessions end at their next request\n", acct.Email)
+		return nil
+	case "enable":
+		acct, err := accountByEmail(ctx, st, *email)
+		if err != nil {
+			return err
+		}
+		changed, err := st.AccountSetDisabled(ctx, acct.ID, false, store.CommandLineChange(time.Now(), "Enabled"))
+		if err != nil {
+			return err
+		}
+		if !changed {
+			fmt.Fprintf(stdout, "user enable: %s was not disabled\n", acct.Email)
+			return nil
+		}
+		fmt.Fprintf(stdout, "user enable: %s can sign in again\n", acct.Email)
 		return nil
 	default: // list
 		return userList(ctx, st, stdout)
@@ -160,9 +184,13 @@ func userAdd(ctx context.Context, st *store.Store, p userAddParams, stdin io.Rea
 			return err
 		}
 	}
-	acct, err := st.AccountCreate(ctx, store.AccountCreateParams{
+	acct, err := st.AccountAdd(ctx, store.AccountAddParams{
 		Name: p.Name, Email: p.Email, Role: p.Role, PasswordHash: hash, CourseIDs: courseIDs,
+		By: store.CommandLineChange(time.Now(), "Added"),
 	})
+	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
+		return fmt.Errorf("user add: %s", ve.Message)
+	}
 	if errors.Is(err, store.ErrConflict) {
 		return fmt.Errorf("user add: %s already has an account", p.Email)
 	}

@@ -90,6 +90,37 @@ func TestUserCommand(t *testing.T) {
 	if _, err := user("", "disable", "-email", "ghost@example.invalid"); err == nil || !strings.Contains(err.Error(), "no account") {
 		t.Errorf("user disable of an unknown address = %v, want a clear refusal", err)
 	}
+
+	// Enable undoes disable, and each is in the account's record of changes.
+	if out, err := user("", "enable", "-email", "sso@example.invalid"); err != nil || !strings.Contains(out, "can sign in again") {
+		t.Fatalf("user enable: %v\n%s", err, out)
+	}
+	sso, err := st.AccountGetByEmail(ctx, "sso@example.invalid")
+	if err != nil || sso.DisabledAt != nil {
+		t.Fatalf("after user enable: %+v %v", sso, err)
+	}
+	changes, err := st.AccountChangeList(ctx, sso.ID, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	for _, c := range changes {
+		kinds = append(kinds, c.Change)
+		if c.ActorID != nil || !strings.Contains(c.Reason, "command line") {
+			t.Errorf("change %s recorded as by %v (%q), want the command line", c.Change, c.ActorID, c.Reason)
+		}
+	}
+	if !slices.Equal(kinds, []string{store.AccountChangeEnabled, store.AccountChangeDisabled, store.AccountChangeCreated}) {
+		t.Errorf("changes of the sso account, newest first: %v", kinds)
+	}
+
+	// The only admin cannot be disabled, from here either.
+	if _, err := user("", "add", "-email", "aino@example.invalid", "-name", "Aino Admin", "-role", "admin", "-sso-only"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := user("", "disable", "-email", "aino@example.invalid"); err == nil || !strings.Contains(err.Error(), "last active admin") {
+		t.Errorf("disabling the last admin = %v, want a refusal", err)
+	}
 }
 
 func TestEnsureDemoAccountsIsIdempotent(t *testing.T) {
