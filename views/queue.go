@@ -13,6 +13,8 @@ type QueueVM struct {
 type CountsVM struct {
 	NeedsAdmin    CountItem
 	Dismissed     CountItem
+	// DismissedN is how many more are dismissed, for the sentence's plural.
+	DismissedN    int64
 	Reasons       []CountItem
 	Phases        []CountItem
 	RefreshURL    string

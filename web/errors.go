@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
 	"regdesk/views/i18n"
@@ -104,4 +106,18 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 		return
 	}
 	_ = s.render(w, r, status, views.ErrorPage(s.page(r, loc.T("error.title")), status, msg, id), nil)
+}
+
+// parseRefused is the answer to a filter value schedule does not know: what was asked for, the
+// value, and the values it knows, in the person's language.
+func parseRefused(err error) error {
+	pe, ok := errors.AsType[*schedule.ParseError](err)
+	if !ok {
+		return err
+	}
+	kind := i18n.Name{Key: "kind." + strings.ReplaceAll(pe.Kind, " ", "_"), Fallback: pe.Kind}
+	if strings.TrimSpace(pe.Input) == "" {
+		return badRequest("error.parse.empty", "Kind", kind, "Valid", strings.Join(pe.Valid, ", "))
+	}
+	return badRequest("error.parse.unknown", "Kind", kind, "Value", pe.Input, "Valid", strings.Join(pe.Valid, ", "))
 }

@@ -12,6 +12,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // queuePageSize is how many rows one queue page shows.
@@ -46,27 +47,27 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 	case "":
 		p.needsAdmin = !slices.ContainsFunc(filterKeys, func(k string) bool { return q.Get(k) != "" })
 	default:
-		return p, badRequest(fmt.Sprintf("Unknown view %q: use show=needs_admin or show=all.", show))
+		return p, badRequest("queue.bad.show", "Value", show)
 	}
 	var err error
 	if p.phases, err = parseAll(q["phase"], schedule.ParsePhase); err != nil {
-		return p, badRequest(err.Error())
+		return p, parseRefused(err)
 	}
 	if p.reasons, err = parseAll(q["reason"], schedule.ParseReason); err != nil {
-		return p, badRequest(err.Error())
+		return p, parseRefused(err)
 	}
 	if p.states, err = parseAll(q["state"], schedule.ParseState); err != nil {
-		return p, badRequest(err.Error())
+		return p, parseRefused(err)
 	}
 	if p.errorCodes, err = parseAll(q["error"], schedule.ParseErrorCode); err != nil {
-		return p, badRequest(err.Error())
+		return p, parseRefused(err)
 	}
 	for _, c := range q["course"] {
 		if c == "" {
 			continue
 		}
 		if !store.IsUUID(c) {
-			return p, badRequest(fmt.Sprintf("Unknown course %q: pick one from the list.", c))
+			return p, badRequest("queue.bad.course", "Value", c)
 		}
 		p.courses = append(p.courses, c)
 	}
@@ -74,23 +75,23 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 	case store.ClaimedAnyone, store.ClaimedMine, store.ClaimedNobody:
 		p.claimed = c
 	default:
-		return p, badRequest(fmt.Sprintf("Unknown choice %q for whose rows: use claimed=mine or claimed=unclaimed.", string(c)))
+		return p, badRequest("queue.bad.claimed", "Value", string(c))
 	}
 	switch o := q.Get("sort"); o {
 	case "", "activity":
 	case string(store.SortWaiting):
 		p.sort = store.SortWaiting
 	default:
-		return p, badRequest(fmt.Sprintf("Unknown order %q: use sort=activity or sort=waiting.", o))
+		return p, badRequest("queue.bad.sort", "Value", o)
 	}
 	p.search = strings.TrimSpace(q.Get("q"))
 	if len(p.search) > 200 {
-		return p, badRequest("The search is too long: use at most 200 characters.")
+		return p, badRequest("queue.bad.searchLong", "Max", 200)
 	}
 	if a := q.Get("after"); a != "" {
 		c, err := parseCursor(a)
 		if err != nil {
-			return p, badRequest("That page link is damaged: start again from the first page.")
+			return p, badRequest("queue.bad.cursor")
 		}
 		p.after = c
 	}
@@ -237,10 +238,10 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	vm := views.QueueVM{
-		Page:    s.page(r, "Registrations"),
+		Page:    s.page(r, i18n.T(r.Context(), "queue.title")),
 		Alert:   queueAlert(q, p, results, counts, now),
 		Counts:  counts,
-		Filter:  queueFilterVM(p, courses, actorFrom(r.Context()).CanAct()),
+		Filter:  queueFilterVM(i18n.From(r.Context()), p, courses, actorFrom(r.Context()).CanAct()),
 		Results: results,
 	}
 	return s.render(w, r, http.StatusOK, views.QueuePage(vm), views.QueueResults(results))
@@ -273,8 +274,9 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 		vm.NextURL = "/?" + nv.Encode()
 	}
 	canAct := actorFrom(r.Context()).CanAct()
+	loc := i18n.From(r.Context())
 	for _, row := range rows {
-		rv := queueRowVM(row, now)
+		rv := queueRowVM(loc, row, now)
 		rv.Selectable = canAct
 		rv.Claim = s.claimVM(r, row.ClaimColumns, now)
 		rv.Waiting = s.waitingVM(schedule.Classify(row.ScheduleRow(), now), row.ScheduleColumns, now)
@@ -285,38 +287,39 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 			return views.QueueResultsVM{}, err
 		}
 	}
-	what := "registrations"
-	if p.needsAdmin {
-		what = "registrations that need admin"
-	}
 	switch {
 	case len(rows) == 0 && p.needsAdmin && len(base) == 1:
-		vm.Empty = "Nothing needs admin right now."
+		vm.Empty = loc.T("queue.empty.needsAdmin")
 	case len(rows) == 0:
-		vm.Empty = "No registration matches these filters."
+		vm.Empty = loc.T("queue.empty.filtered")
 	default:
-		order := "most recent activity first"
+		key := "queue.summary.all"
+		if p.needsAdmin {
+			key = "queue.summary.needsAdmin"
+		}
 		if p.sort == store.SortWaiting {
-			order = "longest waiting first"
+			key += ".waiting"
+		} else {
+			key += ".activity"
 		}
-		vm.Summary = fmt.Sprintf("Showing %d %s, %s.", len(rows), what, order)
 		if next != nil {
-			vm.Summary = fmt.Sprintf("Showing %d %s, %s; more on the next page.", len(rows), what, order)
+			key += ".more"
 		}
+		vm.Summary = loc.T(key, "Count", len(rows))
 	}
 	return vm, nil
 }
 
-func queueRowVM(row store.RegistrationListRow, now time.Time) views.QueueRowVM {
+func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Time) views.QueueRowVM {
 	st := schedule.Classify(row.ScheduleRow(), now)
 	vm := views.QueueRowVM{
 		ID:               row.ID,
 		URL:              "/registrations/" + row.ID,
 		State:            string(row.State),
-		StateLabel:       row.State.Label(),
+		StateLabel:       loc.Code("state", string(row.State)),
 		Phase:            string(st.Phase),
-		PhaseLabel:       st.Phase.Label(),
-		PhaseExplanation: st.Phase.Explanation(),
+		PhaseLabel:       loc.Code("phase", string(st.Phase)),
+		PhaseExplanation: loc.CodeExplain("phase", string(st.Phase)),
 		StudentName:      row.StudentName,
 		StudentNumber:    store.Deref(row.StudentNumber),
 		StudentEmail:     row.StudentEmail,
@@ -324,25 +327,25 @@ func queueRowVM(row store.RegistrationListRow, now time.Time) views.QueueRowVM {
 		Module:           row.ModuleName,
 		CourseCode:       store.Deref(row.UhCourseCode),
 		ErrorCode:        string(row.ErrorCode),
-		NextCheck:        views.NewWhen(st.NextCheckAt, now),
-		Escalates:        views.NewWhen(st.EscalatesAt, now),
-		LastActivity:     views.NewWhen(&row.UpdatedAt, now),
+		NextCheck:        loc.When(st.NextCheckAt, now),
+		Escalates:        loc.When(st.EscalatesAt, now),
+		LastActivity:     loc.When(&row.UpdatedAt, now),
 		NeedsAdmin:       st.NeedsAdmin,
-		Reasons:          reasonVMs(st, row.ScheduleRow().DismissedReasons),
+		Reasons:          reasonVMs(loc, st, row.ScheduleRow().DismissedReasons),
 	}
 	if row.AttemptNumber > 1 {
-		vm.Attempt = fmt.Sprintf("attempt %d", row.AttemptNumber)
+		vm.Attempt = loc.T("queue.attempt", "N", row.AttemptNumber)
 	}
 	return vm
 }
 
-func reasonVMs(st schedule.Status, dismissed []schedule.Reason) []views.ReasonVM {
+func reasonVMs(loc *i18n.Localizer, st schedule.Status, dismissed []schedule.Reason) []views.ReasonVM {
 	out := make([]views.ReasonVM, 0, len(st.Reasons))
 	for _, r := range st.Reasons {
 		out = append(out, views.ReasonVM{
 			Key:         string(r),
-			Label:       r.Label(),
-			Explanation: r.Explanation(),
+			Label:       loc.Code("reason", string(r)),
+			Explanation: loc.CodeExplain("reason", string(r)),
 			Late:        !r.Escalates(),
 			Dismissed:   slices.Contains(dismissed, r),
 		})
@@ -364,15 +367,17 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		}
 		return "/?" + v.Encode()
 	}
+	loc := i18n.From(r.Context())
 	vm := views.CountsVM{
 		NeedsAdmin: views.CountItem{
-			Key: "needs_admin", Label: "Needs admin", N: views.Count(c.NeedsAdmin), Zero: c.NeedsAdmin == 0,
+			Key: "needs_admin", Label: loc.T("queue.needsAdmin"), N: loc.Count(c.NeedsAdmin), Zero: c.NeedsAdmin == 0,
 			URL:         link("show", "needs_admin"),
-			Explanation: "Rows with a reason for a person to act that nobody has dismissed.",
+			Explanation: loc.T("queue.needsAdmin.explain"),
 		},
-		Dismissed:  views.CountItem{Key: "dismissed", N: views.Count(c.Dismissed), Zero: c.Dismissed == 0},
+		Dismissed:  views.CountItem{Key: "dismissed", N: loc.Count(c.Dismissed), Zero: c.Dismissed == 0},
+		DismissedN: c.Dismissed,
 		RefreshURL: "/queue/counts",
-		AsOf:       views.Clock(now),
+		AsOf:       loc.Clock(now),
 	}
 	for _, reason := range schedule.Reasons() {
 		n := c.Reasons[reason]
@@ -385,42 +390,42 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 			tone = "late"
 		}
 		vm.Reasons = append(vm.Reasons, views.CountItem{
-			Key: string(reason), Label: reason.Label(), Explanation: reason.Explanation(),
-			N: views.Count(n), Zero: n == 0, URL: link("show", show, "reason", string(reason)), Tone: tone,
+			Key: string(reason), Label: loc.Code("reason", string(reason)), Explanation: loc.CodeExplain("reason", string(reason)),
+			N: loc.Count(n), Zero: n == 0, URL: link("show", show, "reason", string(reason)), Tone: tone,
 		})
 	}
 	for _, phase := range schedule.Phases() {
 		n := c.Phases[phase]
 		vm.Phases = append(vm.Phases, views.CountItem{
-			Key: string(phase), Label: phase.Label(), Explanation: phase.Explanation(),
-			N: views.Count(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
+			Key: string(phase), Label: loc.Code("phase", string(phase)), Explanation: loc.CodeExplain("phase", string(phase)),
+			N: loc.Count(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
 		})
 	}
 	if scope != nil {
-		vm.ScopeNote = "Only your courses are counted."
+		vm.ScopeNote = loc.T("queue.scopeNote")
 	}
 	return vm, nil
 }
 
-func queueFilterVM(p queueParams, courses []store.Course, canClaim bool) views.QueueFilterVM {
+func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, canClaim bool) views.QueueFilterVM {
 	vm := views.QueueFilterVM{Action: "/", NeedsAdmin: p.needsAdmin, Search: p.search, ClearURL: "/?show=all"}
 	if canClaim {
 		for _, o := range []struct {
 			v     store.ClaimedFilter
 			label string
-		}{{store.ClaimedAnyone, "Everyone's"}, {store.ClaimedMine, "Mine"}, {store.ClaimedNobody, "Nobody's yet"}} {
+		}{{store.ClaimedAnyone, loc.T("queue.claimed.anyone")}, {store.ClaimedMine, loc.T("queue.claimed.mine")}, {store.ClaimedNobody, loc.T("queue.claimed.nobody")}} {
 			vm.Claimed = append(vm.Claimed, views.Option{Value: string(o.v), Label: o.label, Selected: p.claimed == o.v})
 		}
 		vm.Sorts = []views.Option{
-			{Value: "activity", Label: "Most recent activity first", Selected: p.sort == store.SortActivity},
-			{Value: string(store.SortWaiting), Label: "Longest waiting first", Selected: p.sort == store.SortWaiting},
+			{Value: "activity", Label: loc.T("queue.sort.activity"), Selected: p.sort == store.SortActivity},
+			{Value: string(store.SortWaiting), Label: loc.T("queue.sort.waiting"), Selected: p.sort == store.SortWaiting},
 		}
 	}
 	for _, x := range schedule.Phases() {
-		vm.Phases = append(vm.Phases, views.Option{Value: string(x), Label: x.Label(), Selected: slices.Contains(p.phases, x)})
+		vm.Phases = append(vm.Phases, views.Option{Value: string(x), Label: loc.Code("phase", string(x)), Selected: slices.Contains(p.phases, x)})
 	}
 	for _, x := range schedule.Reasons() {
-		vm.Reasons = append(vm.Reasons, views.Option{Value: string(x), Label: x.Label(), Selected: slices.Contains(p.reasons, x)})
+		vm.Reasons = append(vm.Reasons, views.Option{Value: string(x), Label: loc.Code("reason", string(x)), Selected: slices.Contains(p.reasons, x)})
 	}
 	for _, x := range schedule.States() {
 		vm.States = append(vm.States, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.states, x)})

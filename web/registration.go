@@ -13,6 +13,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // registrationShow is a registration's page: GET /registrations/{id}. It shows the pipeline's
@@ -67,7 +68,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 	vm := views.RegistrationVM{
 		Page:       s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:         reg.ID,
-		Header:     registrationHeaderVM(reg, now),
+		Header:     registrationHeaderVM(i18n.From(r.Context()), reg, now),
 		Lookup:     s.lookupVM(reg, page.Events, now),
 		Properties: registrationProperties(reg, now),
 		Events:     eventVMs(reg.ID, page.Events, now),
@@ -94,7 +95,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 	return vm, nil
 }
 
-func registrationHeaderVM(reg store.Registration, now time.Time) views.RegistrationHeaderVM {
+func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.Time) views.RegistrationHeaderVM {
 	facts := reg.ScheduleRow()
 	st := schedule.Classify(facts, now)
 	h := views.RegistrationHeaderVM{
@@ -106,16 +107,16 @@ func registrationHeaderVM(reg store.Registration, now time.Time) views.Registrat
 		Module:           reg.ModuleName,
 		CourseCode:       store.Deref(reg.UhCourseCode),
 		State:            string(reg.State),
-		StateLabel:       reg.State.Label(),
-		StateExplanation: reg.State.Explanation(),
+		StateLabel:       loc.Code("state", string(reg.State)),
+		StateExplanation: loc.CodeExplain("state", string(reg.State)),
 		Phase:            string(st.Phase),
-		PhaseLabel:       st.Phase.Label(),
-		PhaseExplanation: st.Phase.Explanation(),
+		PhaseLabel:       loc.Code("phase", string(st.Phase)),
+		PhaseExplanation: loc.CodeExplain("phase", string(st.Phase)),
 		NeedsAdmin:       st.NeedsAdmin,
 		Dismissed:        st.Dismissed,
-		Reasons:          reasonVMs(st, facts.DismissedReasons),
-		NextCheck:        views.NewWhen(st.NextCheckAt, now),
-		Escalates:        views.NewWhen(st.EscalatesAt, now),
+		Reasons:          reasonVMs(loc, st, facts.DismissedReasons),
+		NextCheck:        loc.When(st.NextCheckAt, now),
+		Escalates:        loc.When(st.EscalatesAt, now),
 		ErrorCode:        string(reg.ErrorCode),
 		ErrorMessage:     store.Deref(reg.ErrorMessage),
 		DrawnAt:          views.ISO(now),

@@ -15,6 +15,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // The student search's bounds. A query shorter than searchMinRunes clears the dropdown: one
@@ -231,7 +232,7 @@ func registrationCardVM(reg store.RegistrationOverview, sum schedule.StudentSumm
 			PhaseExplanation: st.Phase.Explanation(),
 			ErrorCode:        string(reg.ErrorCode),
 			NeedsAdmin:       st.NeedsAdmin,
-			Reasons:          reasonVMs(st, reg.ScheduleRow().DismissedReasons),
+			Reasons:          reasonVMs(i18n.For(i18n.EN), st, reg.ScheduleRow().DismissedReasons),
 			NextCheck:        views.NewWhen(st.NextCheckAt, now),
 			Escalates:        views.NewWhen(st.EscalatesAt, now),
 		}

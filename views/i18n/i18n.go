@@ -234,3 +234,21 @@ func SlotAfter(ctx context.Context, key, slot string, args ...any) string {
 	_, a := From(ctx).Slot(key, slot, args...)
 	return a
 }
+
+// Code is the name of one of schedule's codes in the language: kind is its catalogue family
+// ("phase", "reason", "state", "errorCode", "studentStatus", "waitsOn", ...). A code the catalogue
+// does not know (a state added to the pipeline after this build) shows as itself.
+func (l *Localizer) Code(kind, code string) string {
+	if k := kind + "." + code; l.Has(k) {
+		return l.T(k)
+	}
+	return code
+}
+
+// CodeExplain is the one-line explanation of a code, "" for a code the catalogue does not know.
+func (l *Localizer) CodeExplain(kind, code string) string {
+	if k := kind + "." + code + ".explain"; l.Has(k) {
+		return l.T(k)
+	}
+	return ""
+}

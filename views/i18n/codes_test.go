@@ -1,0 +1,56 @@
+package i18n_test
+
+import (
+	"testing"
+
+	"regdesk/schedule"
+	"regdesk/views/i18n"
+)
+
+// codeKinds lists every family of schedule's codes a page names, with all its codes.
+func codeKinds() map[string][]string {
+	strs := func(vs ...[]string) []string {
+		var out []string
+		for _, v := range vs {
+			out = append(out, v...)
+		}
+		return out
+	}
+	conv := func(n int, at func(int) string) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = at(i)
+		}
+		return out
+	}
+	ph, re, st, ec := schedule.Phases(), schedule.Reasons(), schedule.States(), schedule.ErrorCodes()
+	ss, wo := schedule.StudentStatuses(), schedule.WaitsOns()
+	return map[string][]string{
+		"phase":         strs(conv(len(ph), func(i int) string { return string(ph[i]) })),
+		"reason":        strs(conv(len(re), func(i int) string { return string(re[i]) })),
+		"state":         strs(conv(len(st), func(i int) string { return string(st[i]) })),
+		"errorCode":     strs(conv(len(ec), func(i int) string { return string(ec[i]) })),
+		"studentStatus": strs(conv(len(ss), func(i int) string { return string(ss[i]) })),
+		"waitsOn":       strs(conv(len(wo), func(i int) string { return string(wo[i]) })),
+	}
+}
+
+// TestEveryCodeHasWords fails for a code of schedule's (a phase, reason, state, error code,
+// student-facing status, party waited on) that the catalogue cannot name or explain in a
+// language: schedule returns codes, and the edge must have words for each.
+func TestEveryCodeHasWords(t *testing.T) {
+	t.Parallel()
+	for kind, codes := range codeKinds() {
+		if len(codes) == 0 {
+			t.Errorf("%s: no codes", kind)
+		}
+		for _, code := range codes {
+			for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
+				l := i18n.For(lang)
+				if !l.Has(kind+"."+code) || !l.Has(kind+"."+code+".explain") {
+					t.Errorf("%s: %s %q has no name or explanation", lang, kind, code)
+				}
+			}
+		}
+	}
+}
