@@ -11,8 +11,8 @@ type QueueVM struct {
 
 // CountsVM is the headline numbers: needs admin first, then per reason, then per phase.
 type CountsVM struct {
-	NeedsAdmin    CountItem
-	Dismissed     CountItem
+	NeedsAdmin CountItem
+	Dismissed  CountItem
 	// DismissedN is how many more are dismissed, for the sentence's plural.
 	DismissedN    int64
 	Reasons       []CountItem
