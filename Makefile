@@ -6,6 +6,9 @@ SHELL := /bin/bash
 TEMPL_VERSION := $(shell go list -m -f '{{.Version}}' github.com/a-h/templ)
 TEMPL := go run github.com/a-h/templ/cmd/templ@$(TEMPL_VERSION)
 BIN := bin/regdesk
+# Mailpit, the mail server of the demo and the mail tests, pinned like templ and built into bin/.
+MAILPIT_VERSION := v1.33.1
+MAILPIT := bin/mailpit
 
 help: ## Show this list
 	@awk -F ':.*## ' '/^[a-zA-Z0-9_\/-]+:.*## / {printf "  %-14s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -13,10 +16,15 @@ help: ## Show this list
 build: ## Build bin/regdesk
 	go build -o $(BIN) ./cmd/regdesk
 
-run: build ## The dashboard with demo data and a fake Suotar (private PostgreSQL unless DATABASE_URL is set)
+$(MAILPIT):
+	GOBIN=$(CURDIR)/bin go install github.com/axllent/mailpit@$(MAILPIT_VERSION)
+
+mailpit: $(MAILPIT) ## Install Mailpit $(MAILPIT_VERSION) into bin/ (make run and make test do it when missing)
+
+run: build $(MAILPIT) ## The dashboard with demo data and a fake Suotar (private PostgreSQL unless DATABASE_URL is set)
 	$(BIN) demo
 
-test: build ## Every test against a real PostgreSQL (private unless TEST_DATABASE_URL is set) and headless Chromium
+test: build $(MAILPIT) ## Every test against a real PostgreSQL (private unless TEST_DATABASE_URL is set) and headless Chromium
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	echo "make test: PostgreSQL at $$url"; \
@@ -26,7 +34,7 @@ test: build ## Every test against a real PostgreSQL (private unless TEST_DATABAS
 # just after midnight in Helsinki so the Helsinki and UTC dates differ.
 ANYDAY_NOWS := 2028-06-14T21:45:00Z 2031-01-15T22:30:00Z
 
-test/anyday: build ## The suites that use the tests' clock again, with TEST_NOW a year away in summer and in winter time
+test/anyday: build $(MAILPIT) ## The suites that use the tests' clock again, with TEST_NOW a year away in summer and in winter time
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	for now in $(ANYDAY_NOWS); do \
@@ -37,12 +45,12 @@ test/anyday: build ## The suites that use the tests' clock again, with TEST_NOW 
 test/short: ## The tests that need neither PostgreSQL nor Chromium
 	go test -short -count=1 ./...
 
-test/race: build ## make test with the race detector
+test/race: build $(MAILPIT) ## make test with the race detector
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	TEST_DATABASE_URL="$$url" go test -race -count=1 -timeout 40m ./...
 
-test/browser: build ## Only the headless-Chromium tests
+test/browser: build $(MAILPIT) ## Only the headless-Chromium tests
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	TEST_DATABASE_URL="$$url" go test -count=1 -run Browser ./web/...
@@ -90,4 +98,4 @@ vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)
 	cp $$tmp/package/LICENSE $(CURDIR)/static/vendor/htmx.LICENSE; \
 	cd $(CURDIR)/static/vendor && sha256sum htmx.min.js > SHA256SUMS; rm -rf $$tmp
 
-.PHONY: help build run test test/anyday test/short test/race test/browser bench generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
+.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx

@@ -283,13 +283,13 @@ func (a Alert) Summary() string {
 	case RuleConfirmationLatencyRegressed:
 		return fmt.Sprintf("Sisu confirmed 95%% of registrations within %s this week, against %s the week before.", a.Subject, hoursText(a.Of))
 	case RuleNeedsPerson:
-		return fmt.Sprintf("%s need a person: %s.", rows(a.Count), strings.ToLower(Reason(a.Key).Label()))
+		return fmt.Sprintf("%s a person: %s.", rowsVerb(a.Count, "needs", "need"), Reason(a.Key).Label())
 	case RuleEscalatingSoon:
 		return fmt.Sprintf("%s will escalate within a day.", rows(a.Count))
 	case RuleUncertainAwaitingLookup:
 		return fmt.Sprintf("%s with an uncertain outcome not looked up in Sisu since sending.", rows(a.Count))
 	case RuleCourseNeedsPerson:
-		return fmt.Sprintf("%s of %s need a person.", rows(a.Count), a.Subject)
+		return fmt.Sprintf("%s of %s a person.", rowsVerb(a.Count, "needs", "need"), a.Subject)
 	}
 	return a.Rule.Label()
 }
@@ -299,6 +299,13 @@ func rows(n int) string {
 		return "1 registration"
 	}
 	return fmt.Sprintf("%d registrations", n)
+}
+
+func rowsVerb(n int, one, many string) string {
+	if n == 1 {
+		return rows(n) + " " + one
+	}
+	return rows(n) + " " + many
 }
 
 func times(n int) string {

@@ -40,3 +40,11 @@ const (
 
 // IDSinceAlert is the banner that says what changed since the alert a link came from.
 const IDSinceAlert = "since-alert"
+
+// IDHealthBanner is the every-page strip of firing alerts; IDHealthFiring the list of them on
+// /alerts; IDSettingsMail the settings page's mail section.
+const (
+	IDHealthBanner = "health-banner"
+	IDHealthFiring = "alerts-firing"
+	IDSettingsMail = "settings-mail"
+)

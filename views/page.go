@@ -15,6 +15,8 @@ type Page struct {
 	Path string
 	// SearchQuery fills the top bar's student search, on the page of its results.
 	SearchQuery string
+	// Alerts are the firing alerts that concern this person, most severe first, for the banner.
+	Alerts []HealthAlertVM
 }
 
 // User is the signed-in person as the page header shows them.

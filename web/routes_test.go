@@ -38,6 +38,7 @@ var (
 	unavailable503 = answer{status: http.StatusServiceUnavailable}
 	unproc422      = answer{status: http.StatusUnprocessableEntity}
 	badRequest400  = answer{status: http.StatusBadRequest}
+	conflict409    = answer{status: http.StatusConflict}
 )
 
 // toLogin is the answer to an anonymous visit of a protected page: off to sign in, and back to
@@ -129,6 +130,13 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			{path: ownStudent, anon: toLogin(ownStudent), teacher: ok200, support: ok200, admin: ok200},
 			{path: "/students/" + elsewhere.StudentID, anon: toLogin("/students/" + elsewhere.StudentID), teacher: notFound404, support: ok200, admin: ok200},
 		},
+		// Alerts: everyone sees those that concern them; acknowledging is for those who act.
+		"GET /alerts":   {{path: "/alerts", anon: toLogin("/alerts"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /settings": {{path: "/settings", anon: toLogin("/settings"), teacher: ok200, support: ok200, admin: ok200}},
+		"POST /settings/mail": {{path: "/settings/mail", form: url.Values{"immediate": {"loud"}},
+			anon: unauth401, teacher: unproc422, support: unproc422, admin: unproc422}},
+		"POST /alerts/{id}/acknowledge": {{path: "/alerts/" + storetest.NewID() + "/acknowledge", form: url.Values{},
+			anon: unauth401, teacher: forbidden403, support: conflict409, admin: conflict409}},
 		"GET /courses": {{path: "/courses", anon: toLogin("/courses"), teacher: ok200, support: ok200, admin: ok200}},
 		"GET /courses/{id}": {
 			{path: ownCourse, anon: toLogin(ownCourse), teacher: ok200, support: ok200, admin: ok200},

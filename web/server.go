@@ -62,6 +62,10 @@ type Deps struct {
 	// WaitingTarget is how many working days a row may wait for a person before the queue marks
 	// it (schedule.DefaultWaitingTarget when 0).
 	WaitingTarget int
+	// Mailing is whether alert mails go out (SMTP_URL is set); /alerts says so when not.
+	Mailing bool
+	// AlertsTTL is how stale the every-page alert banner may be (DefaultAlertsTTL when 0).
+	AlertsTTL time.Duration
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the default statement timeout (5 s) and a
@@ -129,13 +133,16 @@ type Server struct {
 	waitingTarget  int
 	// passwordLinkTTL is how long a one-time password link works.
 	passwordLinkTTL time.Duration
+	alerts          *alertsCache
+	mailing         bool
 }
 
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
 		counts: newCountsCache(d.CountsTTL), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
-		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL)}
+		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
+		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -239,6 +246,10 @@ func (s *Server) Routes() http.Handler {
 			r.Get("/students/{id}", s.handle(s.studentShow))
 			r.Get("/courses", s.handle(s.courseList))
 			r.Get("/courses/{id}", s.handle(s.courseShow))
+			// Alerts concern everyone, each person only what touches them; settings are one's own.
+			r.Get("/alerts", s.handle(s.alertsShow))
+			r.Get("/settings", s.handle(s.settingsShow))
+			r.Post("/settings/mail", s.handle(s.settingsMailSave))
 
 			// Hand actions, lookups in Sisu and the audit page go here: support and admin only.
 			r.Group(func(r chi.Router) {
@@ -251,6 +262,7 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/bulk/preview", s.handle(s.bulkPreview))
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
 				r.Get("/audit", s.handle(s.auditList))
+				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
 			})
 
 			// Accounts: admins only.
@@ -300,6 +312,7 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 	}
 	p.User = &views.User{Name: a.Name, Role: string(a.Role), SingleSignOn: viaSSO(r.Context())}
 	p.Nav = navFor(r, a)
+	p.Alerts = s.bannerAlerts(r, a)
 	return p
 }
 
@@ -318,6 +331,7 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 	if a.Role == RoleTeacher {
 		items = []views.NavItem{{Label: loc.T("nav.myCourses"), URL: "/courses"}}
 	}
+	items = append(items, views.NavItem{Label: "Alerts", URL: "/alerts"}, views.NavItem{Label: "Settings", URL: "/settings"})
 	for i := range items {
 		u := items[i].URL
 		items[i].Active = u == r.URL.Path || (u != "/" && strings.HasPrefix(r.URL.Path, u+"/"))

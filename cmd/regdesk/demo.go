@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -32,6 +33,8 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	seed := fs.Int64("seed", 1, "demo data seed")
 	pgdata := fs.String("pgdata", cmpOr(getenv("REGDESK_PGDATA"), ".pgdata"), "folder of the private cluster and the fake Suotar's world")
 	timeScale := fs.Float64("time-scale", 1, "fake Suotar seconds per real second (3600: an hour passes in a second)")
+	smtpAddr := fs.String("smtp-addr", cmpOr(getenv("REGDESK_DEMO_SMTP_ADDR"), "127.0.0.1:1025"), "Mailpit's SMTP address (env REGDESK_DEMO_SMTP_ADDR)")
+	mailAddr := fs.String("mail-addr", cmpOr(getenv("REGDESK_DEMO_MAIL_ADDR"), "127.0.0.1:8025"), "Mailpit's web page, where the demo's mails are read (env REGDESK_DEMO_MAIL_ADDR)")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -125,7 +128,11 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 
 	fmt.Fprintf(stdout, "demo: the fake Suotar answers on %s (its world: %s)\n", suotarURL, worldFile)
 	printDemoLogins(stdout, logins)
+	addr := cmpOr(getenv("REGDESK_ADDR"), "127.0.0.1:8080")
 	env := map[string]string{
+		"REGDESK_BASE_URL": cmpOr(getenv("REGDESK_BASE_URL"), "http://"+addr+"/"),
+		// The demo evaluates often, so a newcomer sees alerts and mails within a minute.
+		"ALERT_INTERVAL": cmpOr(getenv("ALERT_INTERVAL"), "15s"),
 		"DATABASE_URL":   dbURL,
 		"RUN_MIGRATIONS": "1",
 		"SUOTAR_URL":     suotarURL,
@@ -133,10 +140,51 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 		// make run serves plain HTTP on this machine.
 		"SESSION_SECURE": cmpOr(getenv("SESSION_SECURE"), "0"),
 	}
+	if getenv("SMTP_URL") == "" {
+		stopMail, err := startMailpit(ctx, *smtpAddr, *mailAddr, filepath.Join(*pgdata, "mailpit.db"), stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "demo: %v; alerts are shown but not mailed (make mailpit installs it)\n", err)
+		} else {
+			defer stopMail()
+			env["SMTP_URL"] = "smtp://" + *smtpAddr
+			env["MAIL_FROM"] = "regdesk demo <regdesk@regdesk.test>"
+			fmt.Fprintf(stdout, "demo: alert mails go to Mailpit; read them on http://%s/\n", *mailAddr)
+		}
+	}
 	return serveCommand(ctx, nil, func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
 		return getenv(k)
 	}, stdout, stderr)
+}
+
+// startMailpit runs Mailpit (from PATH, or bin/ as make installs it) as the demo's mail server,
+// its mails kept in dbFile, and returns what stops it.
+func startMailpit(ctx context.Context, smtpAddr, webAddr, dbFile string, stderr io.Writer) (func(), error) {
+	bin, err := exec.LookPath("mailpit")
+	if err != nil {
+		bin = filepath.Join("bin", "mailpit")
+		if _, err := os.Stat(bin); err != nil {
+			return nil, errors.New("Mailpit is not installed")
+		}
+	}
+	cmd := exec.CommandContext(ctx, bin, "--smtp", smtpAddr, "--listen", webAddr, "--database", dbFile,
+		"--quiet", "--disable-version-check", "--smtp-disable-rdns")
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start Mailpit: %w", err)
+	}
+	stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+	// Mail waits in the outbox until the server answers, so a slow start loses nothing; still,
+	// wait a little so the first evaluation's mails go at once.
+	for range 100 {
+		if c, err := net.DialTimeout("tcp", smtpAddr, 100*time.Millisecond); err == nil {
+			c.Close()
+			return stop, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stop()
+	return nil, fmt.Errorf("Mailpit did not answer on %s (set REGDESK_DEMO_SMTP_ADDR)", smtpAddr)
 }

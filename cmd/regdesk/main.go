@@ -19,6 +19,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/mail"
 	"net/netip"
 	"net/url"
 	"os"
@@ -31,6 +32,7 @@ import (
 
 	"regdesk/schedule"
 	"regdesk/store"
+	"regdesk/store/alerting"
 	"regdesk/store/suotar"
 	"regdesk/web"
 )
@@ -117,6 +119,13 @@ type config struct {
 	// wait for a person before the queue marks it.
 	ClaimLapse    time.Duration
 	WaitingTarget int
+	// BaseURL is regdesk's own absolute URL, for the links in mails.
+	BaseURL string
+	// SMTPURL, SMTPPassword and MailFrom reach the mail server; SMTPURL empty mails nothing.
+	SMTPURL       string
+	SMTPPassword  string
+	MailFrom      string
+	AlertInterval time.Duration
 }
 
 // suotarConfigured reports whether lookups can reach Suotar.
@@ -149,6 +158,10 @@ type configFlags struct {
 	suotarTimeout    *string
 	claimLapse       *string
 	waitingTarget    *string
+	baseURL          *string
+	smtpURL          *string
+	mailFrom         *string
+	alertInterval    *string
 }
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
@@ -171,6 +184,10 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
 		claimLapse:       fs.String("claim-lapse", cmpOr(getenv("CLAIM_LAPSE"), store.DefaultClaimLapse.String()), "an \"I'm on it\" claim nobody touches this long no longer counts (env CLAIM_LAPSE)"),
 		waitingTarget:    fs.String("waiting-target", cmpOr(getenv("WAITING_TARGET_DAYS"), strconv.Itoa(schedule.DefaultWaitingTarget)), "working days (Helsinki, weekends excluded) a row may wait for a person before the queue marks it (env WAITING_TARGET_DAYS)"),
+		baseURL:          fs.String("base-url", getenv("REGDESK_BASE_URL"), "regdesk's own absolute URL, for links in mails; default http://REGDESK_ADDR/ (env REGDESK_BASE_URL)"),
+		smtpURL:          fs.String("smtp-url", getenv("SMTP_URL"), "mail server, smtp://[user@]host[:port] (STARTTLS) or smtps://; empty mails nothing (env SMTP_URL; the password is read from SMTP_PASSWORD only)"),
+		mailFrom:         fs.String("mail-from", getenv("MAIL_FROM"), "sender of alert mails, such as \"regdesk <regdesk@example.org>\" (env MAIL_FROM)"),
+		alertInterval:    fs.String("alert-interval", cmpOr(getenv("ALERT_INTERVAL"), "1m"), "how often the health rules are evaluated and due mails sent (env ALERT_INTERVAL)"),
 	}
 }
 
@@ -249,6 +266,7 @@ func (c *configFlags) validate() (config, error) {
 		cfg.WaitingTarget = n
 	}
 	c.validateSuotar(&cfg)
+	c.validateMail(&cfg)
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
 	}
@@ -312,6 +330,39 @@ func (c *configFlags) validateSuotar(cfg *config) {
 	}
 	if _, err := suotar.New(cfg.suotarConfig()); err != nil {
 		c.problem("SUOTAR_URL: %q is not an absolute http(s) URL", cfg.SuotarURL)
+	}
+}
+
+// validateMail reads the mail settings into cfg. The password comes from the environment only.
+func (c *configFlags) validateMail(cfg *config) {
+	cfg.BaseURL = strings.TrimSpace(*c.baseURL)
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + cfg.Addr + "/"
+	}
+	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		c.problem("REGDESK_BASE_URL: %q is not an absolute http(s) URL such as https://regdesk.example.org/", cfg.BaseURL)
+	}
+	known := len(c.problems)
+	cfg.AlertInterval = c.durationValue("ALERT_INTERVAL", *c.alertInterval)
+	if len(c.problems) == known && cfg.AlertInterval < time.Second {
+		c.problem("ALERT_INTERVAL: must be at least 1s")
+	}
+	cfg.SMTPURL = strings.TrimSpace(*c.smtpURL)
+	cfg.SMTPPassword = c.getenv("SMTP_PASSWORD")
+	cfg.MailFrom = strings.TrimSpace(*c.mailFrom)
+	if cfg.SMTPURL == "" {
+		if cfg.SMTPPassword != "" {
+			c.problem("SMTP_PASSWORD is set, but SMTP_URL is not")
+		}
+		return
+	}
+	if _, err := alerting.ParseSMTPURL(cfg.SMTPURL); err != nil {
+		c.problem("%s", err)
+	}
+	if cfg.MailFrom == "" {
+		c.problem("SMTP_URL is set, but MAIL_FROM is not: name the sender of alert mails")
+	} else if _, err := mail.ParseAddress(cfg.MailFrom); err != nil {
+		c.problem("MAIL_FROM: %q is not an e-mail address", cfg.MailFrom)
 	}
 }
 
@@ -393,8 +444,29 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if cfg.ProxyHeader != "" {
 		log.Info("single sign-on through the authenticating proxy is on", "header", cfg.ProxyHeader, "trusted", cfg.ProxyTrusted)
 	}
+	var sender alerting.Sender
+	if cfg.SMTPURL != "" {
+		smtpSender, err := alerting.NewSMTP(alerting.SMTPConfig{URL: cfg.SMTPURL, Password: cfg.SMTPPassword})
+		if err != nil {
+			return err
+		}
+		sender = smtpSender
+		log.Info("alert mails go out", "smtp", smtpSender.Redacted(), "from", cfg.MailFrom, "links", cfg.BaseURL)
+	} else {
+		log.Info("SMTP_URL is not set: alerts are evaluated and shown, but nobody is mailed")
+	}
+	alerts, err := alerting.New(alerting.Config{Store: st, Sender: sender, Now: time.Now, Log: log, BaseURL: cfg.BaseURL, From: cmpOr(cfg.MailFrom, "regdesk <regdesk@localhost>")})
+	if err != nil {
+		return err
+	}
+	deps.Mailing = alerts.Mailing()
+	deps.AlertsTTL = 15 * time.Second
 	srv := web.New(deps)
 	defer srv.Close()
+	alertCtx, stopAlerts := context.WithCancel(ctx)
+	alertsDone := make(chan struct{})
+	go func() { defer close(alertsDone); alerts.Run(alertCtx, cfg.AlertInterval) }()
+	defer func() { stopAlerts(); <-alertsDone }()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})

@@ -1,0 +1,270 @@
+package alerting_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"regdesk/store"
+	"regdesk/store/alerting"
+	"regdesk/store/storetest"
+)
+
+const baseURL = "https://regdesk.example/"
+
+// clock is the tests' movable clock, starting at the suite's instant.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+type bundle struct {
+	st      *store.Store
+	mp      *storetest.Mailpit
+	clock   *clock
+	svc     *alerting.Service
+	support store.Account
+	admin   store.Account
+	teacher store.Account
+	course  storetest.Course
+	student storetest.Student
+}
+
+func (b *bundle) service(t *testing.T) *alerting.Service {
+	t.Helper()
+	sender, err := alerting.NewSMTP(alerting.SMTPConfig{URL: "smtp://" + b.mp.SMTPAddr, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := alerting.New(alerting.Config{Store: b.st, Sender: sender, Now: b.clock.now, BaseURL: baseURL, From: "regdesk <regdesk@example.invalid>"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
+func setup(t *testing.T) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	b := &bundle{st: storetest.New(t), mp: storetest.StartMailpit(t), clock: &clock{t: storetest.Now()}}
+	b.course = storetest.AddCourse(t, b.st, storetest.Course{Name: "Java Programming", Code: "TKT1"})
+	b.student = storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "anna@example.invalid"})
+	var err error
+	add := func(name, email, role string, courses ...string) store.Account {
+		a, err := b.st.AccountCreate(ctx, store.AccountCreateParams{Name: name, Email: email, Role: role, CourseIDs: courses})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	b.support = add("Sami Support", "support@example.invalid", store.AccountRoleSupport)
+	b.admin = add("Aino Admin", "admin@example.invalid", store.AccountRoleAdmin)
+	b.teacher = add("Tuula Teacher", "teacher@example.invalid", store.AccountRoleTeacher, b.course.ID)
+	b.svc = b.service(t)
+	_ = err
+	return b
+}
+
+// noDigests keeps the defaults' mails at once but turns their daily digests off, so a test sees
+// only the alerts' own mails.
+func (b *bundle) noDigests(t *testing.T) {
+	t.Helper()
+	for _, a := range []store.Account{b.support, b.admin} {
+		if err := b.st.AlertSettingsSave(context.Background(), a.ID, a.ID, store.AlertSettings{ImmediateMin: 3}, b.clock.now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// rejectCredentials records a call Suotar refused as unauthorized, a minute before the clock.
+func (b *bundle) rejectCredentials(t *testing.T) {
+	t.Helper()
+	id := storetest.AddRegistration(t, b.st, storetest.Registration{Student: b.student, Course: b.course, State: "failed_retryable",
+		ErrorCode: "unauthorized", StateChangedAt: b.clock.now().Add(-time.Minute)})
+	storetest.AddCall(t, b.st, id, storetest.Call{Kind: "retry_scheduled", RequestedAt: b.clock.now().Add(-time.Minute),
+		Answer: "refused", ErrorCode: "unauthorized"})
+}
+
+func (b *bundle) tick(t *testing.T, svc *alerting.Service) {
+	t.Helper()
+	if err := svc.Tick(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func recipients(msgs []storetest.MailpitMessage) []string {
+	var out []string
+	for _, m := range msgs {
+		for _, to := range m.To {
+			out = append(out, to.Address)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func bySubject(msgs []storetest.MailpitMessage, prefix string) []storetest.MailpitMessage {
+	var out []storetest.MailpitMessage
+	for _, m := range msgs {
+		if strings.HasPrefix(m.Subject, prefix) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// TestAlertMailsOnceWhenItFiresAndOnceWhenItClears: a rejected credential mails support and
+// admins (critical, at once) and not the teacher; further evaluations while it fires mail nothing;
+// when the hour passes it clears, and each gets one more mail.
+func TestAlertMailsOnceWhenItFiresAndOnceWhenItClears(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.noDigests(t)
+	b.rejectCredentials(t)
+	firedAt := b.clock.now()
+	b.tick(t, b.svc)
+	b.clock.add(time.Minute)
+	b.tick(t, b.svc)
+
+	msgs := b.mp.WaitMessages(t, 2)
+	time.Sleep(200 * time.Millisecond)
+	msgs = b.mp.Messages(t)
+	if got, want := recipients(msgs), []string{"admin@example.invalid", "support@example.invalid"}; !slices.Equal(got, want) {
+		t.Fatalf("recipients = %q, want %q (one mail each, none to the teacher)", got, want)
+	}
+	for _, m := range msgs {
+		if m.Subject != "[regdesk] Critical: Credentials rejected" {
+			t.Errorf("subject = %q", m.Subject)
+		}
+	}
+	full := b.mp.Message(t, msgs[0].ID)
+	link := baseURL + "?error=unauthorized&show=all&alerted_at=" + firedAt.UTC().Format(time.RFC3339)
+	if !strings.Contains(full.Text, link) {
+		t.Errorf("text lacks the deep link %s:\n%s", link, full.Text)
+	}
+	if !strings.Contains(full.HTML, `href="`+strings.ReplaceAll(link, "&", "&amp;")+`"`) {
+		t.Errorf("HTML lacks the deep link %s:\n%s", link, full.HTML)
+	}
+	if got := full.Headers["List-Unsubscribe"]; len(got) != 1 || got[0] != "<"+baseURL+"settings>" {
+		t.Errorf("List-Unsubscribe = %q", got)
+	}
+	if !strings.HasSuffix(full.MessageID, "@regdesk.example") && !strings.Contains(full.MessageID, "@regdesk.example") {
+		t.Errorf("Message-ID = %q, want one of regdesk's host", full.MessageID)
+	}
+	if ct := full.Headers["Content-Type"]; len(ct) != 1 || !strings.HasPrefix(ct[0], "multipart/alternative") {
+		t.Errorf("Content-Type = %q, want multipart/alternative", ct)
+	}
+
+	// An hour after the rejection the rule no longer sees it: the alert clears.
+	b.clock.add(time.Hour)
+	b.tick(t, b.svc)
+	b.tick(t, b.svc)
+	msgs = b.mp.WaitMessages(t, 4)
+	time.Sleep(200 * time.Millisecond)
+	msgs = b.mp.Messages(t)
+	cleared := bySubject(msgs, "[regdesk] Cleared: Credentials rejected")
+	if len(msgs) != 4 || len(cleared) != 2 {
+		t.Fatalf("after clearing: %d mails, %d cleared; want 4 and 2", len(msgs), len(cleared))
+	}
+	if got, want := recipients(cleared), []string{"admin@example.invalid", "support@example.invalid"}; !slices.Equal(got, want) {
+		t.Errorf("cleared mails went to %q, want %q", got, want)
+	}
+}
+
+// TestAlertMailsWaitWhileSMTPRefuses: with the mail server down the mails wait (each attempt
+// recorded); when it is back and the backoff has passed, every mail arrives exactly once.
+func TestAlertMailsWaitWhileSMTPRefuses(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.noDigests(t)
+	b.mp.Stop(t)
+	b.rejectCredentials(t)
+	b.tick(t, b.svc)
+	b.clock.add(30 * time.Second)
+	b.tick(t, b.svc) // still inside the backoff: nothing is tried
+	b.clock.add(time.Minute)
+	b.tick(t, b.svc) // tried again, refused again
+	var attempts, failed int
+	if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*), count(*) FILTER (WHERE NOT ok) FROM mail_attempts`).Scan(&attempts, &failed); err != nil {
+		t.Fatal(err)
+	}
+	if attempts < 2 || failed != attempts {
+		t.Fatalf("attempts = %d, failed %d; want at least 2, all failed", attempts, failed)
+	}
+
+	b.mp.Start(t)
+	b.clock.add(10 * time.Minute)
+	b.tick(t, b.svc)
+	b.clock.add(10 * time.Minute)
+	b.tick(t, b.svc)
+	b.mp.WaitMessages(t, 2)
+	time.Sleep(200 * time.Millisecond)
+	msgs := b.mp.Messages(t)
+	if got, want := recipients(msgs), []string{"admin@example.invalid", "support@example.invalid"}; !slices.Equal(got, want) {
+		t.Fatalf("after the server came back: recipients %q, want %q", got, want)
+	}
+}
+
+// TestTwoInstancesMailEachOnce: two instances on one database evaluate and send at once, again
+// and again; each mail arrives once.
+func TestTwoInstancesMailEachOnce(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.noDigests(t)
+	b.rejectCredentials(t)
+	other := b.service(t)
+	for range 3 {
+		var wg sync.WaitGroup
+		for _, svc := range []*alerting.Service{b.svc, other, b.svc, other} {
+			wg.Go(func() {
+				if err := svc.Tick(context.Background()); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		b.clock.add(time.Second)
+	}
+	b.mp.WaitMessages(t, 2)
+	time.Sleep(300 * time.Millisecond)
+	msgs := b.mp.Messages(t)
+	if got, want := recipients(msgs), []string{"admin@example.invalid", "support@example.invalid"}; !slices.Equal(got, want) {
+		t.Fatalf("recipients = %q, want %q: each mail once", got, want)
+	}
+}
+
+// TestDailyDigestLinksToTheRegistration: support's default daily digest lists a warning (which
+// mails nobody at once) with a deep link to the registration carrying alerted_at, and comes once
+// a day.
+func TestDailyDigestLinksToTheRegistration(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := storetest.AddRegistration(t, b.st, storetest.Registration{Student: b.student, Course: b.course, State: "misregistered",
+		NeedsAdminAttention: true, StateChangedAt: b.clock.now().Add(-48 * time.Hour)})
+	firedAt := b.clock.now()
+	b.tick(t, b.svc)
+	b.clock.add(time.Minute)
+	b.tick(t, b.svc)
+	b.mp.WaitMessages(t, 2)
+	time.Sleep(200 * time.Millisecond)
+	msgs := b.mp.Messages(t)
+	digests := bySubject(msgs, "[regdesk] Daily digest")
+	if len(msgs) != 2 || len(digests) != 2 {
+		t.Fatalf("mails = %d (%d digests), want the two digests (support, admin) only", len(msgs), len(digests))
+	}
+	full := b.mp.Message(t, digests[0].ID)
+	link := baseURL + "registrations/" + id + "?alerted_at=" + firedAt.UTC().Format(time.RFC3339)
+	if !strings.Contains(full.Text, link) || !strings.Contains(full.Text, "Needs a person") {
+		t.Errorf("digest lacks the registration's deep link %s:\n%s", link, full.Text)
+	}
+}

@@ -1,0 +1,179 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// alertsCache keeps the firing alerts in process for the every-page banner, read at most once per
+// ttl however many pages are drawn: the banner must not add a statement to every page. Its
+// freshness is measured on the process's own monotonic clock, not the page clock (which tests
+// stop), since it is about the cache, not about what happened when.
+type alertsCache struct {
+	ttl time.Duration
+
+	mu     sync.Mutex
+	loaded time.Time
+	list   []store.AlertRow
+}
+
+// DefaultAlertsTTL is how stale the banner may be: the alerts are evaluated every minute anyway.
+const DefaultAlertsTTL = 15 * time.Second
+
+func (c *alertsCache) get(ctx context.Context, load func(context.Context) ([]store.AlertRow, error)) ([]store.AlertRow, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.loaded.IsZero() && time.Since(c.loaded) < c.ttl {
+		return c.list, nil
+	}
+	list, err := load(ctx)
+	if err != nil {
+		return c.list, err
+	}
+	c.list, c.loaded = list, time.Now()
+	return list, nil
+}
+
+// expire makes the next page read the alerts again.
+func (c *alertsCache) expire() {
+	c.mu.Lock()
+	c.loaded = time.Time{}
+	c.mu.Unlock()
+}
+
+// concerns reports whether a is an alert a's person is told of: a teacher of their courses'
+// alerts only, everyone else of those that concern no single course (store.Subscriber's rule).
+func concerns(a *Actor, al schedule.Alert) bool {
+	return store.Subscriber{Role: string(a.Role), CourseIDs: a.CourseIDs}.Concerns(al)
+}
+
+// alertLink is the view that fixes an alert, carrying the instant it fired so the page says what
+// changed since.
+func alertLink(row store.AlertRow) string {
+	u, err := url.Parse(row.Path)
+	if err != nil || !strings.HasPrefix(row.Path, "/") {
+		return "/alerts"
+	}
+	q := u.Query()
+	q.Set("alerted_at", row.FiredAt.UTC().Format(time.RFC3339))
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+func (s *Server) alertVM(row store.AlertRow, a *Actor, now time.Time) views.HealthAlertVM {
+	al := row.Alert()
+	vm := views.HealthAlertVM{ID: row.ID, Severity: al.Severity.String(), SeverityLabel: al.Severity.Label(),
+		Title: al.Rule.Label(), Summary: al.Summary(), Explanation: al.Rule.Explanation(), URL: alertLink(row),
+		FiredAt: views.AtDated(row.FiredAt, now), LastSeen: views.At(row.LastSeenAt, now),
+		Peak: fmt.Sprint(row.PeakCount), CanAcknowledge: a.CanAct() && row.ClearedAt == nil}
+	if row.ClearedAt != nil {
+		vm.ClearedAt = views.AtDated(*row.ClearedAt, now)
+	}
+	if row.AcknowledgedAt != nil {
+		vm.Acknowledged = "Seen by " + store.Deref(row.AcknowledgedBy) + " at " + views.AtDated(*row.AcknowledgedAt, now)
+	}
+	return vm
+}
+
+// bannerAlerts are the firing alerts that concern the person, from the in-process cache. A
+// failed read shows no banner rather than no page: the page's own reads will say what is wrong.
+func (s *Server) bannerAlerts(r *http.Request, a *Actor) []views.HealthAlertVM {
+	if s.alerts == nil || s.store == nil {
+		return nil // a Server put together by hand in a test, without New
+	}
+	list, err := s.alerts.get(r.Context(), s.store.AlertListFiring)
+	if err != nil {
+		s.log.WarnContext(r.Context(), "banner alerts", "err", err)
+	}
+	now := s.clock()
+	var out []views.HealthAlertVM
+	for _, row := range list {
+		if concerns(a, row.Alert()) {
+			out = append(out, s.alertVM(row, a, now))
+		}
+	}
+	return out
+}
+
+// alertsHistoryWindow is how far back /alerts reaches: "what happened last night" and a month of
+// context.
+const alertsHistoryWindow = 30 * 24 * time.Hour
+
+// alertsShow lists what fires now and what fired in the last 30 days: GET /alerts.
+func (s *Server) alertsShow(w http.ResponseWriter, r *http.Request) error {
+	return s.renderAlerts(w, r, http.StatusOK, "")
+}
+
+func (s *Server) renderAlerts(w http.ResponseWriter, r *http.Request, status int, notice string) error {
+	a := actorFrom(r.Context())
+	now := s.clock()
+	vm := views.HealthPageVM{Page: s.page(r, "Alerts"), Mailing: s.mailing, Notice: notice}
+	err := s.store.InReadTx(r.Context(), func(q *store.Queries) error {
+		firing, err := q.AlertListFiring(r.Context())
+		if err != nil {
+			return err
+		}
+		hist, err := q.AlertListSince(r.Context(), now.Add(-alertsHistoryWindow), 500)
+		if err != nil {
+			return err
+		}
+		for _, row := range firing {
+			if concerns(a, row.Alert()) {
+				vm.Firing = append(vm.Firing, s.alertVM(row, a, now))
+			}
+		}
+		for _, row := range hist {
+			if concerns(a, row.Alert()) {
+				vm.History = append(vm.History, s.alertVM(row, a, now))
+			}
+		}
+		if a.CanAct() && s.mailing {
+			st, err := q.OutboxStatsGet(r.Context())
+			if err != nil {
+				return err
+			}
+			vm.Outbox = fmt.Sprintf(" %d mails sent, %d waiting.", st.Sent, st.Waiting)
+			if st.Waiting > 0 && st.LastError != nil {
+				vm.Outbox += " The mail server last said: " + *st.LastError
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, status, views.HealthPage(vm), views.HealthFiring(vm.Firing))
+}
+
+// alertAcknowledge records that the person has seen a firing alert: POST /alerts/{id}/acknowledge.
+func (s *Server) alertAcknowledge(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	a := actorFrom(r.Context())
+	err = s.store.AlertAcknowledge(r.Context(), id, a.ID, r.PostForm.Get("note"), s.clock())
+	if errors.Is(err, store.ErrNotFound) {
+		return &Error{Status: http.StatusConflict, Message: "That alert has cleared, or someone has already said they saw it; nothing was changed."}
+	}
+	if err != nil {
+		return err
+	}
+	s.alerts.expire()
+	s.setFlash(r, "Noted that you have seen it.")
+	redirect(w, r, "/alerts")
+	return nil
+}
