@@ -1,5 +1,12 @@
 package views
 
+import (
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/views/i18n"
+)
+
 // HealthAlertVM is one firing alert as the every-page banner and /alerts show it.
 type HealthAlertVM struct {
 	ID string
@@ -37,18 +44,22 @@ type HealthPageVM struct {
 	Notice string
 }
 
-// The words of the alerts pages, in one place.
-const (
-	healthTitle       = "Alerts"
-	healthFiringHead  = "Firing now"
-	healthNoneFiring  = "Nothing is firing."
-	healthHistoryHead = "The last 30 days"
-	healthNoHistory   = "Nothing fired in the last 30 days."
-	healthNotMailing  = "Mail is off: SMTP_URL is not set, so these alerts are shown here and in the banner but mailed to nobody."
-	healthMailing     = "Alert mails go out as each person's settings ask."
-	healthSettings    = "Choose your mails"
-	healthAckButton   = "I have seen it"
-	healthAckNote     = "Note (optional)"
-	bannerLabel       = "Alerts"
-	bannerMore        = "All alerts"
-)
+// AlertText is an alert's title, one-line summary with its numbers, and explanation, in the
+// request's language.
+func AlertText(loc *i18n.Localizer, a schedule.Alert) (title, summary, explanation string) {
+	title = loc.Code("alertRule", string(a.Rule))
+	explanation = loc.CodeExplain("alertRule", string(a.Rule))
+	key := "alertSummary." + string(a.Rule)
+	if !loc.Has(key) {
+		return title, a.Summary(), explanation
+	}
+	switch a.Rule {
+	case schedule.RuleConfirmationLatencyRegressed:
+		summary = loc.T(key, "This", loc.Span(time.Duration(a.Count)*time.Minute), "Last", loc.Span(time.Duration(a.Of)*time.Minute))
+	case schedule.RuleNeedsPerson:
+		summary = loc.T(key, "Count", a.Count, "Reason", loc.Code("reason", a.Key))
+	default:
+		summary = loc.T(key, "Count", a.Count, "Of", a.Of, "Subject", a.Subject)
+	}
+	return title, summary, explanation
+}

@@ -33,19 +33,3 @@ type CheckOption struct {
 	Value, Label, Hint string
 	Checked            bool
 }
-
-// The words of the settings page, in one place.
-const (
-	settingsTitle        = "Settings"
-	settingsMailHead     = "Alert mails"
-	settingsMailLead     = "Which alerts regdesk mails you, and when."
-	settingsImmediate    = "Mail me at once about alerts of at least"
-	settingsNone         = "nothing at once"
-	settingsKinds        = "Only these kinds (none ticked: every kind)"
-	settingsDigest       = "A daily digest of what is firing, at"
-	settingsDigestSuffix = "o'clock, Helsinki time"
-	settingsWeekly       = "A weekly digest, on Mondays, of my courses' students who can act themselves"
-	settingsDefaults     = "These are your role's defaults; saving makes them yours."
-	settingsSaved        = "Saved."
-	settingsSave         = "Save alert mails"
-)

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // alertsCache keeps the firing alerts in process for the every-page banner, read at most once per
@@ -70,17 +70,18 @@ func alertLink(row store.AlertRow) string {
 	return u.String()
 }
 
-func (s *Server) alertVM(row store.AlertRow, a *Actor, now time.Time) views.HealthAlertVM {
+func (s *Server) alertVM(loc *i18n.Localizer, row store.AlertRow, a *Actor, now time.Time) views.HealthAlertVM {
 	al := row.Alert()
-	vm := views.HealthAlertVM{ID: row.ID, Severity: al.Severity.String(), SeverityLabel: al.Severity.Label(),
-		Title: al.Rule.Label(), Summary: al.Summary(), Explanation: al.Rule.Explanation(), URL: alertLink(row),
-		FiredAt: views.AtDated(row.FiredAt, now), LastSeen: views.At(row.LastSeenAt, now),
-		Peak: fmt.Sprint(row.PeakCount), CanAcknowledge: a.CanAct() && row.ClearedAt == nil}
+	title, summary, explain := views.AlertText(loc, al)
+	vm := views.HealthAlertVM{ID: row.ID, Severity: al.Severity.String(), SeverityLabel: loc.Code("severity", al.Severity.String()),
+		Title: title, Summary: summary, Explanation: explain, URL: alertLink(row),
+		FiredAt: loc.AtDated(row.FiredAt, now), LastSeen: loc.At(row.LastSeenAt, now),
+		Peak: loc.Count(int64(row.PeakCount)), CanAcknowledge: a.CanAct() && row.ClearedAt == nil}
 	if row.ClearedAt != nil {
-		vm.ClearedAt = views.AtDated(*row.ClearedAt, now)
+		vm.ClearedAt = loc.AtDated(*row.ClearedAt, now)
 	}
 	if row.AcknowledgedAt != nil {
-		vm.Acknowledged = "Seen by " + store.Deref(row.AcknowledgedBy) + " at " + views.AtDated(*row.AcknowledgedAt, now)
+		vm.Acknowledged = loc.T("health.seenBy", "Name", store.Deref(row.AcknowledgedBy), "At", loc.AtDated(*row.AcknowledgedAt, now))
 	}
 	return vm
 }
@@ -96,10 +97,11 @@ func (s *Server) bannerAlerts(r *http.Request, a *Actor) []views.HealthAlertVM {
 		s.log.WarnContext(r.Context(), "banner alerts", "err", err)
 	}
 	now := s.clock()
+	loc := i18n.From(r.Context())
 	var out []views.HealthAlertVM
 	for _, row := range list {
 		if concerns(a, row.Alert()) {
-			out = append(out, s.alertVM(row, a, now))
+			out = append(out, s.alertVM(loc, row, a, now))
 		}
 	}
 	return out
@@ -117,7 +119,8 @@ func (s *Server) alertsShow(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) renderAlerts(w http.ResponseWriter, r *http.Request, status int, notice string) error {
 	a := actorFrom(r.Context())
 	now := s.clock()
-	vm := views.HealthPageVM{Page: s.page(r, "Alerts"), Mailing: s.mailing, Notice: notice}
+	loc := i18n.From(r.Context())
+	vm := views.HealthPageVM{Page: s.page(r, loc.T("health.title")), Mailing: s.mailing, Notice: notice}
 	err := s.store.InReadTx(r.Context(), func(q *store.Queries) error {
 		firing, err := q.AlertListFiring(r.Context())
 		if err != nil {
@@ -129,12 +132,12 @@ func (s *Server) renderAlerts(w http.ResponseWriter, r *http.Request, status int
 		}
 		for _, row := range firing {
 			if concerns(a, row.Alert()) {
-				vm.Firing = append(vm.Firing, s.alertVM(row, a, now))
+				vm.Firing = append(vm.Firing, s.alertVM(loc, row, a, now))
 			}
 		}
 		for _, row := range hist {
 			if concerns(a, row.Alert()) {
-				vm.History = append(vm.History, s.alertVM(row, a, now))
+				vm.History = append(vm.History, s.alertVM(loc, row, a, now))
 			}
 		}
 		if a.CanAct() && s.mailing {
@@ -142,9 +145,9 @@ func (s *Server) renderAlerts(w http.ResponseWriter, r *http.Request, status int
 			if err != nil {
 				return err
 			}
-			vm.Outbox = fmt.Sprintf(" %d mails sent, %d waiting.", st.Sent, st.Waiting)
+			vm.Outbox = " " + loc.T("health.outbox", "Sent", st.Sent, "Waiting", st.Waiting)
 			if st.Waiting > 0 && st.LastError != nil {
-				vm.Outbox += " The mail server last said: " + *st.LastError
+				vm.Outbox += " " + loc.T("health.outboxError", "Error", *st.LastError)
 			}
 		}
 		return nil
@@ -167,13 +170,13 @@ func (s *Server) alertAcknowledge(w http.ResponseWriter, r *http.Request) error 
 	a := actorFrom(r.Context())
 	err = s.store.AlertAcknowledge(r.Context(), id, a.ID, r.PostForm.Get("note"), s.clock())
 	if errors.Is(err, store.ErrNotFound) {
-		return &Error{Status: http.StatusConflict, Message: "That alert has cleared, or someone has already said they saw it; nothing was changed."}
+		return &Error{Status: http.StatusConflict, Message: i18n.T(r.Context(), "health.ackConflict")}
 	}
 	if err != nil {
 		return err
 	}
 	s.alerts.expire()
-	s.setFlash(r, "Noted that you have seen it.")
+	s.setFlash(r, i18n.T(r.Context(), "health.ackDone"))
 	redirect(w, r, "/alerts")
 	return nil
 }

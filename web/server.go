@@ -331,7 +331,7 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 	if a.Role == RoleTeacher {
 		items = []views.NavItem{{Label: loc.T("nav.myCourses"), URL: "/courses"}}
 	}
-	items = append(items, views.NavItem{Label: "Alerts", URL: "/alerts"}, views.NavItem{Label: "Settings", URL: "/settings"})
+	items = append(items, views.NavItem{Label: loc.T("nav.alerts"), URL: "/alerts"}, views.NavItem{Label: loc.T("nav.settings"), URL: "/settings"})
 	for i := range items {
 		u := items[i].URL
 		items[i].Active = u == r.URL.Path || (u != "/" && strings.HasPrefix(r.URL.Path, u+"/"))

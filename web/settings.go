@@ -8,6 +8,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // settingsShow is the person's settings, a page of sections: GET /settings.
@@ -17,21 +18,21 @@ func (s *Server) settingsShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	vm := views.SettingsPageVM{Page: s.page(r, "Settings"), Mail: settingsMailVM(a, set)}
+	vm := views.SettingsPageVM{Page: s.page(r, i18n.T(r.Context(), "settings.title")), Mail: settingsMailVM(i18n.From(r.Context()), a, set)}
 	return s.render(w, r, http.StatusOK, views.SettingsPage(vm), nil)
 }
 
-func settingsMailVM(a *Actor, set store.AlertSettings) views.SettingsMailVM {
+func settingsMailVM(loc *i18n.Localizer, a *Actor, set store.AlertSettings) views.SettingsMailVM {
 	vm := views.SettingsMailVM{Defaults: !set.Saved, ShowTeacherWeekly: a.Role == RoleTeacher, TeacherWeekly: set.TeacherWeekly,
 		Digest: set.DigestHour != nil}
 	if set.ImmediateMin != 0 {
 		vm.Immediate = set.ImmediateMin.String()
 	}
 	for _, sev := range schedule.Severities() {
-		vm.Severities = append(vm.Severities, views.Option{Value: sev.String(), Label: sev.Label(), Selected: sev == set.ImmediateMin})
+		vm.Severities = append(vm.Severities, views.Option{Value: sev.String(), Label: loc.Code("severity", sev.String()), Selected: sev == set.ImmediateMin})
 	}
 	for _, r := range schedule.AlertRules() {
-		vm.Kinds = append(vm.Kinds, views.CheckOption{Value: string(r), Label: r.Label(), Hint: r.Explanation(), Checked: slices.Contains(set.Rules, r)})
+		vm.Kinds = append(vm.Kinds, views.CheckOption{Value: string(r), Label: loc.Code("alertRule", string(r)), Hint: loc.CodeExplain("alertRule", string(r)), Checked: slices.Contains(set.Rules, r)})
 	}
 	hour := store.DefaultDigestHour
 	if set.DigestHour != nil {
@@ -50,20 +51,21 @@ func (s *Server) settingsMailSave(w http.ResponseWriter, r *http.Request) error 
 		return err
 	}
 	a := actorFrom(r.Context())
+	loc := i18n.From(r.Context())
 	f := r.PostForm
 	var set store.AlertSettings
 	problem := ""
 	if v := f.Get("immediate"); v != "" {
 		sev, err := schedule.ParseSeverity(v)
 		if err != nil {
-			problem = "Choose info, warning, critical or nothing for the mails at once."
+			problem = "settings.badSeverity"
 		}
 		set.ImmediateMin = sev
 	}
 	for _, k := range f["kind"] {
 		rule, err := schedule.ParseAlertRule(k)
 		if err != nil {
-			problem = "One of the ticked kinds is not an alert regdesk knows; reload the page."
+			problem = "settings.badKind"
 			break
 		}
 		set.Rules = append(set.Rules, rule)
@@ -71,27 +73,27 @@ func (s *Server) settingsMailSave(w http.ResponseWriter, r *http.Request) error 
 	if f.Get("digest") == "1" {
 		h, err := strconv.Atoi(f.Get("digest_hour"))
 		if err != nil || h < 0 || h > 23 {
-			problem = "Choose the digest's hour, 0 to 23."
+			problem = "settings.badHour"
 		}
 		set.DigestHour = &h
 	}
 	set.TeacherWeekly = f.Get("teacher_weekly") == "1" && a.Role == RoleTeacher
 	if problem != "" {
-		vm := settingsMailVM(a, set)
-		vm.Error, vm.Defaults = problem, false
+		vm := settingsMailVM(loc, a, set)
+		vm.Error, vm.Defaults = loc.T(problem), false
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			views.SettingsPage(views.SettingsPageVM{Page: s.page(r, "Settings"), Mail: vm}), views.SettingsMail(vm))
+			views.SettingsPage(views.SettingsPageVM{Page: s.page(r, loc.T("settings.title")), Mail: vm}), views.SettingsMail(vm))
 	}
 	if err := s.store.AlertSettingsSave(r.Context(), a.ID, a.ID, set, s.clock()); err != nil {
 		return err
 	}
 	if wantsFragment(r) {
 		set.Saved = true
-		vm := settingsMailVM(a, set)
+		vm := settingsMailVM(loc, a, set)
 		vm.Saved = true
 		return s.render(w, r, http.StatusOK, nil, views.SettingsMail(vm))
 	}
-	s.setFlash(r, "Your alert mails are saved.")
+	s.setFlash(r, loc.T("settings.savedFlash"))
 	redirect(w, r, "/settings")
 	return nil
 }
