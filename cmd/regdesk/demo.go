@@ -141,7 +141,7 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 		"SESSION_SECURE": cmpOr(getenv("SESSION_SECURE"), "0"),
 	}
 	if getenv("SMTP_URL") == "" {
-		stopMail, err := startMailpit(ctx, *smtpAddr, *mailAddr, filepath.Join(*pgdata, "mailpit.db"), stderr)
+		stopMail, err := startMailpit(ctx, getenv("REGDESK_DEMO_MAILPIT"), *smtpAddr, *mailAddr, filepath.Join(*pgdata, "mailpit.db"), stderr)
 		if err != nil {
 			fmt.Fprintf(stderr, "demo: %v; alerts are shown but not mailed (make mailpit installs it)\n", err)
 		} else {
@@ -159,14 +159,16 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	}, stdout, stderr)
 }
 
-// startMailpit runs Mailpit (from PATH, or bin/ as make installs it) as the demo's mail server,
-// its mails kept in dbFile, and returns what stops it.
-func startMailpit(ctx context.Context, smtpAddr, webAddr, dbFile string, stderr io.Writer) (func(), error) {
-	bin, err := exec.LookPath("mailpit")
-	if err != nil {
-		bin = filepath.Join("bin", "mailpit")
-		if _, err := os.Stat(bin); err != nil {
-			return nil, errors.New("Mailpit is not installed")
+// startMailpit runs Mailpit (bin if given, else from PATH, else bin/ as make installs it) as the
+// demo's mail server, its mails kept in dbFile, and returns what stops it.
+func startMailpit(ctx context.Context, bin, smtpAddr, webAddr, dbFile string, stderr io.Writer) (func(), error) {
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("mailpit"); err != nil {
+			bin = filepath.Join("bin", "mailpit")
+			if _, err := os.Stat(bin); err != nil {
+				return nil, errors.New("Mailpit is not installed")
+			}
 		}
 	}
 	cmd := exec.CommandContext(ctx, bin, "--smtp", smtpAddr, "--listen", webAddr, "--database", dbFile,
