@@ -486,6 +486,8 @@ type Subscriber struct {
 	Name      string
 	Email     string
 	Role      string
+	// Language is the language the person chose ("" when none): their mails speak it.
+	Language string
 	// CourseIDs are a teacher's courses.
 	CourseIDs []string
 	Settings  AlertSettings
@@ -505,6 +507,7 @@ type settingsRow struct {
 	Name          string   `db:"name"`
 	Email         string   `db:"email"`
 	Role          string   `db:"role"`
+	Language      string   `db:"language"`
 	CourseIDs     []string `db:"course_ids"`
 	Saved         bool     `db:"saved"`
 	ImmediateMin  *string  `db:"immediate_min_severity"`
@@ -514,7 +517,7 @@ type settingsRow struct {
 }
 
 func (r settingsRow) subscriber() Subscriber {
-	s := Subscriber{AccountID: r.AccountID, Name: r.Name, Email: r.Email, Role: r.Role, CourseIDs: r.CourseIDs}
+	s := Subscriber{AccountID: r.AccountID, Name: r.Name, Email: r.Email, Role: r.Role, Language: r.Language, CourseIDs: r.CourseIDs}
 	if !r.Saved {
 		s.Settings = DefaultAlertSettings(r.Role)
 		return s
@@ -529,7 +532,7 @@ func (r settingsRow) subscriber() Subscriber {
 	return s
 }
 
-const subscriberSelect = `SELECT a.id::text AS account_id, a.name, a.email, a.role::text AS role,
+const subscriberSelect = `SELECT a.id::text AS account_id, a.name, a.email, a.role::text AS role, coalesce(a.language, '') AS language,
   coalesce((SELECT array_agg(ac.course_id::text ORDER BY ac.course_id) FROM account_courses ac WHERE ac.account_id = a.id), '{}') AS course_ids,
   s.account_id IS NOT NULL AS saved, s.immediate_min_severity::text AS immediate_min_severity,
   coalesce(s.rules, '{}') AS rules, s.digest_hour, coalesce(s.teacher_weekly, false) AS teacher_weekly

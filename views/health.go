@@ -1,8 +1,6 @@
 package views
 
 import (
-	"time"
-
 	"regdesk/schedule"
 	"regdesk/views/i18n"
 )
@@ -44,22 +42,7 @@ type HealthPageVM struct {
 	Notice string
 }
 
-// AlertText is an alert's title, one-line summary with its numbers, and explanation, in the
-// request's language.
+// AlertText is an alert's title, summary and explanation in the request's language.
 func AlertText(loc *i18n.Localizer, a schedule.Alert) (title, summary, explanation string) {
-	title = loc.Code("alertRule", string(a.Rule))
-	explanation = loc.CodeExplain("alertRule", string(a.Rule))
-	key := "alertSummary." + string(a.Rule)
-	if !loc.Has(key) {
-		return title, a.Summary(), explanation
-	}
-	switch a.Rule {
-	case schedule.RuleConfirmationLatencyRegressed:
-		summary = loc.T(key, "This", loc.Span(time.Duration(a.Count)*time.Minute), "Last", loc.Span(time.Duration(a.Of)*time.Minute))
-	case schedule.RuleNeedsPerson:
-		summary = loc.T(key, "Count", a.Count, "Reason", loc.Code("reason", a.Key))
-	default:
-		summary = loc.T(key, "Count", a.Count, "Of", a.Of, "Subject", a.Subject)
-	}
-	return title, summary, explanation
+	return loc.Alert(a)
 }

@@ -181,8 +181,13 @@ func (s *Service) changeMails(ctx context.Context, q *store.Queries, changes []s
 				return nil, err
 			}
 		}
-		m := s.c.alertMail(ch.Kind, ch.Alert, examples)
+		byLang := map[string]Mail{}
 		for _, sub := range to {
+			m, ok := byLang[sub.Language]
+			if !ok {
+				m = s.c.in(sub.Language, now).alertMail(ch.Kind, ch.Alert, examples)
+				byLang[sub.Language] = m
+			}
 			kind, key := "alert_fired", "fired/"+ch.Alert.ID+"/"+sub.AccountID
 			switch ch.Kind {
 			case "cleared":
@@ -251,7 +256,7 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 	loaded := false
 	for _, sub := range subs {
 		if sub.Settings.DigestHour != nil {
-			_, day := digestSlot(now, *sub.Settings.DigestHour)
+			slot, day := digestSlot(now, *sub.Settings.DigestHour)
 			key := "digest/" + sub.AccountID + "/" + day
 			done, err := s.store.OutboxExists(ctx, key)
 			if err != nil {
@@ -264,7 +269,7 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 					}
 					loaded = true
 				}
-				if err := s.digest(ctx, sub, key, day, firing, now); err != nil {
+				if err := s.digest(ctx, sub, key, slot, firing, now); err != nil {
 					return err
 				}
 			}
@@ -278,7 +283,8 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-func (s *Service) digest(ctx context.Context, sub store.Subscriber, key, day string, firing []store.AlertRow, now time.Time) error {
+func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, day time.Time, firing []store.AlertRow, now time.Time) error {
+	c := s.c.in(sub.Language, now)
 	return s.store.InTx(ctx, func(q *store.Queries) error {
 		var items []item
 		for _, a := range firing {
@@ -290,12 +296,12 @@ func (s *Service) digest(ctx context.Context, sub store.Subscriber, key, day str
 			if err != nil {
 				return err
 			}
-			items = append(items, s.c.item(a, ex))
+			items = append(items, c.item(a, ex))
 		}
 		if len(items) == 0 {
 			return nil
 		}
-		_, err := q.OutboxInsert(ctx, s.outbox(key, "digest", sub, "", s.c.digestMail(day, items)), now)
+		_, err := q.OutboxInsert(ctx, s.outbox(key, "digest", sub, "", c.digestMail(day, items)), now)
 		return err
 	})
 }
@@ -317,6 +323,7 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 	if err != nil || done {
 		return err
 	}
+	c := s.c.in(sub.Language, now)
 	return s.store.InTx(ctx, func(q *store.Queries) error {
 		var items []item
 		n := 0
@@ -332,15 +339,15 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 				}
 				n++
 				if len(items) < 50 {
-					items = append(items, item{Severity: st.Label(), Title: r.StudentName, Summary: r.CourseName,
-						Explain: st.Explanation(), Link: s.c.abs("/students/"+r.StudentID, slot)})
+					items = append(items, item{Severity: c.loc.Code("studentStatus", string(st)), Title: r.StudentName, Summary: r.CourseName,
+						Explain: c.loc.CodeExplain("studentStatus", string(st)), Link: s.c.abs("/students/"+r.StudentID, slot)})
 				}
 			}
 		}
 		if n == 0 {
 			return nil
 		}
-		_, err := q.OutboxInsert(ctx, s.outbox(key, "teacher_weekly", sub, "", s.c.weeklyMail(n, items)), now)
+		_, err := q.OutboxInsert(ctx, s.outbox(key, "teacher_weekly", sub, "", c.weeklyMail(n, items)), now)
 		return err
 	})
 }

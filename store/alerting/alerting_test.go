@@ -268,3 +268,32 @@ func TestDailyDigestLinksToTheRegistration(t *testing.T) {
 		t.Errorf("digest lacks the registration's deep link %s:\n%s", link, full.Text)
 	}
 }
+
+// TestMailsSpeakEachPersonsLanguage: a mail is written in the language its recipient chose.
+func TestMailsSpeakEachPersonsLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.noDigests(t)
+	ctx := context.Background()
+	if err := b.st.AccountSetLanguage(ctx, b.support.ID, "fi", b.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.st.AccountSetLanguage(ctx, b.admin.ID, "sv", b.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	b.rejectCredentials(t)
+	b.tick(t, b.svc)
+	msgs := b.mp.WaitMessages(t, 2)
+	want := map[string]string{
+		"support@example.invalid": "[regdesk] Kriittinen: Tunnukset hylätty",
+		"admin@example.invalid":   "[regdesk] Kritiskt: Inloggningsuppgifter avvisade",
+	}
+	for _, m := range msgs {
+		if got := m.Subject; got != want[m.To[0].Address] {
+			t.Errorf("mail to %s: subject %q, want %q", m.To[0].Address, got, want[m.To[0].Address])
+		}
+		if full := b.mp.Message(t, m.ID); strings.Contains(full.Text, "⟦") || strings.Contains(full.HTML, "⟦") {
+			t.Errorf("mail to %s has a missing message:\n%s", m.To[0].Address, full.Text)
+		}
+	}
+}

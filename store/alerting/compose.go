@@ -2,7 +2,6 @@ package alerting
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"net/url"
 	"strings"
@@ -10,25 +9,8 @@ import (
 	texttemplate "text/template"
 	"time"
 
-	"regdesk/schedule"
 	"regdesk/store"
-)
-
-// The mails' words, in one place so they can move to a message catalogue.
-const (
-	subjectPrefix    = "[regdesk] "
-	subjectCleared   = "Cleared: "
-	subjectReminder  = "Still firing: "
-	subjectDigest    = "Daily digest: %s"
-	subjectWeekly    = "Weekly: %s of your courses' students can act themselves"
-	textSettingsLine = "You get this mail because of your regdesk settings: %s"
-	textFiredSince   = "Firing since %s."
-	textClearedAt    = "Cleared at %s, after firing since %s."
-	textOpen         = "Open it: %s"
-	textExamples     = "For example:"
-	textDigestNone   = "Nothing is firing now."
-	textDigestLead   = "What is firing now, most severe first:"
-	textWeeklyLead   = "These students can move their registration on themselves; a word from you may help:"
+	"regdesk/views/i18n"
 )
 
 // Mail is one composed mail, before it is written to the outbox.
@@ -52,6 +34,8 @@ type item struct {
 	Explain  string
 	Since    string
 	Link     string
+	// Open is the text part's "Open it: <link>" line.
+	Open     string
 	Examples []exampleLink
 }
 
@@ -64,6 +48,18 @@ type exampleLink struct {
 // alert's instant as alerted_at so the page says what changed since.
 type composer struct {
 	base *url.URL
+}
+
+// lang is the composer speaking one recipient's language; now dates what the mail says.
+type lang struct {
+	composer
+	loc *i18n.Localizer
+	now time.Time
+}
+
+func (c composer) in(language string, now time.Time) lang {
+	l, _ := i18n.Parse(language)
+	return lang{composer: c, loc: i18n.For(l), now: now}
 }
 
 func (c composer) abs(path string, alertedAt time.Time) string {
@@ -85,14 +81,13 @@ func (c composer) abs(path string, alertedAt time.Time) string {
 
 func (c composer) settingsURL() string { return c.abs("/settings", time.Time{}) }
 
-func stamp(t time.Time) string {
-	return t.In(schedule.Helsinki()).Format("2006-01-02 15:04") + " (Helsinki)"
-}
+func (c lang) stamp(t time.Time) string { return c.loc.AtDated(t, c.now) }
 
-func (c composer) item(a store.AlertRow, examples []Example) item {
+func (c lang) item(a store.AlertRow, examples []Example) item {
 	al := a.Alert()
-	it := item{Severity: al.Severity.Label(), Title: al.Rule.Label(), Summary: al.Summary(), Explain: al.Rule.Explanation(),
-		Since: stamp(a.FiredAt), Link: c.abs(al.Path, a.FiredAt)}
+	title, summary, explain := c.loc.Alert(al)
+	it := item{Severity: c.loc.Code("severity", al.Severity.String()), Title: title, Summary: summary, Explain: explain,
+		Since: c.stamp(a.FiredAt), Link: c.abs(al.Path, a.FiredAt)}
 	for _, e := range examples {
 		it.Examples = append(it.Examples, exampleLink{Label: e.Label, Link: c.abs(e.Path, a.FiredAt)})
 	}
@@ -100,43 +95,50 @@ func (c composer) item(a store.AlertRow, examples []Example) item {
 }
 
 // alertMail composes the mail of one change: fired, rose, reminder or cleared.
-func (c composer) alertMail(kind string, a store.AlertRow, examples []Example) Mail {
+func (c lang) alertMail(kind string, a store.AlertRow, examples []Example) Mail {
 	it := c.item(a, examples)
-	subject := subjectPrefix + it.Severity + ": " + it.Title
-	lead := fmt.Sprintf(textFiredSince, it.Since)
+	subject := c.loc.T("mail.subject.fired", "Severity", it.Severity, "Title", it.Title)
+	lead := c.loc.T("mail.firedSince", "Since", it.Since)
 	switch kind {
 	case "cleared":
-		subject = subjectPrefix + subjectCleared + it.Title
-		lead = fmt.Sprintf(textClearedAt, stamp(*a.ClearedAt), it.Since)
+		subject = c.loc.T("mail.subject.cleared", "Title", it.Title)
+		lead = c.loc.T("mail.clearedAt", "At", c.stamp(*a.ClearedAt), "Since", it.Since)
 		it.Examples = nil
 	case "reminder":
-		subject = subjectPrefix + subjectReminder + it.Title
+		subject = c.loc.T("mail.subject.reminder", "Title", it.Title)
 	}
 	return c.render(subject, lead, []item{it})
 }
 
 // digestMail lists every item; nil items give no mail.
-func (c composer) digestMail(day string, items []item) Mail {
-	n := fmt.Sprintf("%d alerts firing", len(items))
-	if len(items) == 1 {
-		n = "1 alert firing"
-	}
-	return c.render(subjectPrefix+fmt.Sprintf(subjectDigest, n)+" ("+day+")", textDigestLead, items)
+func (c lang) digestMail(day time.Time, items []item) Mail {
+	return c.render(c.loc.T("mail.subject.digest", "Count", len(items), "Day", c.loc.Date(day)), c.loc.T("mail.digestLead"), items)
 }
 
-func (c composer) weeklyMail(n int, items []item) Mail {
-	return c.render(subjectPrefix+fmt.Sprintf(subjectWeekly, fmt.Sprint(n)), textWeeklyLead, items)
+func (c lang) weeklyMail(n int, items []item) Mail {
+	return c.render(c.loc.T("mail.subject.weekly", "Count", n), c.loc.T("mail.weeklyLead"), items)
 }
 
 type mailData struct {
+	Lang     string
 	Lead     string
 	Items    []item
 	Settings string
 	Footer   string
+	// Open, Examples and the footer's halves around its link are the HTML part's words.
+	Open, Examples            string
+	FooterBefore, FooterAfter string
+	SettingsLink              string
 }
 
-func (c composer) render(subject, lead string, items []item) Mail {
-	d := mailData{Lead: lead, Items: items, Settings: c.settingsURL(), Footer: fmt.Sprintf(textSettingsLine, c.settingsURL())}
+func (c lang) render(subject, lead string, items []item) Mail {
+	before, after := c.loc.Slot("mail.footerHTML", "Settings")
+	d := mailData{Lang: string(c.loc.Lang), Lead: lead, Items: items, Settings: c.settingsURL(),
+		Footer: c.loc.T("mail.footer", "Link", c.settingsURL()), Open: c.loc.T("mail.openHTML"), Examples: c.loc.T("mail.examples"),
+		FooterBefore: before, FooterAfter: after, SettingsLink: c.loc.T("mail.settingsLink")}
+	for i := range d.Items {
+		d.Items[i].Open = c.loc.T("mail.open", "Link", d.Items[i].Link)
+	}
 	var text, html bytes.Buffer
 	tw := tabwriter.NewWriter(&text, 0, 0, 1, ' ', 0)
 	if err := textMail.Execute(tw, d); err != nil {
@@ -154,8 +156,8 @@ var textMail = texttemplate.Must(texttemplate.New("text").Parse(`{{.Lead}}
 {{.Severity}}: {{.Title}}
 {{.Summary}}
 {{.Explain}}
-` + strings.ReplaceAll(textOpen, "%s", "{{.Link}}") + `
-{{if .Examples}}` + textExamples + `
+{{.Open}}
+{{if .Examples}}{{$.Examples}}
 {{range .Examples}}- {{.Label}}: {{.Link}}
 {{end}}{{end}}{{end}}
 --
@@ -163,14 +165,14 @@ var textMail = texttemplate.Must(texttemplate.New("text").Parse(`{{.Lead}}
 `))
 
 var htmlMail = template.Must(template.New("html").Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>regdesk</title></head>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><title>regdesk</title></head>
 <body style="font-family: sans-serif; line-height: 1.4">
 <p>{{.Lead}}</p>
 {{range .Items}}<div style="margin: 1em 0">
 <p><strong>{{.Severity}}: {{.Title}}</strong><br>{{.Summary}}<br><span style="color: #555">{{.Explain}}</span></p>
-<p><a href="{{.Link}}">Open it in regdesk</a></p>
-{{if .Examples}}<p>` + textExamples + `</p><ul>{{range .Examples}}<li><a href="{{.Link}}">{{.Label}}</a></li>{{end}}</ul>{{end}}
+<p><a href="{{.Link}}">{{$.Open}}</a></p>
+{{if .Examples}}<p>{{$.Examples}}</p><ul>{{range .Examples}}<li><a href="{{.Link}}">{{.Label}}</a></li>{{end}}</ul>{{end}}
 </div>{{end}}
-<p style="color: #555; font-size: small">You get this mail because of your <a href="{{.Settings}}">regdesk settings</a>.</p>
+<p style="color: #555; font-size: small">{{.FooterBefore}}<a href="{{.Settings}}">{{.SettingsLink}}</a>{{.FooterAfter}}</p>
 </body></html>
 `))
