@@ -319,6 +319,12 @@ type Decision struct {
 	Check CheckTarget
 	// Reasons are the attention reasons Dismiss attention would dismiss.
 	Reasons []Reason
+	// Say names the decision's sentence for the edge's catalogue, which words it in each
+	// language: "refusal.<code>" for a refusal's own words, else the case that decided it (with
+	// ".until" for the sentence naming AvailableAt). It never changes for a case.
+	Say string
+	// SayCall is the lookup call a refusal names; "" when it names none.
+	SayCall LookupCall
 	// until is the Explanation with a %s for AvailableAt.
 	until string
 }
@@ -341,11 +347,11 @@ func Decide(action Action, f Facts, s Strictness, now time.Time) Decision {
 	var d Decision
 	switch {
 	case !action.Valid():
-		d = refuse(RefusalUnknownAction, "")
+		d = refuse(RefusalUnknownAction, "", "")
 	case !f.Row.State.Valid():
-		d = refuse(RefusalUnknownState, "")
+		d = refuse(RefusalUnknownState, "", "")
 	case f.Row.Superseded:
-		d = refuse(RefusalSuperseded, "")
+		d = refuse(RefusalSuperseded, "", "")
 	default:
 		switch action {
 		case ActionMarkInSisu:
@@ -382,24 +388,34 @@ func DecideAll(f Facts, s Strictness, now time.Time) []Decision {
 }
 
 // refuse builds a refusal; explanation "" takes the code's own.
-func refuse(code RefusalCode, explanation string) Decision {
+func refuse(code RefusalCode, say, explanation string) Decision {
 	if explanation == "" {
 		explanation = code.Explanation()
 	}
-	return Decision{Refusal: code, Explanation: explanation}
+	if say == "" {
+		say = "refusal." + string(code)
+	}
+	return Decision{Refusal: code, Explanation: explanation, Say: say}
+}
+
+// refuseCall builds a refusal whose words name the lookup call that failed.
+func refuseCall(code RefusalCode, say string, call LookupCall, explanation string) Decision {
+	d := refuse(code, say, explanation)
+	d.SayCall = call
+	return d
 }
 
 // refuseUntil builds a refusal that waiting until at lifts; until has a %s
 // for the time.
-func refuseUntil(code RefusalCode, at time.Time, explanation, until string) Decision {
-	d := refuse(code, explanation)
+func refuseUntil(code RefusalCode, at time.Time, say, explanation, until string) Decision {
+	d := refuse(code, say, explanation)
 	d.AvailableAt = &at
 	d.until = until
 	return d
 }
 
-func allow(target State, explanation string) Decision {
-	return Decision{Allowed: true, Target: target, Explanation: explanation}
+func allow(target State, say, explanation string) Decision {
+	return Decision{Allowed: true, Target: target, Explanation: explanation, Say: say}
 }
 
 // sent reports whether Sisu has, or is confirming, what was sent: the
@@ -456,17 +472,17 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 	st := r.State
 	switch {
 	case st.IsSuccess():
-		return refuse(RefusalAlreadySucceeded, "")
+		return refuse(RefusalAlreadySucceeded, "", "")
 	case sent(st):
-		return refuse(RefusalAlreadySubmitted, "This registration is with Sisu now; it cannot be sent again.")
+		return refuse(RefusalAlreadySubmitted, "resubmit.1", "This registration is with Sisu now; it cannot be sent again.")
 	case s != StrictnessAny && st == StateSubmissionUncertain:
-		return refuse(RefusalSubmissionUncertain, "")
+		return refuse(RefusalSubmissionUncertain, "", "")
 	case r.SubmittedAt != nil && !permitsResend(st, s):
-		return refuse(RefusalAlreadySubmitted, "This registration was sent to Sisu before it was cancelled, so it cannot be resubmitted; a new attempt must replace it.")
+		return refuse(RefusalAlreadySubmitted, "resubmit.2", "This registration was sent to Sisu before it was cancelled, so it cannot be resubmitted; a new attempt must replace it.")
 	case s == StrictnessOnlyFailedPermanent && st != StateFailedPermanent:
-		return refuse(RefusalNotFailedPermanent, "")
+		return refuse(RefusalNotFailedPermanent, "", "")
 	case inPipeline(st):
-		return refuse(RefusalStillInPipeline, "")
+		return refuse(RefusalStillInPipeline, "", "")
 	}
 
 	uncertain := st == StateSubmissionUncertain
@@ -478,7 +494,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		if uncertain {
 			code = RefusalSubmissionUncertainTooRecent
 		}
-		return refuse(code, "The time of the last submission is not recorded, so nobody can tell when Suotar stops holding it as pending; it cannot be resubmitted.")
+		return refuse(code, "resubmit.3", "The time of the last submission is not recorded, so nobody can tell when Suotar stops holding it as pending; it cannot be resubmitted.")
 	}
 	var windowEnd time.Time
 	if mayHold {
@@ -487,7 +503,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 	if uncertain && now.Before(windowEnd) {
 		// Waiting lifts the refusal only once both the window and Suotar's retryAfter have
 		// passed: name the later, as the LMS's resubmission_availability does.
-		return refuseUntil(RefusalSubmissionUncertainTooRecent, laterOf(r.ResubmitNotBefore, windowEnd),
+		return refuseUntil(RefusalSubmissionUncertainTooRecent, laterOf(r.ResubmitNotBefore, windowEnd), "resubmit.7",
 			"Suotar may still hold this submission as pending; it cannot be resubmitted before its pending window ends.",
 			"Suotar may still hold this submission as pending until %s.")
 	}
@@ -496,7 +512,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		if mayHold && !uncertain {
 			at = laterOf(r.ResubmitNotBefore, windowEnd)
 		}
-		return refuseUntil(RefusalSubmissionPending, at,
+		return refuseUntil(RefusalSubmissionPending, at, "resubmit.8",
 			"Suotar reported this submission as pending and asked not to resend it yet.",
 			"Suotar may still hold this submission as pending until %s.")
 	}
@@ -505,7 +521,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		// at once; inside the pending window that second import can slip
 		// past Suotar's duplicate check, so regdesk waits as for an
 		// uncertain row.
-		return refuseUntil(RefusalSubmissionPending, windowEnd,
+		return refuseUntil(RefusalSubmissionPending, windowEnd, "resubmit.9",
 			"Suotar accepted the last submission and may still hold it as pending; it cannot be resubmitted before its pending window ends.",
 			"Suotar may still hold this submission as pending until %s.")
 	}
@@ -513,30 +529,30 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		lk := f.Lookup
 		switch {
 		case lk == nil || lk.At.Before(windowEnd):
-			return refuse(RefusalNeedsLookupAfterPendingWindow, "")
+			return refuse(RefusalNeedsLookupAfterPendingWindow, "", "")
 		case lk.Verdict.FoundMatch():
 			if uncertain {
-				return refuse(RefusalLookupFoundAttainment, "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
+				return refuse(RefusalLookupFoundAttainment, "resubmit.4", "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
 			}
-			return refuse(RefusalLookupFoundAttainment, "")
+			return refuse(RefusalLookupFoundAttainment, "", "")
 		case len(lk.Unanswered) > 0:
-			return refuse(RefusalLookupInconclusive, "Part of the latest lookup failed ("+lk.Unanswered[0].Words()+"), so it cannot show that Sisu lacks this credit; look it up again.")
+			return refuseCall(RefusalLookupInconclusive, "resubmit.call", lk.Unanswered[0], "Part of the latest lookup failed ("+lk.Unanswered[0].Words()+"), so it cannot show that Sisu lacks this credit; look it up again.")
 		case lk.Pending && lk.PendingUntil == nil:
-			return refuse(RefusalSubmissionPending, "At the latest lookup Suotar still held this submission as pending and did not say until when; look it up again later.")
+			return refuse(RefusalSubmissionPending, "resubmit.5", "At the latest lookup Suotar still held this submission as pending and did not say until when; look it up again later.")
 		case lk.Pending && now.Before(*lk.PendingUntil):
-			return refuseUntil(RefusalSubmissionPending, *lk.PendingUntil,
+			return refuseUntil(RefusalSubmissionPending, *lk.PendingUntil, "resubmit.10",
 				"At the latest lookup Suotar still held this submission as pending and asked not to resend it yet.",
 				"Suotar may still hold this submission as pending until %s.")
 		case lk.Pending:
 			// Suotar's answer was about the moment of the lookup: only a lookup after its
 			// retryAfter can show the submission has left the pending set.
-			return refuse(RefusalNeedsLookupAfterPendingWindow, "At the latest lookup Suotar still held this submission as pending; look it up again now that its wait has passed.")
+			return refuse(RefusalNeedsLookupAfterPendingWindow, "resubmit.6", "At the latest lookup Suotar still held this submission as pending; look it up again now that its wait has passed.")
 		case lk.Verdict != VerdictNotInSisu:
-			return refuse(RefusalLookupInconclusive, "")
+			return refuse(RefusalLookupInconclusive, "", "")
 		}
 	}
 
-	d := allow(StateReadyToSubmit, "The registration goes back to the pipeline, which looks up the enrolment and sends it to Sisu again.")
+	d := allow(StateReadyToSubmit, "resubmit.allow", "The registration goes back to the pipeline, which looks up the enrolment and sends it to Sisu again.")
 	switch {
 	case mayHold:
 		d.Risk = RiskPossibleDuplicate
@@ -552,37 +568,37 @@ func decideCancel(f Facts, s Strictness) Decision {
 	st := f.Row.State
 	switch {
 	case st.IsSuccess():
-		return refuse(RefusalAlreadySucceeded, "Sisu already holds this credit; cancelling would not remove it.")
+		return refuse(RefusalAlreadySucceeded, "cancel.1", "Sisu already holds this credit; cancelling would not remove it.")
 	case st == StateCancelled:
-		return refuse(RefusalAlreadyCancelled, "")
+		return refuse(RefusalAlreadyCancelled, "", "")
 	case st == StateSubmitting:
-		return refuse(RefusalAlreadySubmitted, "The registration is being sent to Sisu right now; it cannot be cancelled.")
+		return refuse(RefusalAlreadySubmitted, "cancel.2", "The registration is being sent to Sisu right now; it cannot be cancelled.")
 	case st == StateAwaitingVerification || st == StatePartiallyRegistered:
-		return refuse(RefusalAwaitingConfirmation, "")
+		return refuse(RefusalAwaitingConfirmation, "", "")
 	case st == StateSubmissionUncertain && s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "")
+		return refuse(RefusalSubmissionUncertain, "", "")
 	}
-	return allow(StateCancelled, "The registration is written off; the pipeline never touches it again.")
+	return allow(StateCancelled, "cancel.allow", "The registration is written off; the pipeline never touches it again.")
 }
 
 func decideCheckNow(f Facts, s Strictness) Decision {
 	st := f.Row.State
 	if st == StateSubmissionUncertain && s != StrictnessAny {
-		return refuse(RefusalSubmissionUncertain, "")
+		return refuse(RefusalSubmissionUncertain, "", "")
 	}
 	var d Decision
 	switch st {
 	case StateAwaitingVerification, StatePartiallyRegistered, StateSubmissionUncertain:
-		d = allow(st, "The pipeline asks Sisu at once whether the attainment is there; nothing is sent.")
+		d = allow(st, "check_now.verify", "The pipeline asks Sisu at once whether the attainment is there; nothing is sent.")
 		d.Check = CheckAttainment
 	case StateNoUsableEnrolment:
-		d = allow(st, "The pipeline asks Sisu at once for the student's enrolment.")
+		d = allow(st, "check_now.enrolment", "The pipeline asks Sisu at once for the student's enrolment.")
 		d.Check = CheckEnrolment
 	case StateFailedRetryable:
-		d = allow(st, "The backoff ends now and the pipeline resumes where it had got to.")
+		d = allow(st, "check_now.backoff", "The backoff ends now and the pipeline resumes where it had got to.")
 		d.Check = CheckNextAttempt
 	default:
-		return refuse(RefusalNothingToCheck, "")
+		return refuse(RefusalNothingToCheck, "", "")
 	}
 	return d
 }
@@ -591,32 +607,32 @@ func decideMarkInSisu(f Facts, s Strictness) Decision {
 	r := f.Row
 	switch {
 	case r.State != StateSubmissionUncertain:
-		return refuse(RefusalNotSubmissionUncertain, "")
+		return refuse(RefusalNotSubmissionUncertain, "", "")
 	case s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "")
+		return refuse(RefusalSubmissionUncertain, "", "")
 	}
 	lk := f.Lookup
 	switch {
 	case lk == nil || (r.SubmittedAt != nil && lk.At.Before(*r.SubmittedAt)):
-		return refuse(RefusalNeedsLookupAfterSubmission, "")
+		return refuse(RefusalNeedsLookupAfterSubmission, "", "")
 	case lk.Verdict == VerdictNotInSisu:
-		return refuse(RefusalLookupFoundNothing, "")
+		return refuse(RefusalLookupFoundNothing, "", "")
 	case !lk.Verdict.FoundMatch() || lk.MatchID == "":
-		return refuse(RefusalLookupInconclusive, "")
+		return refuse(RefusalLookupInconclusive, "", "")
 	case f.MatchLinkedTo != "":
-		return refuse(RefusalAttainmentLinkedElsewhere, "")
+		return refuse(RefusalAttainmentLinkedElsewhere, "", "")
 	case !lk.MatchOurs:
-		return allow(StateDuplicate, "Sisu holds a matching attainment that this submission did not create; the registration becomes Already in Sisu.")
+		return allow(StateDuplicate, "mark_in_sisu.duplicate", "Sisu holds a matching attainment that this submission did not create; the registration becomes Already in Sisu.")
 	case lk.Verdict == VerdictRegistered:
-		return allow(StateRegistered, "Sisu holds the course credit this submission created; the registration becomes Registered.")
+		return allow(StateRegistered, "mark_in_sisu.registered", "Sisu holds the course credit this submission created; the registration becomes Registered.")
 	}
-	return allow(StatePartiallyRegistered, "Sisu holds only the assessment item this submission created; the registration becomes Partially registered and the pipeline keeps checking for the course credit.")
+	return allow(StatePartiallyRegistered, "mark_in_sisu.partial", "Sisu holds only the assessment item this submission created; the registration becomes Partially registered and the pipeline keeps checking for the course credit.")
 }
 
 func decideMarkRegistered(f Facts) Decision {
 	r := f.Row
 	if r.State != StatePartiallyRegistered {
-		return refuse(RefusalNotPartiallyRegistered, "")
+		return refuse(RefusalNotPartiallyRegistered, "", "")
 	}
 	anchor := r.PartiallyRegisteredAt
 	if anchor == nil {
@@ -625,41 +641,41 @@ func decideMarkRegistered(f Facts) Decision {
 	lk := f.Lookup
 	switch {
 	case lk == nil || (anchor != nil && lk.At.Before(*anchor)):
-		return refuse(RefusalNeedsLookupAfterPartial, "")
+		return refuse(RefusalNeedsLookupAfterPartial, "", "")
 	case lk.Verdict == VerdictNotInSisu || lk.Verdict == VerdictPartlyRegistered:
-		return refuse(RefusalLookupFoundNoCourseUnit, "")
+		return refuse(RefusalLookupFoundNoCourseUnit, "", "")
 	case lk.Verdict != VerdictRegistered || lk.MatchID == "":
-		return refuse(RefusalLookupInconclusive, "")
+		return refuse(RefusalLookupInconclusive, "", "")
 	case !lk.MatchOurs:
-		return refuse(RefusalLookupMatchNotOurs, "")
+		return refuse(RefusalLookupMatchNotOurs, "", "")
 	case f.MatchLinkedTo != "":
-		return refuse(RefusalAttainmentLinkedElsewhere, "")
+		return refuse(RefusalAttainmentLinkedElsewhere, "", "")
 	}
-	return allow(StateRegistered, "Sisu holds the course credit built from this submission; the registration becomes Registered.")
+	return allow(StateRegistered, "mark_registered.allow", "Sisu holds the course credit built from this submission; the registration becomes Registered.")
 }
 
 func decideClearFlag(f Facts, s Strictness) Decision {
 	switch {
 	case f.Row.State == StateSubmissionUncertain && s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "")
+		return refuse(RefusalSubmissionUncertain, "", "")
 	case !f.Row.NeedsAdminAttention:
-		return refuse(RefusalNothingToClear, "")
+		return refuse(RefusalNothingToClear, "", "")
 	}
-	return allow(f.Row.State, "The pipeline's flag is lowered; the row stays where it is.")
+	return allow(f.Row.State, "clear_flag.allow", "The pipeline's flag is lowered; the row stays where it is.")
 }
 
 func decideDismiss(f Facts, s Strictness, now time.Time) Decision {
 	if f.Row.State == StateSubmissionUncertain && s != StrictnessAny {
-		return refuse(RefusalSubmissionUncertain, "")
+		return refuse(RefusalSubmissionUncertain, "", "")
 	}
 	st := Classify(f.Row, now)
 	switch {
 	case len(st.Reasons) == 0:
-		return refuse(RefusalNothingToDismiss, "Nothing puts this registration on the Needs attention list.")
+		return refuse(RefusalNothingToDismiss, "dismiss.1", "Nothing puts this registration on the Needs attention list.")
 	case st.Dismissed:
-		return refuse(RefusalNothingToDismiss, "Every reason this registration is on the Needs attention list is already dismissed.")
+		return refuse(RefusalNothingToDismiss, "dismiss.2", "Every reason this registration is on the Needs attention list is already dismissed.")
 	}
-	d := allow(f.Row.State, "The row leaves the Needs attention list until a different reason applies; the pipeline's flag is left as it is.")
+	d := allow(f.Row.State, "dismiss.allow", "The row leaves the Needs attention list until a different reason applies; the pipeline's flag is left as it is.")
 	d.Reasons = st.Reasons
 	return d
 }

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // This file is the registration page's hand actions: the panel that shows every action with the
@@ -18,40 +18,53 @@ import (
 // write in store.RegistrationActionApply; here a decision becomes words and a store error becomes
 // what the person sees.
 
-var errNoAction = &Error{Status: http.StatusNotFound, Message: "There is no such action. Go back to the registration and pick one there."}
+var errNoAction = errorKey(http.StatusNotFound, "act.noSuchAction")
 
 // actionsVM draws the hand-action panel of the registration from its decisions at now. The forms
 // carry the version and the lookup of the same read, so an action rests on what the page shows.
-func actionsVM(page store.RegistrationPage, now time.Time) *views.ActionsVM {
+func actionsVM(loc *i18n.Localizer, page store.RegistrationPage, now time.Time) *views.ActionsVM {
 	vm := &views.ActionsVM{Version: strconv.FormatInt(page.Version, 10), LookupID: page.LookupID()}
 	for _, d := range page.Decisions {
-		vm.Items = append(vm.Items, actionVM(page.ID, d, now))
+		vm.Items = append(vm.Items, actionVM(loc, page.ID, d, now))
 	}
 	return vm
 }
 
-func actionVM(id string, d schedule.Decision, now time.Time) views.ActionVM {
+func actionVM(loc *i18n.Localizer, id string, d schedule.Decision, now time.Time) views.ActionVM {
 	a := views.ActionVM{
 		Name:    string(d.Action),
-		Label:   d.Action.Label(),
-		Summary: d.Action.Explanation(),
+		Label:   loc.Code("action", string(d.Action)),
+		Summary: loc.CodeExplain("action", string(d.Action)),
 		URL:     "/registrations/" + id + "/actions/" + string(d.Action),
 		Allowed: d.Allowed,
-		Words:   decisionWords(d, now),
+		Words:   decisionWords(loc, d, now),
 		Danger:  d.Action == schedule.ActionResubmit || d.Action == schedule.ActionCancel,
 	}
 	if !d.Allowed && d.AvailableAt != nil {
-		a.AvailableFrom = views.At(*d.AvailableAt, now)
+		a.AvailableFrom = loc.At(*d.AvailableAt, now)
 	}
 	if d.Allowed && d.Risk.NeedsConfirmation() {
-		a.Risk, a.RiskLabel, a.RiskWarning = string(d.Risk), d.Risk.Label(), d.Risk.Explanation()
+		a.Risk, a.RiskLabel, a.RiskWarning = string(d.Risk), loc.Code("risk", string(d.Risk)), loc.CodeExplain("risk", string(d.Risk))
 	}
 	return a
 }
 
-// decisionWords is the decision in words, with its time in Helsinki as seen at now.
-func decisionWords(d schedule.Decision, now time.Time) string {
-	return d.Words(func(t time.Time) string { return views.At(t, now) })
+// decisionWords is the decision in the person's words: the sentence schedule names (Say), with
+// its time in Helsinki as seen at now and the lookup call it names, if any.
+func decisionWords(loc *i18n.Localizer, d schedule.Decision, now time.Time) string {
+	key := "decision." + d.Say
+	args := []any{}
+	if d.SayCall != "" {
+		args = append(args, "Call", loc.Code("call", string(d.SayCall)))
+	}
+	if d.AvailableAt != nil && loc.Has(key+".until") {
+		return loc.T(key+".until", append(args, "At", loc.At(*d.AvailableAt, now))...)
+	}
+	if d.Say == "" || !loc.Has(key) {
+		// A decision made before Say existed, or one this catalogue lacks: schedule's own words.
+		return d.Words(func(t time.Time) string { return loc.At(t, now) })
+	}
+	return loc.T(key, args...)
 }
 
 // registrationActionApply applies one hand action to one registration:
@@ -74,7 +87,7 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 	}
 	version, err := strconv.ParseInt(r.PostForm.Get("version"), 10, 64)
 	if err != nil {
-		return badRequest("The form is damaged or out of date: it does not say which version of the registration you saw. Reload the page and try again.")
+		return badRequest("act.noVersion")
 	}
 	sent := sentAction{
 		action:   action,
@@ -98,21 +111,21 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		return s.renderActionPanel(w, r, id, now, http.StatusUnprocessableEntity, sent.retry(field, ve.Message))
 	}
 	if re, ok := errors.AsType[*store.RiskConfirmationError](err); ok {
-		msg := "Tick the box to confirm you accept the risk (" + re.Risk.Label() + "); nothing was done."
+		msg := i18n.T(r.Context(), "act.tickRisk", "Risk", i18n.From(r.Context()).Code("risk", string(re.Risk)))
 		return s.renderActionPanel(w, r, id, now, http.StatusUnprocessableEntity, sent.retry("confirm_risk", msg))
 	}
 	if se, ok := errors.AsType[*store.StaleError](err); ok {
-		n := staleNotice(se, now)
+		n := staleNotice(i18n.From(r.Context()), se, now)
 		return s.renderActionPanel(w, r, id, now, http.StatusConflict, func(vm *views.ActionsVM) { vm.Notice = &n })
 	}
 	if re, ok := errors.AsType[*store.RefusedError](err); ok {
-		n := refusedNotice(re, now)
+		n := refusedNotice(i18n.From(r.Context()), re, now)
 		return s.renderActionPanel(w, r, id, now, http.StatusConflict, func(vm *views.ActionsVM) { vm.Notice = &n })
 	}
 	if err != nil {
 		return err
 	}
-	s.setFlash(r, actionDone(res))
+	s.setFlash(r, actionDone(i18n.From(r.Context()), res))
 	redirect(w, r, "/registrations/"+id)
 	return nil
 }
@@ -154,7 +167,7 @@ func (s *Server) renderActionPanel(w http.ResponseWriter, r *http.Request, id st
 		if err != nil {
 			return err
 		}
-		vm := actionsVM(page, now)
+		vm := actionsVM(i18n.From(r.Context()), page, now)
 		edit(vm)
 		return s.render(w, r, status, nil, views.RegistrationActions(*vm, false))
 	}
@@ -169,17 +182,17 @@ func (s *Server) renderActionPanel(w http.ResponseWriter, r *http.Request, id st
 }
 
 // staleNotice says who changed the row since the person's page was drawn, when and to what.
-func staleNotice(e *store.StaleError, now time.Time) views.ActionNoticeVM {
-	n := views.ActionNoticeVM{Kind: "stale", Title: "This registration changed while you were looking at it.",
+func staleNotice(loc *i18n.Localizer, e *store.StaleError, now time.Time) views.ActionNoticeVM {
+	n := views.ActionNoticeVM{Kind: "stale", Title: loc.T("act.stale.title"),
 		ReloadURL: "/registrations/" + e.RegistrationID}
 	if e.SeenVersion == e.Version && e.SeenLookupID != e.LookupID {
 		if lk := e.Lookup; lk == nil {
-			n.Message = "It was looked up in Sisu again since your page was drawn. Nothing was saved."
+			n.Message = loc.T("act.stale.lookedUp")
 		} else {
-			n.Message = fmt.Sprintf("%s looked it up in Sisu again at %s (%s). Nothing was saved.",
-				firstNonEmpty(lk.ActorName, "Someone"), views.At(lk.At, now), lk.Verdict.Label())
+			n.Message = loc.T("act.stale.lookedUpBy", "Name", firstNonEmpty(lk.ActorName, loc.T("act.someone")),
+				"At", loc.At(lk.At, now), "Verdict", loc.Code("verdict", string(lk.Verdict)))
 		}
-		n.Detail = "Your action rested on the lookup your page showed. Reload and read the new one before acting."
+		n.Detail = loc.T("act.stale.lookupDetail")
 		return n
 	}
 	c := e.LastChange
@@ -188,54 +201,59 @@ func staleNotice(e *store.StaleError, now time.Time) views.ActionNoticeVM {
 	// slack absorbs the gap between the application's clock, which dates events, and the
 	// database's, which dates the row.
 	if c == nil || c.At.Before(e.UpdatedAt.Add(-time.Minute)) {
-		n.Message = fmt.Sprintf("It changed at %s (it is now %s). Nothing was saved.", views.At(e.UpdatedAt, now), e.State)
+		n.Message = loc.T("act.stale.changed", "At", loc.At(e.UpdatedAt, now), "State", string(e.State))
 		return n
 	}
-	who := firstNonEmpty(c.ActorName, "The pipeline")
-	what := "it is now " + string(e.State)
 	if c.ToState != "" && c.ToState != c.FromState {
-		what = "to " + string(c.ToState)
+		if c.ActorName == "" {
+			n.Message = loc.T("act.stale.pipelineMoved", "At", loc.At(c.At, now), "State", string(c.ToState))
+		} else {
+			n.Message = loc.T("act.stale.personMoved", "Name", c.ActorName, "At", loc.At(c.At, now), "State", string(c.ToState))
+		}
+	} else if c.ActorName == "" {
+		n.Message = loc.T("act.stale.pipelineChanged", "At", loc.At(c.At, now), "State", string(e.State))
+	} else {
+		n.Message = loc.T("act.stale.personChanged", "Name", c.ActorName, "At", loc.At(c.At, now), "State", string(e.State))
 	}
-	n.Message = fmt.Sprintf("%s changed this registration at %s (%s). Nothing was saved.", who, views.At(c.At, now), what)
 	if c.Kind == "admin_action" && c.Message != "" {
-		n.Detail = who + "’s reason: “" + c.Message + "”"
+		n.Detail = loc.T("act.stale.reason", "Name", firstNonEmpty(c.ActorName, loc.T("act.someone")), "Reason", c.Message)
 	}
 	return n
 }
 
 // refusedNotice says why the rules refuse the action on the row as it is now.
-func refusedNotice(e *store.RefusedError, now time.Time) views.ActionNoticeVM {
+func refusedNotice(loc *i18n.Localizer, e *store.RefusedError, now time.Time) views.ActionNoticeVM {
 	d := e.Decision
-	n := views.ActionNoticeVM{Kind: "refused", Title: d.Action.Label() + " is not possible now. Nothing was saved.",
-		Message: decisionWords(d, now), ReloadURL: "/registrations/" + e.RegistrationID}
+	n := views.ActionNoticeVM{Kind: "refused", Title: loc.T("act.refused.title", "Action", loc.Code("action", string(d.Action))),
+		Message: decisionWords(loc, d, now), ReloadURL: "/registrations/" + e.RegistrationID}
 	if d.AvailableAt != nil {
-		n.Detail = "Available from " + views.At(*d.AvailableAt, now) + "."
+		n.Detail = loc.T("act.availableFrom", "At", loc.At(*d.AvailableAt, now))
 	}
 	return n
 }
 
 // actionDone is the flash after an action: what happened, in words.
-func actionDone(res store.ActionResult) string {
+func actionDone(loc *i18n.Localizer, res store.ActionResult) string {
 	switch res.Decision.Action {
 	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
 		switch res.After {
 		case schedule.StateRegistered:
-			return "Marked as registered in Sisu."
+			return loc.T("act.done.registered")
 		case schedule.StateDuplicate:
-			return "Marked as already in Sisu."
+			return loc.T("act.done.duplicate")
 		case schedule.StatePartiallyRegistered:
-			return "Marked as partly registered in Sisu; the pipeline keeps checking for the course credit."
+			return loc.T("act.done.partial")
 		}
 	case schedule.ActionResubmit:
-		return "Sent back to the pipeline, which will submit it to Sisu again."
+		return loc.T("act.done.resubmit")
 	case schedule.ActionCancel:
-		return "Cancelled: the pipeline will not touch this registration again."
+		return loc.T("act.done.cancel")
 	case schedule.ActionCheckNow:
-		return "The pipeline will check this registration at once."
+		return loc.T("act.done.checkNow")
 	case schedule.ActionClearFlag:
-		return "The attention flag is cleared."
+		return loc.T("act.done.clearFlag")
 	case schedule.ActionDismissAttention:
-		return "Attention dismissed until a different reason applies."
+		return loc.T("act.done.dismiss")
 	}
-	return "Done: the registration is now " + string(res.After) + "."
+	return loc.T("act.done.other", "State", string(res.After))
 }

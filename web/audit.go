@@ -11,6 +11,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // auditPageSize is how many entries one audit page shows.
@@ -201,7 +202,7 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
 	}
 	if d.Decision != nil && d.Decision.Risk.NeedsConfirmation() {
-		vm.Notes = append(vm.Notes, actionNote(d.Decision.Risk, nil))
+		vm.Notes = append(vm.Notes, actionNote(i18n.For(i18n.EN), d.Decision.Risk, nil))
 	}
 	if d.Lookup != nil && d.Lookup.Verdict != "" {
 		n := "Rested on the lookup: " + d.Lookup.Verdict.Label()
@@ -211,7 +212,7 @@ func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
 		vm.Notes = append(vm.Notes, n+".")
 	}
 	if d.Decision != nil && e.HandAction == string(schedule.ActionDismissAttention) && len(d.Decision.Reasons) > 0 {
-		vm.Notes = append(vm.Notes, actionNote("", d.Decision.Reasons))
+		vm.Notes = append(vm.Notes, actionNote(i18n.For(i18n.EN), "", d.Decision.Reasons))
 	}
 	return vm
 }

@@ -15,6 +15,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // This file is bulk hand actions: select rows on the queue (ticked, or every row matching the
@@ -173,7 +174,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 			rv := names.row(row.ID)
 			rv.State = string(row.State)
 			if !g.Allowed {
-				rv.Words = decisionWords(row.Decision, now)
+				rv.Words = decisionWords(i18n.For(i18n.EN), row.Decision, now)
 			} else {
 				apply.Rows = append(apply.Rows, row.ID+":"+strconv.FormatInt(row.Version, 10)+":"+row.LookupID)
 			}
@@ -354,7 +355,7 @@ func (s *Server) bulkResultVM(r *http.Request, action schedule.Action, reason st
 			rv.Words = row.Decision.Explanation
 		case store.BulkSkipped:
 			rv.OutcomeLabel += ": " + row.Decision.Refusal.Label()
-			rv.Words = decisionWords(row.Decision, now)
+			rv.Words = decisionWords(i18n.For(i18n.EN), row.Decision, now)
 		case store.BulkChanged:
 			rv.Words = "Someone or the pipeline changed this row after the preview; preview it again to act on it."
 		case store.BulkRiskNotConfirmed:

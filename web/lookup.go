@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
@@ -14,6 +13,7 @@ import (
 	"regdesk/store"
 	"regdesk/store/lookup"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 const msgLookupNotYours = "Only support staff and administrators look registrations up in Sisu."
@@ -69,23 +69,24 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	// A new lookup changes what may be done (marking rests on it), so the action panel comes too,
 	// its forms carrying the new lookup but the version the page was drawn with: the rest of the
 	// page is not redrawn, and an action must rest on the row as the person sees it.
+	loc := i18n.From(r.Context())
 	var actions *views.ActionsVM
 	if actor.CanAct() {
-		actions = actionsVM(page, now)
+		actions = actionsVM(i18n.From(r.Context()), page, now)
 		if v := r.PostFormValue("version"); v != "" {
 			actions.Version = v
 		}
 	}
-	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(page.Registration, page.Events, now),
-		eventVMs(reg.ID, page.Events, now), actions))
+	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(loc, page.Registration, page.Events, now),
+		eventVMs(loc, reg.ID, page.Events, now), actions))
 }
 
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest
 // first), so a swap and a page always show the same thing.
-func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time.Time) views.LookupVM {
+func (s *Server) lookupVM(loc *i18n.Localizer, reg store.Registration, events []store.Event, now time.Time) views.LookupVM {
 	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup", Version: strconv.FormatInt(reg.Version, 10)}
 	if s.lookups.Registry == nil {
-		vm.Unavailable = msgNoSuotar
+		vm.Unavailable = loc.T("lookup.noSuotar")
 	} else if _, problem := lookup.QueryFor(reg); problem != "" {
 		vm.Unavailable = problem
 	}
@@ -94,46 +95,46 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 		return vm
 	}
 	e := events[i]
-	res := &views.LookupResultVM{When: views.NewWhen(&e.CreatedAt, now), By: store.Deref(e.ActorName)}
+	res := &views.LookupResultVM{When: loc.When(&e.CreatedAt, now), By: store.Deref(e.ActorName)}
 	vm.Last = res
 	rec, ok := store.ReadLookupRecord(e.Details)
 	if !ok || rec.V != store.LookupRecordVersion {
-		res.Error = "This lookup was recorded in a form this version of regdesk cannot show; its history entry has the details."
+		res.Error = loc.T("lookup.oldForm")
 		return vm
 	}
 	if rec.AttainmentsCall == nil {
 		// Every lookup makes this call; a record without it shows the call as empty.
 		rec.AttainmentsCall = &store.LookupCall{}
 	}
-	res.Took = took(rec.DurationMS)
+	res.Took = took(loc, rec.DurationMS)
 	switch {
 	case reg.SubmittedAt != nil && reg.SubmittedAt.After(e.CreatedAt):
-		res.Stale = "The row was sent to Suotar again after this lookup: look again before acting on it."
+		res.Stale = loc.T("lookup.staleSent")
 	case reg.StateChangedAt.After(e.CreatedAt):
-		res.Stale = "The row has moved to " + string(reg.State) + " since this lookup: look again before acting on it."
+		res.Stale = loc.T("lookup.staleMoved", "State", string(reg.State))
 	}
-	res.Sent = sentProperties(rec)
-	res.Person = personProperties(rec)
-	res.Calls = callProperties(rec)
+	res.Sent = sentProperties(loc, rec)
+	res.Person = personProperties(loc, rec)
+	res.Calls = callProperties(loc, rec)
 	if rec.VerifyCall != nil {
-		res.Verify = verifyVM(rec.Sent.SubmittedAttainmentID, *rec.VerifyCall)
+		res.Verify = verifyVM(loc, rec.Sent.SubmittedAttainmentID, *rec.VerifyCall)
 	}
 	if rec.Verdict == nil {
 		res.Error = rec.Error
 		return vm
 	}
 	k := rec.Verdict.Kind
-	res.Verdict = views.LookupVerdictVM{Kind: string(k), Label: k.Label(), Explanation: k.Explanation(), Reason: rec.Verdict.Reason}
-	res.Failed, res.HeldUnknown = failedWords(rec)
+	res.Verdict = views.LookupVerdictVM{Kind: string(k), Label: loc.Code("verdict", string(k)), Explanation: loc.CodeExplain("verdict", string(k)), Reason: rec.Verdict.Reason}
+	res.Failed, res.HeldUnknown = failedWords(loc, rec)
 	conflicts := map[string]string{}
 	for _, c := range rec.Verdict.Conflicts {
 		conflicts[c.ID] = strings.Join(c.Differences, "; ")
 	}
 	for _, a := range rec.Attainments {
 		row := views.LookupAttainmentVM{
-			ID: a.ID, Type: typeLabel(a.Type), TypeTitle: a.Type, AttainmentDate: dash(a.AttainmentDate),
-			RegistrationDate: dash(a.RegistrationDate), Grade: gradeLabel(a.GradeScaleID, a.GradeID), Scale: dash(a.GradeScaleID),
-			State: dash(a.State), Credits: views.Credits(a.Credits),
+			ID: a.ID, Type: typeLabel(loc, a.Type), TypeTitle: a.Type, AttainmentDate: dash(a.AttainmentDate),
+			RegistrationDate: dash(a.RegistrationDate), Grade: gradeLabel(loc, a.GradeScaleID, a.GradeID), Scale: dash(a.GradeScaleID),
+			State: dash(a.State), Credits: i18n.Credits(loc, a.Credits),
 			Match: a.ID == rec.Verdict.MatchID, AlsoMatches: a.ID != rec.Verdict.MatchID && slices.Contains(rec.Verdict.Matches, a.ID),
 			Ours: slices.Contains(rec.Verdict.Ours, a.ID), Conflict: conflicts[a.ID],
 		}
@@ -153,102 +154,102 @@ func (s *Server) lookupVM(reg store.Registration, events []store.Event, now time
 		}
 		return strings.Compare(y.AttainmentDate, x.AttainmentDate)
 	})
-	res.AttainmentsNote = attainmentsNote(rec)
+	res.AttainmentsNote = attainmentsNote(loc, rec)
 	return vm
 }
 
 // failedWords says which of the lookup's calls brought no answer, and whether what Sisu holds is
 // therefore unknown.
-func failedWords(rec store.LookupRecord) (string, bool) {
+func failedWords(loc *i18n.Localizer, rec store.LookupRecord) (string, bool) {
 	var parts []string
 	held := rec.AttainmentsCall.Failure != nil
 	if held {
-		parts = append(parts, "Suotar gave no list of the student's attainments: "+rec.AttainmentsCall.Failure.Message)
+		parts = append(parts, loc.T("lookup.noList", "Why", rec.AttainmentsCall.Failure.Message))
 	}
 	if rec.VerifyCall != nil && rec.VerifyCall.Failure != nil {
-		parts = append(parts, "Suotar's verify call for the submitted attainment failed: "+rec.VerifyCall.Failure.Message)
+		parts = append(parts, loc.T("lookup.verifyFailed", "Why", rec.VerifyCall.Failure.Message))
 	}
 	return strings.Join(parts, " "), held
 }
 
-func sentProperties(rec store.LookupRecord) []views.Property {
+func sentProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Property {
 	s := rec.Sent
 	facts := []views.Property{
-		{Label: "Student number", Value: rec.StudentNumber, Mono: true, Title: sourceWords(rec.StudentNumberSource)},
-		{Label: "Course code", Value: rec.CourseCode, Mono: true, Title: sourceWords(rec.CourseCodeSource)},
-		{Label: "Grade", Value: gradeLabel(s.GradeScaleID, s.GradeID)},
-		{Label: "Grade scale", Value: dash(s.GradeScaleID), Mono: true},
-		{Label: "Attainment date", Value: dash(s.AttainmentDate), Title: "The Helsinki date of attained_at"},
-		{Label: "Credits", Value: views.Credits(s.Credits)},
-		{Label: "Submitted attainment", Value: dash(s.SubmittedAttainmentID), Mono: true},
+		{Label: loc.T("reg.prop.student_number"), Value: rec.StudentNumber, Mono: true, Title: sourceWords(loc, rec.StudentNumberSource)},
+		{Label: loc.T("reg.prop.course_code"), Value: rec.CourseCode, Mono: true, Title: sourceWords(loc, rec.CourseCodeSource)},
+		{Label: loc.T("reg.prop.grade"), Value: gradeLabel(loc, s.GradeScaleID, s.GradeID)},
+		{Label: loc.T("reg.prop.grade_scale"), Value: dash(s.GradeScaleID), Mono: true},
+		{Label: loc.T("reg.prop.attainment_date"), Value: dash(s.AttainmentDate), Title: loc.T("lookup.attainedAtTitle")},
+		{Label: loc.T("reg.prop.credits"), Value: i18n.Credits(loc, s.Credits)},
+		{Label: loc.T("reg.prop.submitted_attainment"), Value: dash(s.SubmittedAttainmentID), Mono: true},
 	}
-	submitted := views.Property{Label: "Submitted", Value: "—"}
+	submitted := views.Property{Label: loc.T("reg.prop.submitted"), Value: "—"}
 	if s.SubmittedAt != nil {
 		submitted.Value = views.Stamp(*s.SubmittedAt)
-		submitted.Title = "Registrations 0–2 days after this day count as this submission, counted from its Helsinki date or its UTC date (the pipeline's)"
+		submitted.Title = loc.T("lookup.windowTitle")
 	}
 	return append(facts, submitted)
 }
 
-func sourceWords(source string) string {
+func sourceWords(loc *i18n.Localizer, source string) string {
 	switch source {
 	case "frozen":
-		return "From the row's frozen payload: what was sent"
+		return loc.T("lookup.source.frozen")
 	case "linked":
-		return "The row has no frozen number; this is the student's linked number"
+		return loc.T("lookup.source.linked")
 	case "module":
-		return "The row has no frozen code; this is the module's course code"
+		return loc.T("lookup.source.module")
 	}
 	return ""
 }
 
-func personProperties(rec store.LookupRecord) []views.Property {
-	number := views.Property{Label: "Looked up", Value: rec.StudentNumber + " on " + rec.CourseCode, Mono: true}
-	answer := views.Property{Label: "Suotar said", Value: dash(rec.AttainmentsCall.Code), Mono: true}
+func personProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Property {
+	number := views.Property{Label: loc.T("lookup.lookedUp"), Value: loc.T("lookup.numberOnCode", "Number", rec.StudentNumber, "Code", rec.CourseCode), Mono: true}
+	answer := views.Property{Label: loc.T("lookup.suotarSaid"), Value: dash(rec.AttainmentsCall.Code), Mono: true}
 	switch rec.AttainmentsCall.Code {
 	case "enrolmentFound":
-		answer.Title = "The student is enrolled on the course"
+		answer.Title = loc.T("lookup.answer.enrolled")
 	case "enrolmentNotFound", "enrolmentNotAccepted":
-		answer.Title = "The student has no usable enrolment; Sisu's attainments are listed all the same"
+		answer.Title = loc.T("lookup.answer.noEnrolment")
 	case "personNotFound":
-		answer.Title = "Sisu knows no person with this student number"
+		answer.Title = loc.T("lookup.answer.noPerson")
 	case "courseCodeNotFound":
-		answer.Title = "Sisu has no course unit with this code"
+		answer.Title = loc.T("lookup.answer.noCourse")
 	}
-	person := views.Property{Label: "Sisu person"}
+	person := views.Property{Label: loc.T("reg.prop.sisu_person")}
 	switch rec.Person {
 	case store.LookupPersonSame:
-		person.Value, person.Mono, person.Title = rec.PersonID, true, "The attainments are the row's Sisu person's"
+		person.Value, person.Mono, person.Title = rec.PersonID, true, loc.T("lookup.person.same")
 	case store.LookupPersonDifferent:
-		person.Value = "Not the row's Sisu person: check the student number"
+		person.Value = loc.T("lookup.person.different")
 	case store.LookupPersonRowHasNone:
-		person.Value = "The row names no Sisu person to compare with"
+		person.Value = loc.T("lookup.person.none")
 	default:
 		person.Value = "—"
 	}
 	return []views.Property{number, answer, person}
 }
 
-func callProperties(rec store.LookupRecord) []views.Property {
-	facts := []views.Property{callProperty("Attainments (enrolments/resolve)", *rec.AttainmentsCall)}
+func callProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Property {
+	facts := []views.Property{callProperty(loc, loc.T("lookup.call.attainments"), *rec.AttainmentsCall)}
 	if rec.VerifyCall != nil {
-		facts = append(facts, callProperty("Verify (attainments/verify)", *rec.VerifyCall))
+		facts = append(facts, callProperty(loc, loc.T("lookup.call.verify"), *rec.VerifyCall))
 	}
 	return facts
 }
 
-func callProperty(label string, c store.LookupCall) views.Property {
-	v := c.Answer + " in " + took(c.DurationMS)
+func callProperty(loc *i18n.Localizer, label string, c store.LookupCall) views.Property {
+	v := loc.T("lookup.answerIn", "Answer", c.Answer, "Took", took(loc, c.DurationMS))
 	if c.Failure != nil && c.Failure.HTTPStatus != 0 {
 		v += " (HTTP " + strconv.Itoa(c.Failure.HTTPStatus) + ")"
 	}
 	if c.CorrelationID != "" {
 		v += " · X-Correlation-Id " + c.CorrelationID
 	}
-	return views.Property{Label: label, Value: v, Title: "Quote the correlation id when asking about this call in Suotar's logs"}
+	return views.Property{Label: label, Value: v, Title: loc.T("lookup.correlationTitle")}
 }
 
-func verifyVM(submittedID string, c store.LookupCall) *views.LookupVerifyVM {
+func verifyVM(loc *i18n.Localizer, submittedID string, c store.LookupCall) *views.LookupVerifyVM {
 	vm := &views.LookupVerifyVM{SubmittedID: submittedID, Code: c.Code}
 	if c.Failure != nil {
 		vm.Error = c.Failure.Message
@@ -257,59 +258,59 @@ func verifyVM(submittedID string, c store.LookupCall) *views.LookupVerifyVM {
 	switch c.Code {
 	case "registered":
 		if c.AttainmentType == schedule.AttainmentCourseUnit {
-			vm.Says = "Sisu holds course unit attainment " + c.AttainmentID + " for it: registered."
+			vm.Says = loc.T("lookup.verify.courseUnit", "ID", c.AttainmentID)
 		} else {
-			vm.Says = "Sisu holds the assessment item attainment " + c.AttainmentID + ", not yet the course unit attainment: partly registered."
+			vm.Says = loc.T("lookup.verify.item", "ID", c.AttainmentID)
 		}
 	case "notRegistered":
-		vm.Says = "Suotar has no evidence of it in Sisu."
+		vm.Says = loc.T("lookup.verify.notRegistered")
 	case "submissionPending":
-		vm.Says = "Submitted recently; Sisu does not show it to Suotar yet."
+		vm.Says = loc.T("lookup.verify.pending")
 		if c.RetryAfter != nil {
-			vm.Says += " Do not resubmit before " + views.Stamp(*c.RetryAfter) + "."
+			vm.Says = loc.T("lookup.verify.pendingUntil", "At", i18n.Stamp(*c.RetryAfter))
 		}
 	case "misregistered":
-		vm.Says = "Sisu marked it misregistered: the attainment was reversed."
+		vm.Says = loc.T("lookup.verify.misregistered")
 	default:
-		vm.Says = "An answer regdesk does not know."
+		vm.Says = loc.T("lookup.verify.unknown")
 	}
 	return vm
 }
 
-func attainmentsNote(rec store.LookupRecord) string {
+func attainmentsNote(loc *i18n.Localizer, rec store.LookupRecord) string {
 	var notes []string
 	switch rec.AttainmentsCall.Code {
 	case "enrolmentNotFound", "enrolmentNotAccepted":
-		notes = append(notes, "The student has no usable enrolment on the course ("+rec.AttainmentsCall.Code+"); Sisu's attainments are listed all the same.")
+		notes = append(notes, loc.T("lookup.note.noEnrolment", "Code", rec.AttainmentsCall.Code))
 	}
 	if rec.Skipped > 0 {
-		notes = append(notes, fmt.Sprintf("Suotar sent %d entries regdesk could not read; they are left out.", rec.Skipped))
+		notes = append(notes, loc.T("lookup.note.skipped", "Count", rec.Skipped))
 	}
-	notes = append(notes, "Suotar lists attainments that are not misregistered and no older than ten years.")
+	notes = append(notes, loc.T("lookup.note.tenYears"))
 	return strings.Join(notes, " ")
 }
 
-func typeLabel(t string) string {
+func typeLabel(loc *i18n.Localizer, t string) string {
 	switch t {
 	case schedule.AttainmentCourseUnit:
-		return "Course unit"
+		return loc.T("lookup.type.courseUnit")
 	case schedule.AttainmentAssessmentItem:
-		return "Assessment item"
+		return loc.T("lookup.type.assessmentItem")
 	}
 	return dash(t)
 }
 
 // gradeLabel shows a grade as a person reads it: the pass/fail scale's ids mean nothing alone.
-func gradeLabel(scale, grade string) string {
+func gradeLabel(loc *i18n.Localizer, scale, grade string) string {
 	if grade == "" {
 		return "—"
 	}
 	if schedule.ScaleFamily(scale) == "sis-hyl-hyv" {
 		switch grade {
 		case "0":
-			return "0 · fail"
+			return loc.T("lookup.grade.fail")
 		case "1":
-			return "1 · pass"
+			return loc.T("lookup.grade.pass")
 		}
 	}
 	return grade
@@ -323,21 +324,21 @@ func dash(s string) string {
 }
 
 // took says how long a call took: "340 ms", "1.2 s".
-func took(ms int64) string {
+func took(loc *i18n.Localizer, ms int64) string {
 	if ms < 1000 {
-		return strconv.FormatInt(ms, 10) + " ms"
+		return loc.T("lookup.ms", "N", ms)
 	}
-	return strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64) + " s"
+	return loc.T("lookup.s", "N", strconv.FormatFloat(float64(ms)/1000, 'f', 1, 64))
 }
 
 // lookupTitle names a lookup in the history: its verdict, or that it failed.
-func lookupTitle(e store.Event) string {
+func lookupTitle(loc *i18n.Localizer, e store.Event) string {
 	rec, ok := store.ReadLookupRecord(e.Details)
 	if !ok || rec.V != store.LookupRecordVersion {
-		return "Looked up in Sisu"
+		return loc.T("lookup.title")
 	}
 	if rec.Verdict == nil {
-		return "Looked up in Sisu · failed after " + took(rec.DurationMS)
+		return loc.T("lookup.title.failed", "Took", took(loc, rec.DurationMS))
 	}
-	return "Looked up in Sisu · " + rec.Verdict.Kind.Label() + " · " + took(rec.DurationMS)
+	return loc.T("lookup.title.verdict", "Verdict", loc.Code("verdict", string(rec.Verdict.Kind)), "Took", took(loc, rec.DurationMS))
 }

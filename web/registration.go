@@ -3,10 +3,8 @@ package web
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -65,30 +63,31 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		return views.RegistrationVM{}, err
 	}
 	reg := page.Registration
+	loc := i18n.From(ctx)
 	vm := views.RegistrationVM{
 		Page:       s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:         reg.ID,
-		Header:     registrationHeaderVM(i18n.From(r.Context()), reg, now),
-		Lookup:     s.lookupVM(reg, page.Events, now),
-		Properties: registrationProperties(reg, now),
-		Events:     eventVMs(reg.ID, page.Events, now),
+		Header:     registrationHeaderVM(loc, reg, now),
+		Lookup:     s.lookupVM(loc, reg, page.Events, now),
+		Properties: registrationProperties(loc, reg, now),
+		Events:     eventVMs(loc, reg.ID, page.Events, now),
 	}
 	if vm.Alert, err = s.registrationAlert(r, q, page, now); err != nil {
 		return views.RegistrationVM{}, err
 	}
 	if actorFrom(ctx).CanAct() {
 		vm.Claim = s.claimPanelVM(r, reg.ID, reg.ClaimColumns, now)
-		vm.Actions = actionsVM(page, now)
+		vm.Actions = actionsVM(loc, page, now)
 	} else {
 		// Teachers read; the route refuses their lookups, so the page does not offer one.
-		vm.Lookup.Unavailable = msgLookupNotYours
+		vm.Lookup.Unavailable = loc.T("lookup.notYours")
 	}
 	for _, a := range page.Attempts {
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{
-			Label:   fmt.Sprintf("Attempt %d", a.AttemptNumber),
+			Label:   loc.T("reg.attemptN", "N", a.AttemptNumber),
 			URL:     "/registrations/" + a.ID,
 			State:   string(a.State),
-			When:    views.NewWhen(&a.CreatedAt, now),
+			When:    loc.When(&a.CreatedAt, now),
 			Current: a.ID == reg.ID,
 		})
 	}
@@ -122,19 +121,19 @@ func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.
 		DrawnAt:          views.ISO(now),
 	}
 	if reg.ErrorCode != "" {
-		h.ErrorLabel = reg.ErrorCode.Explanation()
+		h.ErrorLabel = loc.CodeExplain("errorCode", string(reg.ErrorCode))
 	}
 	if reg.SupersededByID != nil {
-		h.Superseded = "A later attempt replaced this one; act on the later attempt."
+		h.Superseded = loc.T("reg.superseded")
 	}
 	return h
 }
 
-func timeProperty(label string, t *time.Time, now time.Time) views.Property {
+func timeProperty(loc *i18n.Localizer, label string, t *time.Time, now time.Time) views.Property {
 	if t == nil {
 		return views.Property{Label: label, Value: "—"}
 	}
-	w := views.NewWhen(t, now)
+	w := loc.When(t, now)
 	return views.Property{Label: label, Value: w.Abs + " (" + w.Rel + ")", Title: w.ISO}
 }
 
@@ -145,65 +144,65 @@ func strProperty(label string, v *string, mono bool) views.Property {
 	return views.Property{Label: label, Value: *v, Mono: mono}
 }
 
-func registrationProperties(reg store.Registration, now time.Time) []views.PropertyGroup {
+func registrationProperties(loc *i18n.Localizer, reg store.Registration, now time.Time) []views.PropertyGroup {
 	attained := "—"
 	if reg.AttainedAt != nil {
 		attained = schedule.HelsinkiDate(*reg.AttainedAt).String()
 	}
 	realisation := ""
 	if n := reg.SelectedEnrolmentRealisationName; n != nil {
-		realisation = firstNonEmpty(n["en"], n["fi"], n["sv"])
+		realisation = firstNonEmpty(n[string(loc.Lang)], n["en"], n["fi"], n["sv"])
 	}
 	return []views.PropertyGroup{
-		{Title: "What was sent to Sisu (frozen payload)", Properties: []views.Property{
-			strProperty("Student number", reg.FrozenStudentNumber, true),
-			strProperty("Sisu person", reg.SisuPersonID, true),
-			strProperty("Course code", reg.FrozenCourseCode, true),
-			strProperty("Enrolment", reg.SelectedEnrolmentID, true),
-			strProperty("Enrolment kind", reg.SelectedEnrolmentKind, false),
-			{Label: "Realisation", Value: firstNonEmpty(realisation, "—")},
-			{Label: "Attainment date", Value: attained, Title: "The Helsinki date of attained_at, which Sisu records"},
-			strProperty("Grade scale", reg.GradeScaleID, true),
-			strProperty("Grade", reg.GradeID, true),
-			{Label: "Credits", Value: views.Credits(reg.Credits)},
-			strProperty("Language", reg.AttainmentLanguage, false),
+		{Title: loc.T("reg.prop.what_was_sent_to_sisu_frozen_payload"), Properties: []views.Property{
+			strProperty(loc.T("reg.prop.student_number"), reg.FrozenStudentNumber, true),
+			strProperty(loc.T("reg.prop.sisu_person"), reg.SisuPersonID, true),
+			strProperty(loc.T("reg.prop.course_code"), reg.FrozenCourseCode, true),
+			strProperty(loc.T("reg.prop.enrolment"), reg.SelectedEnrolmentID, true),
+			strProperty(loc.T("reg.prop.enrolment_kind"), reg.SelectedEnrolmentKind, false),
+			{Label: loc.T("reg.prop.realisation"), Value: firstNonEmpty(realisation, "—")},
+			{Label: loc.T("reg.prop.attainment_date"), Value: attained, Title: loc.T("reg.prop.the_helsinki_date_of_attained_at_which_sisu_records")},
+			strProperty(loc.T("reg.prop.grade_scale"), reg.GradeScaleID, true),
+			strProperty(loc.T("reg.prop.grade"), reg.GradeID, true),
+			{Label: loc.T("reg.prop.credits"), Value: i18n.Credits(loc, reg.Credits)},
+			strProperty(loc.T("reg.prop.language"), reg.AttainmentLanguage, false),
 		}},
-		{Title: "Suotar and Sisu", Properties: []views.Property{
-			strProperty("Submitted attainment", reg.SubmittedAttempt, true),
-			strProperty("Submitted type", reg.SubmittedAttainmentType, false),
-			strProperty("Sisu attainment", reg.SisuAttainmentID, true),
-			strProperty("Sisu type", reg.SisuAttainmentType, false),
-			timeProperty("Submitted", reg.SubmittedAt, now),
-			timeProperty("Partly registered since", reg.PartiallyRegisteredAt, now),
-			timeProperty("Do not resend before", reg.ResubmitNotBefore, now),
-			timeProperty("Registered", reg.RegisteredAt, now),
+		{Title: loc.T("reg.prop.suotar_and_sisu"), Properties: []views.Property{
+			strProperty(loc.T("reg.prop.submitted_attainment"), reg.SubmittedAttempt, true),
+			strProperty(loc.T("reg.prop.submitted_type"), reg.SubmittedAttainmentType, false),
+			strProperty(loc.T("reg.prop.sisu_attainment"), reg.SisuAttainmentID, true),
+			strProperty(loc.T("reg.prop.sisu_type"), reg.SisuAttainmentType, false),
+			timeProperty(loc, loc.T("reg.prop.submitted"), reg.SubmittedAt, now),
+			timeProperty(loc, loc.T("reg.prop.partly_registered_since"), reg.PartiallyRegisteredAt, now),
+			timeProperty(loc, loc.T("reg.prop.do_not_resend_before"), reg.ResubmitNotBefore, now),
+			timeProperty(loc, loc.T("reg.prop.registered"), reg.RegisteredAt, now),
 		}},
-		{Title: "Pipeline bookkeeping", Properties: []views.Property{
-			{Label: "Attempt", Value: strconv.Itoa(int(reg.AttemptNumber))},
-			timeProperty("In this state since", &reg.StateChangedAt, now),
-			timeProperty("Last touched", &reg.StateEnteredAt, now),
-			timeProperty("Next attempt", &reg.NextAttemptAt, now),
-			timeProperty("Last attempt", reg.LastAttemptAt, now),
-			timeProperty("First failure", reg.FirstFailedAt, now),
-			{Label: "Failed submits", Value: strconv.Itoa(int(reg.SubmitRetryCount))},
-			{Label: "Verify polls", Value: strconv.Itoa(int(reg.VerifyAttemptCount))},
-			{Label: "Lost by Suotar", Value: strconv.Itoa(int(reg.NotRegisteredReimportCount)), Title: "notRegistered answers that sent the row back to import"},
-			{Label: "Pipeline flag", Value: yesNo(reg.NeedsAdminAttention)},
-			timeProperty("Created", &reg.CreatedAt, now),
-			{Label: "Row id", Value: reg.ID, Mono: true},
+		{Title: loc.T("reg.prop.pipeline_bookkeeping"), Properties: []views.Property{
+			{Label: loc.T("reg.prop.attempt"), Value: loc.Count(int64(reg.AttemptNumber))},
+			timeProperty(loc, loc.T("reg.prop.in_this_state_since"), &reg.StateChangedAt, now),
+			timeProperty(loc, loc.T("reg.prop.last_touched"), &reg.StateEnteredAt, now),
+			timeProperty(loc, loc.T("reg.prop.next_attempt"), &reg.NextAttemptAt, now),
+			timeProperty(loc, loc.T("reg.prop.last_attempt"), reg.LastAttemptAt, now),
+			timeProperty(loc, loc.T("reg.prop.first_failure"), reg.FirstFailedAt, now),
+			{Label: loc.T("reg.prop.failed_submits"), Value: loc.Count(int64(reg.SubmitRetryCount))},
+			{Label: loc.T("reg.prop.verify_polls"), Value: loc.Count(int64(reg.VerifyAttemptCount))},
+			{Label: loc.T("reg.prop.lost_by_suotar"), Value: loc.Count(int64(reg.NotRegisteredReimportCount)), Title: loc.T("reg.prop.notregistered_answers_that_sent_the_row_back_to_import")},
+			{Label: loc.T("reg.prop.pipeline_flag"), Value: yesNo(loc, reg.NeedsAdminAttention)},
+			timeProperty(loc, loc.T("reg.prop.created"), &reg.CreatedAt, now),
+			{Label: loc.T("reg.prop.row_id"), Value: reg.ID, Mono: true},
 		}},
 	}
 }
 
 // eventVMs is the row's history as the page shows it: hand actions with who, why and a link to
 // their audit entry, Suotar exchanges with what was sent beside what came back.
-func eventVMs(registrationID string, events []store.Event, now time.Time) []views.EventVM {
+func eventVMs(loc *i18n.Localizer, registrationID string, events []store.Event, now time.Time) []views.EventVM {
 	out := make([]views.EventVM, 0, len(events))
 	for _, e := range events {
 		vm := views.EventVM{
-			When:    views.NewWhen(&e.CreatedAt, now),
+			When:    loc.When(&e.CreatedAt, now),
 			Kind:    e.Kind,
-			Title:   eventTitle(e),
+			Title:   eventTitle(loc, e),
 			Actor:   store.Deref(e.ActorName),
 			Message: store.Deref(e.Message),
 		}
@@ -213,7 +212,7 @@ func eventVMs(registrationID string, events []store.Event, now time.Time) []view
 			if a.AuditID != "" {
 				vm.AuditURL = "/audit?registration=" + registrationID + "#audit-" + a.AuditID
 			}
-			vm.Note = actionNote(a.Risk, a.DismissedReasons)
+			vm.Note = actionNote(loc, a.Risk, a.DismissedReasons)
 		}
 		var parts map[string]json.RawMessage
 		if json.Unmarshal(e.Details, &parts) == nil && (parts["request"] != nil || parts["response"] != nil) {
@@ -255,22 +254,22 @@ func indentJSON(raw json.RawMessage) string {
 
 // actionNote says what a hand action carried beyond its reason: an accepted risk, dismissed
 // reasons.
-func actionNote(risk schedule.RiskLabel, dismissed []schedule.Reason) string {
+func actionNote(loc *i18n.Localizer, risk schedule.RiskLabel, dismissed []schedule.Reason) string {
 	var notes []string
 	if risk.NeedsConfirmation() {
-		notes = append(notes, "Accepted the risk: "+risk.Label()+".")
+		notes = append(notes, loc.T("reg.note.risk", "Risk", loc.Code("risk", string(risk))))
 	}
 	if len(dismissed) > 0 {
 		labels := make([]string, len(dismissed))
 		for i, r := range dismissed {
-			labels[i] = r.Label()
+			labels[i] = loc.Code("reason", string(r))
 		}
-		notes = append(notes, "Dismissed: "+strings.Join(labels, ", ")+".")
+		notes = append(notes, loc.T("reg.note.dismissed", "Reasons", strings.Join(labels, ", ")))
 	}
 	return strings.Join(notes, " ")
 }
 
-func eventTitle(e store.Event) string {
+func eventTitle(loc *i18n.Localizer, e store.Event) string {
 	move := ""
 	switch {
 	case e.FromState != nil && e.ToState != nil && *e.FromState != *e.ToState:
@@ -281,27 +280,27 @@ func eventTitle(e store.Event) string {
 	var parts []string
 	switch e.Kind {
 	case "created":
-		parts = append(parts, "Created")
+		parts = append(parts, loc.T("event.created"))
 	case "state_changed":
-		parts = append(parts, "State changed")
+		parts = append(parts, loc.T("event.state_changed"))
 	case "suotar_response":
-		parts = append(parts, "Suotar answered")
+		parts = append(parts, loc.T("event.suotar_response"))
 		if e.SuotarEndpoint != nil {
 			parts = append(parts, "("+*e.SuotarEndpoint+")")
 		}
 	case "retry_scheduled":
-		parts = append(parts, "Retry scheduled")
+		parts = append(parts, loc.T("event.retry_scheduled"))
 	case "admin_action":
-		parts = append(parts, "Hand action")
+		parts = append(parts, loc.T("event.admin_action"))
 		if a := store.ReadActionEventDetails(e.Details).Action; a.Valid() {
-			parts = append(parts, "·", a.Label())
+			parts = append(parts, "·", loc.Code("action", string(a)))
 		}
 	case "student_action":
-		parts = append(parts, "Student action")
+		parts = append(parts, loc.T("event.student_action"))
 	case "cancelled":
-		parts = append(parts, "Cancelled")
+		parts = append(parts, loc.T("event.cancelled"))
 	case "sisu_lookup":
-		parts = append(parts, lookupTitle(e))
+		parts = append(parts, lookupTitle(loc, e))
 	default:
 		parts = append(parts, e.Kind)
 	}
@@ -314,11 +313,11 @@ func eventTitle(e store.Event) string {
 	return strings.Join(parts, " ")
 }
 
-func yesNo(b bool) string {
+func yesNo(loc *i18n.Localizer, b bool) string {
 	if b {
-		return "raised"
+		return loc.T("reg.flag.raised")
 	}
-	return "not raised"
+	return loc.T("reg.flag.notRaised")
 }
 
 func firstNonEmpty(vals ...string) string {
