@@ -87,7 +87,7 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 	}
 	version, err := strconv.ParseInt(r.PostForm.Get("version"), 10, 64)
 	if err != nil {
-		return badRequest("act.noVersion")
+		return badRequestKey("act.noVersion")
 	}
 	sent := sentAction{
 		action:   action,

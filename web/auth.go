@@ -259,7 +259,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	// checkLogin treats an unreadable address as unknown, answering like any failure.
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		return badRequest("login.unreadable")
+		return badRequestKey("login.unreadable")
 	}
 	ctx := r.Context()
 	email := strings.TrimSpace(r.PostForm.Get("email"))

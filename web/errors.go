@@ -47,8 +47,14 @@ func errorKey(status int, key string, args ...any) *Error {
 }
 func (e *Error) Unwrap() error { return e.Err }
 
-// badRequest reports a person's mistake in words they can act on: the catalogue's key.
-func badRequest(key string, args ...any) error { return errorKey(http.StatusBadRequest, key, args...) }
+// badRequest reports a person's mistake in words already chosen; prefer badRequestKey, whose
+// words come in the person's language.
+func badRequest(msg string) error { return &Error{Status: http.StatusBadRequest, Message: msg} }
+
+// badRequestKey reports a person's mistake in words they can act on: the catalogue's key.
+func badRequestKey(key string, args ...any) error {
+	return errorKey(http.StatusBadRequest, key, args...)
+}
 
 var (
 	errNotFound = errorKey(http.StatusNotFound, "error.notFound")
@@ -117,7 +123,7 @@ func parseRefused(err error) error {
 	}
 	kind := i18n.Name{Key: "kind." + strings.ReplaceAll(pe.Kind, " ", "_"), Fallback: pe.Kind}
 	if strings.TrimSpace(pe.Input) == "" {
-		return badRequest("error.parse.empty", "Kind", kind, "Valid", strings.Join(pe.Valid, ", "))
+		return badRequestKey("error.parse.empty", "Kind", kind, "Valid", strings.Join(pe.Valid, ", "))
 	}
-	return badRequest("error.parse.unknown", "Kind", kind, "Value", pe.Input, "Valid", strings.Join(pe.Valid, ", "))
+	return badRequestKey("error.parse.unknown", "Kind", kind, "Value", pe.Input, "Valid", strings.Join(pe.Valid, ", "))
 }

@@ -45,7 +45,7 @@ func pathID(r *http.Request) (string, error) {
 func query(r *http.Request) (url.Values, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, badRequest("error.queryDamaged")
+		return nil, badRequestKey("error.queryDamaged")
 	}
 	if err := checkInput(q); err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func parseForm(w http.ResponseWriter, r *http.Request) error {
 		if _, tooBig := errors.AsType[*http.MaxBytesError](err); tooBig {
 			return &Error{Status: http.StatusRequestEntityTooLarge, Key: "error.formTooLarge", Err: err}
 		}
-		return badRequest("error.formUnreadable")
+		return badRequestKey("error.formUnreadable")
 	}
 	return checkInput(r.PostForm)
 }

@@ -47,7 +47,7 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 	case "":
 		p.needsAdmin = !slices.ContainsFunc(filterKeys, func(k string) bool { return q.Get(k) != "" })
 	default:
-		return p, badRequest("queue.bad.show", "Value", show)
+		return p, badRequestKey("queue.bad.show", "Value", show)
 	}
 	var err error
 	if p.phases, err = parseAll(q["phase"], schedule.ParsePhase); err != nil {
@@ -67,7 +67,7 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 			continue
 		}
 		if !store.IsUUID(c) {
-			return p, badRequest("queue.bad.course", "Value", c)
+			return p, badRequestKey("queue.bad.course", "Value", c)
 		}
 		p.courses = append(p.courses, c)
 	}
@@ -75,23 +75,23 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 	case store.ClaimedAnyone, store.ClaimedMine, store.ClaimedNobody:
 		p.claimed = c
 	default:
-		return p, badRequest("queue.bad.claimed", "Value", string(c))
+		return p, badRequestKey("queue.bad.claimed", "Value", string(c))
 	}
 	switch o := q.Get("sort"); o {
 	case "", "activity":
 	case string(store.SortWaiting):
 		p.sort = store.SortWaiting
 	default:
-		return p, badRequest("queue.bad.sort", "Value", o)
+		return p, badRequestKey("queue.bad.sort", "Value", o)
 	}
 	p.search = strings.TrimSpace(q.Get("q"))
 	if len(p.search) > 200 {
-		return p, badRequest("queue.bad.searchLong", "Max", 200)
+		return p, badRequestKey("queue.bad.searchLong", "Max", 200)
 	}
 	if a := q.Get("after"); a != "" {
 		c, err := parseCursor(a)
 		if err != nil {
-			return p, badRequest("queue.bad.cursor")
+			return p, badRequestKey("queue.bad.cursor")
 		}
 		p.after = c
 	}
