@@ -14,8 +14,13 @@ import (
 // million-row ledger takes a few hundred milliseconds, and every open queue tab asks every 15 s;
 // with the cache the database counts at most once per scope per ttl, however many tabs are open.
 // A request that arrives while a count is running waits for it instead of starting another.
+//
+// The shared count runs on a context of its own (the first requester's values, not its
+// cancellation, bounded by timeout): when the browser that happened to start it gives up, the
+// others waiting on the same count still get it, and a count that is almost done is not thrown away.
 type countsCache struct {
-	ttl time.Duration
+	ttl     time.Duration
+	timeout time.Duration
 
 	mu      sync.Mutex
 	entries map[string]*countsEntry
@@ -28,8 +33,10 @@ type countsEntry struct {
 	err    error
 }
 
-func newCountsCache(ttl time.Duration) *countsCache {
-	return &countsCache{ttl: ttl, entries: map[string]*countsEntry{}}
+// newCountsCache shares counts for ttl; each shared count may take up to timeout, however soon the
+// request that started it ends.
+func newCountsCache(ttl, timeout time.Duration) *countsCache {
+	return &countsCache{ttl: ttl, timeout: timeout, entries: map[string]*countsEntry{}}
 }
 
 // scopeKey names a course scope: nil (everything) and each set of courses apart.
@@ -43,10 +50,10 @@ func scopeKey(scope []string) string {
 }
 
 // get returns the counts of scope as of an instant at most ttl before now, counting with load
-// when there are none that fresh. A failed count is not kept.
-func (c *countsCache) get(ctx context.Context, scope []string, now time.Time, load func(at time.Time) (store.RegistrationCounts, error)) (store.RegistrationCounts, time.Time, error) {
+// when there are none that fresh. A failed count is not kept. ctx bounds only this caller's wait.
+func (c *countsCache) get(ctx context.Context, scope []string, now time.Time, load func(ctx context.Context, at time.Time) (store.RegistrationCounts, error)) (store.RegistrationCounts, time.Time, error) {
 	if c == nil || c.ttl <= 0 {
-		counts, err := load(now)
+		counts, err := load(ctx, now)
 		return counts, now, err
 	}
 	key := scopeKey(scope)
@@ -65,11 +72,15 @@ func (c *countsCache) get(ctx context.Context, scope []string, now time.Time, lo
 		e = &countsEntry{done: make(chan struct{}), at: now}
 		c.entries[key] = e
 		c.mu.Unlock()
-		e.counts, e.err = load(now)
-		close(e.done)
-		return e.counts, e.at, e.err
+		go func() {
+			shared, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
+			defer cancel()
+			e.counts, e.err = load(shared, now)
+			close(e.done)
+		}()
+	} else {
+		c.mu.Unlock()
 	}
-	c.mu.Unlock()
 	select {
 	case <-e.done:
 		return e.counts, e.at, e.err

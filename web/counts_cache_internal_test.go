@@ -12,10 +12,10 @@ import (
 
 func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
 	t.Parallel()
-	c := newCountsCache(10 * time.Second)
+	c := newCountsCache(10*time.Second, time.Minute)
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	var loads atomic.Int32
-	load := func(at time.Time) (store.RegistrationCounts, error) {
+	load := func(_ context.Context, at time.Time) (store.RegistrationCounts, error) {
 		n := loads.Add(1)
 		time.Sleep(20 * time.Millisecond) // long enough for the others to arrive while it runs
 		return store.RegistrationCounts{NeedsAdmin: int64(n)}, nil
@@ -52,10 +52,10 @@ func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
 
 func TestCountsCacheKeepsNoFailure(t *testing.T) {
 	t.Parallel()
-	c := newCountsCache(time.Minute)
+	c := newCountsCache(time.Minute, time.Minute)
 	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	fail := true
-	load := func(time.Time) (store.RegistrationCounts, error) {
+	load := func(context.Context, time.Time) (store.RegistrationCounts, error) {
 		if fail {
 			return store.RegistrationCounts{}, context.DeadlineExceeded
 		}
@@ -67,5 +67,66 @@ func TestCountsCacheKeepsNoFailure(t *testing.T) {
 	fail = false
 	if got, _, err := c.get(context.Background(), nil, t0.Add(time.Second), load); err != nil || got.NeedsAdmin != 7 {
 		t.Errorf("after a failure: %+v, %v; want a fresh count", got, err)
+	}
+}
+
+// The count is shared, so it must not die with the request that happened to start it: a browser
+// that gives up mid-count used to turn every waiting request into a 500 ("context canceled").
+func TestCountsCacheOutlivesTheFirstRequester(t *testing.T) {
+	t.Parallel()
+	c := newCountsCache(10*time.Second, time.Minute)
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	started, release := make(chan struct{}), make(chan struct{})
+	var loads atomic.Int32
+	load := func(ctx context.Context, _ time.Time) (store.RegistrationCounts, error) {
+		if loads.Add(1) == 1 {
+			close(started)
+		}
+		select {
+		case <-release:
+			return store.RegistrationCounts{NeedsAdmin: 42}, nil
+		case <-ctx.Done():
+			return store.RegistrationCounts{}, ctx.Err()
+		}
+	}
+
+	first, cancelFirst := context.WithCancel(context.Background())
+	firstErr := make(chan error, 1)
+	go func() {
+		_, _, err := c.get(first, nil, t0, load)
+		firstErr <- err
+	}()
+	<-started
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			got, _, err := c.get(context.Background(), nil, t0, load)
+			if err != nil || got.NeedsAdmin != 42 {
+				t.Errorf("a waiter got %+v, %v after the first requester left; want the shared count", got, err)
+			}
+		})
+	}
+	cancelFirst()
+	if err := <-firstErr; err == nil {
+		t.Error("the cancelled first requester got no error")
+	}
+	time.Sleep(10 * time.Millisecond) // the count would see a cancellation by now, were it the first requester's
+	close(release)
+	wg.Wait()
+	if n := loads.Load(); n != 1 {
+		t.Errorf("counted %d times, want once", n)
+	}
+}
+
+func TestCountsCacheBoundsTheSharedCount(t *testing.T) {
+	t.Parallel()
+	c := newCountsCache(10*time.Second, 20*time.Millisecond)
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	load := func(ctx context.Context, _ time.Time) (store.RegistrationCounts, error) {
+		<-ctx.Done() // a count that would never end
+		return store.RegistrationCounts{}, ctx.Err()
+	}
+	if _, _, err := c.get(context.Background(), nil, t0, load); err == nil {
+		t.Fatal("a count that never ends returned no error")
 	}
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -354,8 +355,8 @@ func reasonVMs(loc *i18n.Localizer, st schedule.Status, dismissed []schedule.Rea
 }
 
 func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (views.CountsVM, error) {
-	c, now, err := s.counts.get(r.Context(), scope, now, func(at time.Time) (store.RegistrationCounts, error) {
-		return s.store.RegistrationCountsGet(r.Context(), at, scope)
+	c, now, err := s.counts.get(r.Context(), scope, now, func(ctx context.Context, at time.Time) (store.RegistrationCounts, error) {
+		return s.store.RegistrationCountsGet(ctx, at, scope)
 	})
 	if err != nil {
 		return views.CountsVM{}, err

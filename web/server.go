@@ -140,7 +140,7 @@ type Server struct {
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
-		counts: newCountsCache(d.CountsTTL), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
+		counts: newCountsCache(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing}
 	if s.log == nil {

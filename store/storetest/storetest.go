@@ -200,16 +200,19 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 }
 
 // Persistent returns a Store on a database that outlives the test run: built once from the
-// template and filled by fill, then reused by every later run with the same key and migrations.
-// Benchmarks use it for ledgers too large to rebuild each time. A fill that fails or is
-// interrupted leaves no database under the final name, because the filled database is renamed
-// into place only when fill returns.
+// template and filled by fill, then reused by every later run with the same key. Benchmarks use it
+// for ledgers too large to rebuild each time. It is named by the key alone, not the migrations: a
+// later migration is applied to the kept database when it is opened (then ANALYZEd), as it would
+// be to a production ledger, so adding an index does not cost a re-seed. A database that holds a
+// migration this code does not know (another branch's) is refused rather than silently mixed.
+// A fill that fails or is interrupted leaves no database under the final name, because the
+// filled database is renamed into place only when fill returns.
 func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store.Store {
 	tb.Helper()
 	ctx := context.Background()
 	conn, admin, tpl := adminConn(tb)
 	defer conn.Close(ctx)
-	sum := sha256.Sum256([]byte(tpl + "\x00" + key))
+	sum := sha256.Sum256([]byte(key))
 	name := "keep_" + hex.EncodeToString(sum[:])[:16]
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext($1))`, name); err != nil {
 		tb.Fatal(err)
@@ -245,7 +248,41 @@ func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store
 		tb.Fatal(err)
 	}
 	tb.Cleanup(st.Close)
+	if unknown := unknownMigrations(tb, st); len(unknown) > 0 {
+		tb.Fatalf("storetest: kept database %s holds migrations this code lacks: %v (drop it to rebuild)", name, unknown)
+	}
+	applied, err := st.Migrate(ctx)
+	if err != nil {
+		tb.Fatalf("storetest: migrate kept database %s: %v", name, err)
+	}
+	if len(applied) > 0 {
+		tb.Logf("storetest: applied %v to %s", applied, name)
+		if _, err := st.Pool().Exec(ctx, `ANALYZE`); err != nil {
+			tb.Fatal(err)
+		}
+	}
 	return st
+}
+
+// unknownMigrations lists the migrations recorded in st's database that this code does not embed.
+func unknownMigrations(tb testing.TB, st *store.Store) []string {
+	tb.Helper()
+	known, err := fs.Glob(migrations.FS, "*.sql")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rows, _ := st.Pool().Query(context.Background(), `SELECT name FROM schema_migration ORDER BY name`)
+	applied, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatalf("storetest: list applied migrations: %v", err)
+	}
+	var unknown []string
+	for _, n := range applied {
+		if !slices.Contains(known, n) {
+			unknown = append(unknown, n)
+		}
+	}
+	return unknown
 }
 
 // QueryCounter is a pgx tracer that counts the statements a pool sends, for tests that bound how
