@@ -194,14 +194,17 @@ func reasonsWhere(keep func(schedule.Reason) bool) string {
 	return `coalesce(` + strings.Join(ors, ` OR `) + `, false)`
 }
 
-// reasonPredicate returns the condition of reason r, on attention candidates.
+// reasonPredicate returns the condition of reason r, on attention candidates. It may be NULL
+// where a compared column is: callers use it only where NULL counts as false (WHERE, FILTER,
+// CASE WHEN), never under NOT. It is left bare so the planner sees "state = 'misregistered'"
+// and can use the partial index that matches it; a coalesce around it hides the condition.
 func reasonPredicate(r schedule.Reason) string {
 	if r == schedule.ReasonFlaggedByPipeline {
 		return `(cr.needs_admin_attention AND NOT ` + sqlEscalatingOther + `)`
 	}
 	for _, rc := range reasonConditions {
 		if rc.reason == r {
-			return `coalesce(` + rc.cond + `, false)`
+			return `(` + rc.cond + `)`
 		}
 	}
 	return `false`

@@ -204,10 +204,12 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 		w.add(`cr.course_id = ANY(` + w.arg(f.CourseIDs) + `::uuid[])`)
 	}
 	if len(f.States) > 0 {
-		w.add(`cr.state::text = ANY(` + w.arg(toStrings(f.States)) + `::text[])`)
+		// Compared on the enum (the parameter cast once), so the state indexes apply; a cast of
+		// the column to text would rule them out.
+		w.add(`cr.state = ANY(` + w.arg(toStrings(f.States)) + `::text[]::credit_registration_state[])`)
 	}
 	if len(f.ErrorCodes) > 0 {
-		w.add(`cr.error_code::text = ANY(` + w.arg(toStrings(f.ErrorCodes)) + `::text[])`)
+		w.add(`cr.error_code = ANY(` + w.arg(toStrings(f.ErrorCodes)) + `::text[]::credit_registration_error_code[])`)
 	}
 	if len(f.Phases) > 0 {
 		var ors []string
