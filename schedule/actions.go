@@ -670,12 +670,12 @@ func decideDismiss(f Facts, s Strictness, now time.Time) Decision {
 	}
 	st := Classify(f.Row, now)
 	switch {
-	case len(st.Reasons) == 0:
+	case st.Reasons.Empty():
 		return refuse(RefusalNothingToDismiss, "dismiss.1", "Nothing puts this registration on the Needs attention list.")
 	case st.Dismissed:
 		return refuse(RefusalNothingToDismiss, "dismiss.2", "Every reason this registration is on the Needs attention list is already dismissed.")
 	}
 	d := allow(f.Row.State, "dismiss.allow", "The row leaves the Needs attention list until a different reason applies; the pipeline's flag is left as it is.")
-	d.Reasons = st.Reasons
+	d.Reasons = st.Reasons.List()
 	return d
 }

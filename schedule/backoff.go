@@ -203,7 +203,12 @@ func windowExpired(reference *time.Time, now time.Time, maxAge time.Duration) bo
 	if reference == nil {
 		return false
 	}
-	return int64(now.Sub(*reference)/time.Second) >= int64(maxAge/time.Second)
+	return expiredAfter(now.Sub(*reference), maxAge)
+}
+
+// expiredAfter is windowExpired for a reference age ago.
+func expiredAfter(age, maxAge time.Duration) bool {
+	return int64(age/time.Second) >= int64(maxAge/time.Second)
 }
 
 // doubling works in whole seconds, as the seed does with num_seconds.

@@ -1,9 +1,6 @@
 package schedule
 
-import (
-	"slices"
-	"time"
-)
+import "time"
 
 // Row holds the facts of one ledger row that classification reads.
 type Row struct {
@@ -43,15 +40,16 @@ type Row struct {
 	DismissedReasons []Reason
 }
 
-// Status is where a row stands at an instant, as Classify sees it.
+// Status is where a row stands at an instant, as Classify sees it. It holds
+// no pointer and no slice, so classifying a row allocates nothing.
 type Status struct {
 	// Phase is the row's phase; for a state this package does not know yet,
 	// the state's raw value, so the row shows as what it is rather than under
 	// a wrong phase.
 	Phase Phase
-	// Reasons holds every reason that applies now, in Reasons() order; nil
-	// when none does.
-	Reasons []Reason
+	// Reasons holds every reason that applies now; empty when none does.
+	// Its List is in Reasons() order.
+	Reasons ReasonSet
 	// NeedsAdmin is true when a reason that asks a person applies (every
 	// escalating reason, and the ones that show an uncertain row at once) and
 	// the dismissal does not cover them all: the row is on the queue's
@@ -60,38 +58,97 @@ type Status struct {
 	// Dismissed is true when reasons apply and the live dismissal covers
 	// every one of them.
 	Dismissed bool
-	// NextCheckAt is when the pipeline will next look at the row; nil when
-	// it never will. It may be in the past: the row is then due or overdue.
-	NextCheckAt *time.Time
+	// NextCheckAt is when the pipeline will next look at the row; the zero
+	// time when it never will. It may be in the past: the row is then due or
+	// overdue.
+	NextCheckAt time.Time
 	// EscalatesAt is the earliest instant after now at which an escalating
 	// reason the row does not have yet will apply if nothing else happens;
-	// nil if none will.
-	EscalatesAt *time.Time
+	// the zero time if none will.
+	EscalatesAt time.Time
 }
 
 // Classify says where row r stands at now: its phase, the reasons it needs
 // attention, whether an admin must act, and when the pipeline will next look
-// at it and the row will next escalate. It reads nothing but its arguments.
+// at it and the row will next escalate. It reads nothing but its arguments,
+// and allocates nothing: every queue row and page pays for it.
 func Classify(r Row, now time.Time) Status {
 	if r.Superseded {
 		// A later attempt carries the credit; this row is history.
 		return Status{Phase: PhaseSuperseded}
 	}
-	reasons := reasonsAt(r, now)
-	dismissed := len(reasons) > 0 && coveredBy(reasons, r.DismissedReasons)
+	a := agesOf(&r, now)
+	reasons := reasonsAt(&r, &a)
+	dismissed := reasons != 0 && reasons&^dismissedSet(r.DismissedReasons) == 0
+	next, _ := nextCheckAt(&r)
 	return Status{
-		Phase:       phaseAt(r, now),
+		Phase:       phaseAt(&r, &a),
 		Reasons:     reasons,
-		NeedsAdmin:  slices.ContainsFunc(reasons, Reason.AsksPerson) && !dismissed,
+		NeedsAdmin:  reasons.AsksPerson() && !dismissed,
 		Dismissed:   dismissed,
-		NextCheckAt: nextCheckAt(r),
-		EscalatesAt: escalatesAt(r, now, reasons),
+		NextCheckAt: next,
+		EscalatesAt: escalatesAt(&r, &a, reasons),
 	}
 }
 
-func phaseAt(r Row, now time.Time) Phase {
+// ages holds how long ago each instant a rule reads was, each subtracted once: the rules then
+// compare durations, and only the one escalation that is reported needs an instant again.
+type ages struct {
+	now time.Time
+	// submitted is now − submitted_at; hasSubmitted is false when it is NULL.
+	submitted    time.Duration
+	hasSubmitted bool
+	// partial is now − partially_registered_at, for partially_registered rows.
+	partial    time.Duration
+	hasPartial bool
+	// firstFailed is now − first_failed_at, for failed_retryable rows.
+	firstFailed    time.Duration
+	hasFirstFailed bool
+	// since is how long a submitting or resolving_enrolment row has been so, as the recovery sweep
+	// times it.
+	since time.Duration
+}
+
+func agesOf(r *Row, now time.Time) ages {
+	a := ages{now: now}
+	if r.SubmittedAt != nil {
+		a.submitted, a.hasSubmitted = now.Sub(*r.SubmittedAt), true
+	}
+	switch r.State {
+	case StatePartiallyRegistered:
+		if r.PartiallyRegisteredAt != nil {
+			a.partial, a.hasPartial = now.Sub(*r.PartiallyRegisteredAt), true
+		}
+	case StateFailedRetryable:
+		if r.FirstFailedAt != nil {
+			a.firstFailed, a.hasFirstFailed = now.Sub(*r.FirstFailedAt), true
+		}
+	case StateSubmitting:
+		a.since = a.submitted
+		if !a.hasSubmitted {
+			a.since = now.Sub(r.StateEnteredAt)
+		}
+	case StateResolvingEnrolment:
+		a.since = now.Sub(r.StateEnteredAt)
+	}
+	return a
+}
+
+// dismissedSet reads a dismissal's reasons; nearly every row has none.
+func dismissedSet(dismissed []Reason) ReasonSet {
+	var set ReasonSet
+	for _, reason := range dismissed {
+		set |= reasonBit(reason)
+	}
+	return set
+}
+
+func phaseAt(r *Row, a *ages) Phase {
 	if r.State.InVerification() {
-		return VerificationPhaseAt(r.SubmittedAt, now)
+		if !a.hasSubmitted {
+			return PhaseDenseWindow
+		}
+		return verificationPhase(a.submitted)
 	}
 	switch r.State {
 	case StatePending:
@@ -122,126 +179,113 @@ func phaseAt(r Row, now time.Time) Phase {
 	return Phase(r.State)
 }
 
-func reasonsAt(r Row, now time.Time) []Reason {
+func reasonsAt(r *Row, a *ages) ReasonSet {
 	live := !r.State.IsTerminal()
-	var out []Reason
-	add := func(reason Reason, applies bool) {
+	verifying := r.State.InVerification()
+	var out ReasonSet
+	add := func(bit ReasonSet, applies bool) {
 		if applies {
-			out = append(out, reason)
+			out |= bit
 		}
 	}
-	uncertain := r.State == StateSubmissionUncertain
-	add(ReasonOutcomeUncertain, uncertain && r.SubmittedAt != nil && !UncertainNeedsAdmin(r.SubmittedAt, now))
-	add(ReasonSubmissionTimeMissing, uncertain && r.SubmittedAt == nil)
-	add(ReasonUncertainOverdue, uncertain && UncertainNeedsAdmin(r.SubmittedAt, now))
-	add(ReasonPartialOverdue, r.State == StatePartiallyRegistered &&
-		windowExpired(r.PartiallyRegisteredAt, now, PartialRegistrationAdminAfter))
-	add(ReasonVerificationGaveUp, r.State.InVerification() && VerifyWindowExpired(r.SubmittedAt, now))
-	add(ReasonRepeatedlyNotRegistered, live && r.NotRegisteredReimportCount >= NotRegisteredReimportAdminThreshold)
+	if r.State == StateSubmissionUncertain {
+		overdue := a.hasSubmitted && expiredAfter(a.submitted, UncertainAdminAfter)
+		add(bitOutcomeUncertain, a.hasSubmitted && !overdue)
+		add(bitSubmissionTimeMissing, !a.hasSubmitted)
+		add(bitUncertainOverdue, overdue)
+	}
+	add(bitPartialOverdue, a.hasPartial && expiredAfter(a.partial, PartialRegistrationAdminAfter))
+	add(bitVerificationGaveUp, verifying && a.hasSubmitted && expiredAfter(a.submitted, VerifyMaxAge))
+	add(bitRepeatedlyNotRegistered, live && r.NotRegisteredReimportCount >= NotRegisteredReimportAdminThreshold)
 	// The dashboard knows a row is past its retry window before the next
 	// sweep fails it.
-	add(ReasonRetryWindowExpired, r.ErrorCode == ErrorRetryWindowExpired ||
-		(r.State == StateFailedRetryable && SubmitWindowExpired(r.FirstFailedAt, now)))
-	add(ReasonMisregistered, r.State == StateMisregistered)
-	add(ReasonPermanentError, r.State == StateFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
+	add(bitRetryWindowExpired, r.ErrorCode == ErrorRetryWindowExpired ||
+		(a.hasFirstFailed && expiredAfter(a.firstFailed, SubmitMaxRetryAge)))
+	add(bitMisregistered, r.State == StateMisregistered)
+	add(bitPermanentError, r.State == StateFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
 	// The recovery sweep's graces are strict (preconditions.rs: since < now − grace), unlike the
 	// whole-second windows: exactly at the grace's end the worker may still answer.
-	add(ReasonStuckPastRecoveryGrace,
-		(r.State == StateSubmitting && submittingSince(r).Before(now.Add(-SubmittingRecoveryGrace))) ||
-			(r.State == StateResolvingEnrolment && r.StateEnteredAt.Before(now.Add(-ResolvingRecoveryGrace))))
-	add(ReasonTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
-	threshold, hasThreshold := StuckThreshold(r.State)
-	add(ReasonRunningLate, live && hasThreshold && now.Sub(r.StateChangedAt) > threshold)
+	add(bitStuckPastRecoveryGrace,
+		(r.State == StateSubmitting && a.since > SubmittingRecoveryGrace) ||
+			(r.State == StateResolvingEnrolment && a.since > ResolvingRecoveryGrace))
+	add(bitTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
+	if live {
+		if threshold, ok := StuckThreshold(r.State); ok {
+			add(bitRunningLate, a.now.Sub(r.StateChangedAt) > threshold)
+		}
+	}
 	// The flag is its own reason when nothing that escalates explains it; running late does not,
 	// or a flagged row that is also late would drop out of the queue.
-	add(ReasonFlaggedByPipeline, r.NeedsAdminAttention && !slices.ContainsFunc(out, Reason.Escalates))
+	add(bitFlaggedByPipeline, r.NeedsAdminAttention && out&escalatingSet == 0)
 	return out
 }
 
 // submittingSince is what the recovery sweep times a submitting row from:
 // submitted_at, re-stamped for each resent half of a split batch, else
 // state_entered_at.
-func submittingSince(r Row) *time.Time {
+func submittingSince(r *Row) time.Time {
 	if r.SubmittedAt != nil {
-		return r.SubmittedAt
+		return *r.SubmittedAt
 	}
-	return &r.StateEnteredAt
+	return r.StateEnteredAt
 }
 
-func coveredBy(reasons, dismissed []Reason) bool {
-	for _, reason := range reasons {
-		if !slices.Contains(dismissed, reason) {
-			return false
-		}
-	}
-	return true
-}
-
-// nextCheckAt says when the pipeline will next act on r. submitting and
-// resolving_enrolment rows are acted on by the recovery sweep, which does not
-// look at next_attempt_at, so their time is the end of the recovery grace
-// even if next_attempt_at says Never.
-func nextCheckAt(r Row) *time.Time {
-	var at time.Time
+// nextCheckAt says when the pipeline will next act on r; ok is false when it
+// never will. submitting and resolving_enrolment rows are acted on by the
+// recovery sweep, which does not look at next_attempt_at, so their time is
+// the end of the recovery grace even if next_attempt_at says Never.
+func nextCheckAt(r *Row) (at time.Time, ok bool) {
 	switch {
 	case r.State.IsTerminal() || r.State == StateMisregistered:
-		return nil
+		return time.Time{}, false
 	case r.State == StateSubmitting:
-		at = submittingSince(r).Add(SubmittingRecoveryGrace)
+		return submittingSince(r).Add(SubmittingRecoveryGrace), true
 	case r.State == StateResolvingEnrolment:
-		at = r.StateEnteredAt.Add(ResolvingRecoveryGrace)
+		return r.StateEnteredAt.Add(ResolvingRecoveryGrace), true
 	case !r.NextAttemptAt.Before(Never):
-		return nil
-	default:
-		at = r.NextAttemptAt
+		return time.Time{}, false
 	}
-	return &at
+	return r.NextAttemptAt, true
 }
 
-// escalation is an escalating rule that fires at a known instant: the end
-// of a whole-second window, which windowExpired reaches exactly at
-// reference + window.
-type escalation struct {
-	reason Reason
-	at     time.Time
-}
-
-func escalations(r Row) []escalation {
-	var out []escalation
-	if r.State == StateSubmissionUncertain && r.SubmittedAt != nil {
-		out = append(out, escalation{ReasonUncertainOverdue, r.SubmittedAt.Add(UncertainAdminAfter)})
-	}
-	if r.State == StatePartiallyRegistered && r.PartiallyRegisteredAt != nil {
-		out = append(out, escalation{ReasonPartialOverdue, r.PartiallyRegisteredAt.Add(PartialRegistrationAdminAfter)})
-	}
-	if r.State.InVerification() && r.SubmittedAt != nil {
-		out = append(out, escalation{ReasonVerificationGaveUp, r.SubmittedAt.Add(VerifyMaxAge)})
-	}
-	if r.State == StateFailedRetryable && r.FirstFailedAt != nil {
-		out = append(out, escalation{ReasonRetryWindowExpired, r.FirstFailedAt.Add(SubmitMaxRetryAge)})
-	}
-	// A strict grace first applies an instant after its end.
-	if r.State == StateSubmitting {
-		out = append(out, escalation{ReasonStuckPastRecoveryGrace, submittingSince(r).Add(SubmittingRecoveryGrace + time.Nanosecond)})
-	}
-	if r.State == StateResolvingEnrolment {
-		out = append(out, escalation{ReasonStuckPastRecoveryGrace, r.StateEnteredAt.Add(ResolvingRecoveryGrace + time.Nanosecond)})
-	}
-	return out
-}
-
-// escalatesAt skips rules whose reason the row already has for another
-// cause (a failed_retryable row already coded retry_window_expired), since
-// their firing would change nothing a person sees.
-func escalatesAt(r Row, now time.Time, current []Reason) *time.Time {
-	var earliest *time.Time
-	for _, e := range escalations(r) {
-		if !e.at.After(now) || slices.Contains(current, e.reason) {
-			continue
+// escalatesAt is the earliest instant after now at which an escalating rule
+// fires: the end of a whole-second window, which expiredAfter reaches exactly
+// at reference + window, or an instant after a strict grace's end. It skips
+// rules whose reason the row already has for another cause (a
+// failed_retryable row already coded retry_window_expired), since their
+// firing would change nothing a person sees. The zero time is none. A rule
+// is still ahead exactly when its reference's age is short of the window,
+// so only the rule reported costs an addition.
+func escalatesAt(r *Row, a *ages, current ReasonSet) time.Time {
+	var earliest time.Time
+	consider := func(reason ReasonSet, ahead bool, at func() time.Time) {
+		if !ahead || current&reason != 0 {
+			return
 		}
-		if earliest == nil || e.at.Before(*earliest) {
-			earliest = &e.at
+		if t := at(); earliest.IsZero() || t.Before(earliest) {
+			earliest = t
 		}
+	}
+	switch r.State {
+	case StateSubmissionUncertain:
+		consider(bitUncertainOverdue, a.hasSubmitted && a.submitted < UncertainAdminAfter,
+			func() time.Time { return r.SubmittedAt.Add(UncertainAdminAfter) })
+	case StatePartiallyRegistered:
+		consider(bitPartialOverdue, a.hasPartial && a.partial < PartialRegistrationAdminAfter,
+			func() time.Time { return r.PartiallyRegisteredAt.Add(PartialRegistrationAdminAfter) })
+	case StateFailedRetryable:
+		consider(bitRetryWindowExpired, a.hasFirstFailed && a.firstFailed < SubmitMaxRetryAge,
+			func() time.Time { return r.FirstFailedAt.Add(SubmitMaxRetryAge) })
+	case StateSubmitting:
+		consider(bitStuckPastRecoveryGrace, a.since <= SubmittingRecoveryGrace,
+			func() time.Time { return submittingSince(r).Add(SubmittingRecoveryGrace + time.Nanosecond) })
+	case StateResolvingEnrolment:
+		consider(bitStuckPastRecoveryGrace, a.since <= ResolvingRecoveryGrace,
+			func() time.Time { return r.StateEnteredAt.Add(ResolvingRecoveryGrace + time.Nanosecond) })
+	}
+	if r.State.InVerification() {
+		consider(bitVerificationGaveUp, a.hasSubmitted && a.submitted < VerifyMaxAge,
+			func() time.Time { return r.SubmittedAt.Add(VerifyMaxAge) })
 	}
 	return earliest
 }

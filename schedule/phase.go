@@ -114,7 +114,11 @@ func VerificationPhaseAt(submittedAt *time.Time, now time.Time) Phase {
 	if submittedAt == nil {
 		return PhaseDenseWindow
 	}
-	age := now.Sub(*submittedAt)
+	return verificationPhase(now.Sub(*submittedAt))
+}
+
+// verificationPhase is VerificationPhaseAt for a row submitted age ago.
+func verificationPhase(age time.Duration) Phase {
 	switch {
 	case age < VerifyWindowStart:
 		return PhaseWaiting
@@ -122,7 +126,7 @@ func VerificationPhaseAt(submittedAt *time.Time, now time.Time) Phase {
 		return PhaseDenseWindow
 	case age < VerifyWindowEnd:
 		return PhaseLateWindow
-	case !VerifyWindowExpired(submittedAt, now):
+	case !expiredAfter(age, VerifyMaxAge):
 		return PhaseBackingOff
 	default:
 		return PhasePastGiveUpAge

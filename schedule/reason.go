@@ -1,6 +1,10 @@
 package schedule
 
-import "time"
+import (
+	"fmt"
+	"math/bits"
+	"time"
+)
 
 // Reason is one reason a row is on the Needs attention list. The values are
 // URL filter values and are stored in attention dismissals, so they never
@@ -118,3 +122,93 @@ func StuckThreshold(state State) (threshold time.Duration, ok bool) {
 	}
 	return 0, false
 }
+
+// ReasonSet is a set of reasons, one bit each in Reasons() order: what
+// Classify reports, so that classifying a row allocates nothing.
+type ReasonSet uint32
+
+// The reasons' bits, in Reasons() order; TestReasonSetBitsFollowReasons holds
+// the two together.
+const (
+	bitOutcomeUncertain ReasonSet = 1 << iota
+	bitSubmissionTimeMissing
+	bitUncertainOverdue
+	bitPartialOverdue
+	bitVerificationGaveUp
+	bitRepeatedlyNotRegistered
+	bitRetryWindowExpired
+	bitMisregistered
+	bitPermanentError
+	bitStuckPastRecoveryGrace
+	bitTooManyAttempts
+	bitRunningLate
+	bitFlaggedByPipeline
+	bitEnd
+)
+
+// allReasons holds every reason's bit.
+const allReasons = bitEnd - 1
+
+// askingSet holds the reasons that put a row on the needs-a-person list;
+// escalatingSet those of them that escalate (Reason.Escalates).
+const (
+	askingSet     = allReasons &^ bitRunningLate
+	escalatingSet = askingSet &^ (bitOutcomeUncertain | bitSubmissionTimeMissing)
+)
+
+// reasonBit is r's bit; 0 for a reason this package does not know.
+func reasonBit(r Reason) ReasonSet {
+	i, ok := reasons.index[r]
+	if !ok {
+		return 0
+	}
+	return 1 << i
+}
+
+// ReasonSetOf returns the set holding the known reasons among rs.
+func ReasonSetOf(rs ...Reason) ReasonSet {
+	var set ReasonSet
+	for _, r := range rs {
+		set |= reasonBit(r)
+	}
+	return set
+}
+
+// Has reports whether r is in the set.
+func (s ReasonSet) Has(r Reason) bool {
+	b := reasonBit(r)
+	return b != 0 && s&b != 0
+}
+
+// Len is how many reasons the set holds.
+func (s ReasonSet) Len() int { return bits.OnesCount32(uint32(s & allReasons)) }
+
+// Empty reports whether the set holds no reason.
+func (s ReasonSet) Empty() bool { return s&allReasons == 0 }
+
+// AsksPerson reports whether a reason in the set asks a person (Reason.AsksPerson).
+func (s ReasonSet) AsksPerson() bool { return s&askingSet != 0 }
+
+// Escalating is the part of the set whose reasons escalate (Reason.Escalates).
+func (s ReasonSet) Escalating() ReasonSet { return s & escalatingSet }
+
+// Without is the set less the reasons of o.
+func (s ReasonSet) Without(o ReasonSet) ReasonSet { return s &^ o }
+
+// List returns the set's reasons in Reasons() order; nil when it is empty.
+// It allocates: the classification itself never calls it.
+func (s ReasonSet) List() []Reason {
+	if s.Empty() {
+		return nil
+	}
+	out := make([]Reason, 0, s.Len())
+	for i, ent := range reasons.entries {
+		if s&(1<<i) != 0 {
+			out = append(out, ent.value)
+		}
+	}
+	return out
+}
+
+// String lists the set's reasons, for messages and tests.
+func (s ReasonSet) String() string { return fmt.Sprint(s.List()) }

@@ -263,15 +263,6 @@ func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 
 // onlyFreshUncertain reports whether the only reason asking a person is ReasonOutcomeUncertain:
 // an uncertain row shown on the queue before it escalates.
-func onlyFreshUncertain(reasons []Reason) bool {
-	fresh := false
-	for _, r := range reasons {
-		switch {
-		case r == ReasonOutcomeUncertain:
-			fresh = true
-		case r.AsksPerson():
-			return false
-		}
-	}
-	return fresh
+func onlyFreshUncertain(reasons ReasonSet) bool {
+	return reasons&askingSet == bitOutcomeUncertain
 }

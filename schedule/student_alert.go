@@ -63,11 +63,7 @@ func SinceAlert(events []AlertEvent, current StudentSummary, alertedAt time.Time
 		}
 	}
 	if a.StillNeedsAction {
-		for _, r := range current.Classified.Reasons {
-			if r.Escalates() {
-				a.Reasons = append(a.Reasons, r)
-			}
-		}
+		a.Reasons = current.Classified.Reasons.Escalating().List()
 	}
 	return a
 }

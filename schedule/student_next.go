@@ -252,7 +252,7 @@ func nextStep(r Row, pre Preconditions, s StudentSummary, now time.Time) NextSte
 	n.Pipeline = pipelineOf(r, pre)
 	switch n.Pipeline {
 	case PipelineLookUpEnrolment, PipelineCheckEnrolment, PipelineSend, PipelineCheckSisu:
-		n.NextCheckAt = s.Classified.NextCheckAt
+		n.NextCheckAt = timeOrNil(s.Classified.NextCheckAt)
 		n.Due = n.NextCheckAt != nil && !n.NextCheckAt.After(now)
 	}
 	if r.State == StateAwaitingVerification {
@@ -262,7 +262,7 @@ func nextStep(r Row, pre Preconditions, s StudentSummary, now time.Time) NextSte
 	n.SupportAlerted = s.WaitsOn == WaitsOnSupport && s.Classified.NeedsAdmin
 	n.WaitsForSupport = s.WaitsOn == WaitsOnSupport && !s.Classified.NeedsAdmin
 	if s.WaitsOn != WaitsOnSupport && s.WaitsOn != WaitsOnNobody {
-		n.EscalatesAt = s.Classified.EscalatesAt
+		n.EscalatesAt = timeOrNil(s.Classified.EscalatesAt)
 	}
 	return n
 }
@@ -558,4 +558,13 @@ func capitalise(s string) string {
 		return s
 	}
 	return string(unicode.ToUpper(r)) + s[size:]
+}
+
+// timeOrNil is t as the optional instant NextStep carries: nil for the zero time, which Status
+// uses for "never".
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

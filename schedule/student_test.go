@@ -373,7 +373,7 @@ func TestStudentViewWords(t *testing.T) {
 		}
 		// An uncertain row on the queue before it escalates waits on Sisu: the pipeline's checks
 		// usually settle it first.
-		freshUncertain := slices.Equal(s.Classified.Reasons, []schedule.Reason{schedule.ReasonOutcomeUncertain})
+		freshUncertain := slices.Equal(s.Classified.Reasons.List(), []schedule.Reason{schedule.ReasonOutcomeUncertain})
 		if s.Classified.NeedsAdmin && !r.Superseded && !freshUncertain && s.WaitsOn != schedule.WaitsOnSupport &&
 			s.WaitsOn != schedule.WaitsOnCourseSetup && s.WaitsOn != schedule.WaitsOnNobody {
 			t.Fatalf("row %d %+v: needs an admin but waits on %q", i, r, s.WaitsOn)

@@ -203,8 +203,8 @@ WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND NOT `+sqlNeedsAdmin, now)
 		return f, dbError("HealthFactsGet escalations", err)
 	}
 	for _, c := range cands {
-		if st := schedule.Classify(c.ScheduleRow(), now); st.EscalatesAt != nil {
-			f.EscalationsAt = append(f.EscalationsAt, *st.EscalatesAt)
+		if st := schedule.Classify(c.ScheduleRow(), now); !st.EscalatesAt.IsZero() {
+			f.EscalationsAt = append(f.EscalationsAt, st.EscalatesAt)
 		}
 	}
 

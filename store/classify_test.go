@@ -227,11 +227,11 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			for id, row := range facts {
 				c := schedule.Classify(row, now)
 				wantPhase[c.Phase] = append(wantPhase[c.Phase], id)
-				if len(c.Reasons) > 0 {
+				if !c.Reasons.Empty() {
 					withReasons = append(withReasons, id)
 				}
 				if !c.Dismissed {
-					for _, reason := range c.Reasons {
+					for _, reason := range c.Reasons.List() {
 						wantReason[reason] = append(wantReason[reason], id)
 					}
 				}

@@ -328,8 +328,8 @@ func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Tim
 		Module:           row.ModuleName,
 		CourseCode:       store.Deref(row.UhCourseCode),
 		ErrorCode:        string(row.ErrorCode),
-		NextCheck:        loc.When(st.NextCheckAt, now),
-		Escalates:        loc.When(st.EscalatesAt, now),
+		NextCheck:        loc.When(instant(st.NextCheckAt), now),
+		Escalates:        loc.When(instant(st.EscalatesAt), now),
 		LastActivity:     loc.When(&row.UpdatedAt, now),
 		NeedsAdmin:       st.NeedsAdmin,
 		Reasons:          reasonVMs(loc, st, row.ScheduleRow().DismissedReasons),
@@ -341,8 +341,8 @@ func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Tim
 }
 
 func reasonVMs(loc *i18n.Localizer, st schedule.Status, dismissed []schedule.Reason) []views.ReasonVM {
-	out := make([]views.ReasonVM, 0, len(st.Reasons))
-	for _, r := range st.Reasons {
+	out := make([]views.ReasonVM, 0, st.Reasons.Len())
+	for _, r := range st.Reasons.List() {
 		out = append(out, views.ReasonVM{
 			Key:         string(r),
 			Label:       loc.Code("reason", string(r)),
@@ -438,4 +438,12 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.errorCodes, x)})
 	}
 	return vm
+}
+
+// instant is a Status instant as the formatters take it: nil for the zero time, Status's "never".
+func instant(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }

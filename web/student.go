@@ -233,8 +233,8 @@ func registrationCardVM(reg store.RegistrationOverview, sum schedule.StudentSumm
 			ErrorCode:        string(reg.ErrorCode),
 			NeedsAdmin:       st.NeedsAdmin,
 			Reasons:          reasonVMs(i18n.For(i18n.EN), st, reg.ScheduleRow().DismissedReasons),
-			NextCheck:        views.NewWhen(st.NextCheckAt, now),
-			Escalates:        views.NewWhen(st.EscalatesAt, now),
+			NextCheck:        views.NewWhen(instant(st.NextCheckAt), now),
+			Escalates:        views.NewWhen(instant(st.EscalatesAt), now),
 		}
 		if reg.ErrorCode != "" {
 			p.ErrorLabel = reg.ErrorCode.Explanation()

@@ -63,7 +63,7 @@ func TestDefaultDemo(t *testing.T) {
 			states[r.sched.State]++
 			st := schedule.Classify(r.sched, now)
 			phases[st.Phase]++
-			for _, reason := range st.Reasons {
+			for _, reason := range st.Reasons.List() {
 				reasons[reason]++
 			}
 		}

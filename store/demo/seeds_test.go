@@ -33,7 +33,7 @@ func TestOtherSeedsAndInstants(t *testing.T) {
 				}
 				s := schedule.Classify(r.sched, n)
 				phases[s.Phase]++
-				for _, x := range s.Reasons {
+				for _, x := range s.Reasons.List() {
 					reasons[x]++
 				}
 			}
