@@ -297,10 +297,34 @@ ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope)
 	return list, nil
 }
 
+// StudentRank is s's place in CourseListOrder, 1-based, as the ledger keeps it in student_rank
+// (migration 0008); 99 for a status regdesk does not know, which lists last.
+func StudentRank(s schedule.StudentStatus) int16 {
+	if i := slices.Index(courseListOrder, s); i >= 0 {
+		return int16(i + 1)
+	}
+	return unknownStudentRank
+}
+
+const unknownStudentRank = 99
+
+// StudentRankOfState is the student_rank of a row in state st that is not pending (a pending
+// row's rank reads its completion, student and module), with whether an enrolment was found and
+// whether Suotar accepted a submission. ok is false for a pending row. Bulk writers that skip the
+// ledger's triggers use it.
+func StudentRankOfState(st schedule.State, enrolmentResolved, submitted bool) (rank int16, ok bool) {
+	if st == schedule.StatePending {
+		return 0, false
+	}
+	status := schedule.StudentStatusOf(schedule.Row{State: st}, schedule.Preconditions{EnrolmentResolved: enrolmentResolved, Submitted: submitted})
+	return StudentRank(status), true
+}
+
 // RegistrationListByCourse returns up to limit of the course's live, unsuperseded registrations
 // (nothing when scope does not hold the course): those a student can act on first, then the rest
 // by student-facing status in the order of CourseListOrder, most recently active first within
-// each. RegistrationCountsByStudentStatus counts all of them.
+// each. RegistrationCountsByStudentStatus counts all of them. The order is the row's stored
+// student_rank, so the largest course is a range scan that stops at limit.
 func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string, scope []string, limit int) ([]RegistrationOverview, error) {
 	if !IsUUID(courseID) || limit <= 0 {
 		return nil, nil
@@ -308,8 +332,8 @@ func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string,
 	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumns+`
 FROM `+overviewFrom+`
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
-ORDER BY coalesce(array_position($3::text[], `+sqlStudentStatus+`), 99), cr.updated_at DESC, cr.id DESC
-LIMIT $4`, courseID, scope, toStrings(courseListOrder), limit)
+ORDER BY cr.student_rank, cr.updated_at DESC, cr.id DESC
+LIMIT $3`, courseID, scope, limit)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
 		return nil, dbError("RegistrationListByCourse", err)
@@ -317,28 +341,45 @@ LIMIT $4`, courseID, scope, toStrings(courseListOrder), limit)
 	return list, nil
 }
 
+// CourseCountCap bounds each of a course page's counts: a count of CourseCountCap means "that
+// many or more". Counting the 232,000 registered rows of the largest course exactly would read
+// them all on every page view; counting up to the cap reads at most that many index entries per
+// status, as River UI's capped counts do.
+const CourseCountCap = 10_000
+
 // RegistrationCountsByStudentStatus counts the course's live, unsuperseded registrations per
-// student-facing status; empty when scope does not hold the course.
+// student-facing status, each up to CourseCountCap; empty when scope does not hold the course.
 func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseID string, scope []string) (map[schedule.StudentStatus]int64, error) {
 	out := map[schedule.StudentStatus]int64{}
 	if !IsUUID(courseID) {
 		return out, nil
 	}
-	rows, _ := q.db.Query(ctx, `SELECT `+sqlStudentStatus+` AS status, count(*)
-FROM credit_registrations cr
-  JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
-WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
-GROUP BY 1`, courseID, scope)
-	type statusCount struct {
-		Status string
-		N      int64
+	ranks := make([]int16, 0, len(courseListOrder)+1)
+	for _, st := range courseListOrder {
+		ranks = append(ranks, StudentRank(st))
 	}
-	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[statusCount])
+	ranks = append(ranks, unknownStudentRank)
+	rows, _ := q.db.Query(ctx, `SELECT r.rank, (SELECT count(*) FROM (SELECT 1 FROM credit_registrations cr
+    WHERE cr.course_id = $1 AND cr.student_rank = r.rank AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
+    LIMIT $3) capped)
+FROM unnest($4::smallint[]) AS r(rank)`, courseID, scope, CourseCountCap, ranks)
+	type rankCount struct {
+		Rank int16
+		N    int64
+	}
+	counts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[rankCount])
 	if err != nil {
 		return nil, dbError("RegistrationCountsByStudentStatus", err)
 	}
 	for _, c := range counts {
-		out[schedule.StudentStatus(c.Status)] = c.N
+		if c.N == 0 {
+			continue
+		}
+		if int(c.Rank) >= 1 && int(c.Rank) <= len(courseListOrder) {
+			out[courseListOrder[c.Rank-1]] += c.N
+		} else {
+			out["unknown"] += c.N
+		}
 	}
 	return out, nil
 }

@@ -473,3 +473,78 @@ func orderIndex(s schedule.StudentStatus) int {
 	}
 	return slices.Index(order, s)
 }
+
+// A pending row's stored student_rank follows its student, completion and module configuration
+// (migration 0008's triggers), and such a refresh is no write to the row: its updated_at and
+// version stay, so the queue's order and a person's open page do not move. Every other state's
+// rank is StudentRankOfState's, which the seeder writes without the trigger.
+func TestStudentRankFollowsStudentStatus(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT2"})
+	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "P", LastName: "Pending", Email: "p@example.fi"})
+	id := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: course, State: "pending"})
+	type stamp struct {
+		Rank    int16
+		Updated time.Time
+		Version int64
+	}
+	read := func() stamp {
+		t.Helper()
+		var s stamp
+		if err := st.Pool().QueryRow(ctx, `SELECT student_rank, updated_at, version FROM credit_registrations WHERE id = $1`, id).Scan(&s.Rank, &s.Updated, &s.Version); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := read()
+	steps := []struct {
+		name string
+		sql  string
+		want schedule.StudentStatus
+		args []any
+	}{
+		{"as added", `SELECT 1`, schedule.StudentNeedsStudentNumber, nil},
+		{"number linked", `UPDATE students SET student_number = '0123456' WHERE id = '` + student.ID + `'`, schedule.StudentLookingForEnrolment, nil},
+		{"code rejected", `INSERT INTO course_module_suotar_configurations (course_module_id, course_code_allowed, checked_course_code) VALUES ('` + course.ModuleID + `', false, 'TKT2')`, schedule.StudentHeldForCourseSetup, nil},
+		{"code fixed", `UPDATE course_modules SET uh_course_code = 'TKT2-B' WHERE id = '` + course.ModuleID + `'`, schedule.StudentLookingForEnrolment, nil},
+		{"completion failed", `UPDATE course_module_completions SET passed = false WHERE id = (SELECT course_module_completion_id FROM credit_registrations WHERE id = '` + id + `')`, schedule.StudentWaitingForCompletion, nil},
+		{"completion deleted", `UPDATE course_module_completions SET deleted_at = $1 WHERE id = (SELECT course_module_completion_id FROM credit_registrations WHERE id = '` + id + `')`, schedule.StudentNotRegistering, []any{storetest.Now()}},
+		{"config removed", `DELETE FROM course_module_suotar_configurations WHERE course_module_id = '` + course.ModuleID + `'`, schedule.StudentNotRegistering, nil},
+	}
+	for _, s := range steps {
+		exec(t, st, s.sql, s.args...)
+		got := read()
+		if got.Rank != store.StudentRank(s.want) {
+			t.Errorf("%s: student_rank %d, want %d (%s)", s.name, got.Rank, store.StudentRank(s.want), s.want)
+		}
+		if !got.Updated.Equal(before.Updated) || got.Version != before.Version {
+			t.Errorf("%s: the refresh moved updated_at %v→%v or version %d→%d", s.name, before.Updated, got.Updated, before.Version, got.Version)
+		}
+	}
+
+	for _, state := range schedule.States() {
+		for _, resolved := range []bool{false, true} {
+			for _, sent := range []bool{false, true} {
+				want, ok := store.StudentRankOfState(state, resolved, sent)
+				if !ok {
+					continue
+				}
+				var got int16
+				if err := st.Pool().QueryRow(ctx, `SELECT credit_registration_student_rank($1::text::credit_registration_state, $2, $3, NULL, NULL, NULL)`,
+					string(state), resolved, sent).Scan(&got); err != nil {
+					t.Fatal(err)
+				}
+				if got != want {
+					t.Errorf("%s (enrolment %v, submitted %v): SQL rank %d, StudentRankOfState %d", state, resolved, sent, got, want)
+				}
+			}
+		}
+	}
+	// A row's own write still counts as one.
+	exec(t, st, `UPDATE credit_registrations SET state = 'cancelled' WHERE id = $1`, id)
+	if got := read(); got.Version == before.Version || got.Rank != store.StudentRank(schedule.StudentNotRegistering) {
+		t.Errorf("the row's own write: version %d (was %d), rank %d", got.Version, before.Version, got.Rank)
+	}
+}

@@ -84,17 +84,26 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	var total int64
+	capped := false
+	// A count at the cap is "that many or more" (store.CourseCountCap), and says so.
+	countText := func(n int64) string {
+		if n >= store.CourseCountCap {
+			return views.Count(n) + "+"
+		}
+		return views.Count(n)
+	}
 	for _, st := range order {
 		n := counts[st]
 		total += n
+		capped = capped || n >= store.CourseCountCap
 		if n == 0 && len(byStatus[st]) == 0 {
 			continue
 		}
 		vm.Counts = append(vm.Counts, views.StatusCountVM{
-			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: views.Count(n), URL: "#status-" + string(st),
+			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: countText(n), URL: "#status-" + string(st),
 		})
 		g := views.StatusGroupVM{
-			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: views.Count(n),
+			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: countText(n),
 			StudentCanAct: canAct[st], Rows: byStatus[st],
 			// Settled and dropped registrations need nobody; fold them when there are many.
 			Folded: st.Finished() && len(byStatus[st]) > foldFinishedAbove,
@@ -122,8 +131,16 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		vm.Groups = append(vm.Groups, g)
 	}
 	vm.Total = views.Counted(total, "registration", "registrations")
+	of := views.Count(total)
+	if capped {
+		vm.Total = "at least " + vm.Total
+		of = "at least " + of
+	}
 	if total > int64(len(rows)) {
-		vm.Truncated = fmt.Sprintf("Listing the first %d of %s registrations: those the students can act on first.", len(rows), views.Count(total))
+		vm.Truncated = fmt.Sprintf("Listing the first %d of %s registrations: those the students can act on first.", len(rows), of)
+	}
+	if capped {
+		vm.Truncated += fmt.Sprintf(" Counts of %s or more are shown as %s+: counting further would read the whole course on every view.", views.Count(store.CourseCountCap), views.Count(store.CourseCountCap))
 	}
 	if total == 0 {
 		vm.Truncated = "This course has no registrations yet."

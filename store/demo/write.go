@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"regdesk/schedule"
 	"regdesk/store"
 )
 
@@ -124,11 +125,34 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 		}
 		return Summary{}, copyErr
 	}
+	// COPY gave every row but the pending ones its student_rank; a pending row's reads its
+	// completion, student and module, which the insert trigger looks up unless replica mode
+	// skipped it. Set those few per cent here, still without touching updated_at.
+	if skip {
+		if err := pendingRanks(ctx, conn); err != nil {
+			return sum, err
+		}
+	}
 	// Fresh statistics, so the dashboard's first queries plan for a full ledger, not an empty one.
 	if _, err := conn.Exec(ctx, `ANALYZE students, courses, course_instances, course_modules, course_module_completions, credit_registrations, credit_registration_events`); err != nil {
 		return sum, fmt.Errorf("demo: analyze: %w", err)
 	}
 	return sum, nil
+}
+
+// pendingRanks sets the student_rank of the pending rows COPY left without one.
+func pendingRanks(ctx context.Context, conn *pgxpool.Conn) error {
+	return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return fmt.Errorf("demo: pending ranks: %w", err)
+		}
+		if _, err := tx.Exec(ctx, `UPDATE credit_registrations cr
+SET student_rank = credit_registration_pending_rank(cr.course_module_completion_id, cr.user_id, cr.course_module_id)
+WHERE cr.state = 'pending' AND cr.student_rank IS NULL`); err != nil {
+			return fmt.Errorf("demo: pending ranks: %w", err)
+		}
+		return nil
+	})
 }
 
 // writer copies batches to the database and remembers what it wrote, so a failed run can take
@@ -468,7 +492,7 @@ var regColumns = []string{
 	"student_number", "sisu_person_id", "uh_course_code", "selected_enrolment_id", "selected_enrolment_kind",
 	"selected_enrolment_realisation_id", "selected_enrolment_realisation_name", "attainment_language",
 	"grade_scale_id", "grade_id", "credits", "attained_at",
-	"submitted_attainment_id", "submitted_attainment_type", "sisu_attainment_id", "sisu_attainment_type",
+	"submitted_attainment_id", "submitted_attainment_type", "sisu_attainment_id", "sisu_attainment_type", "student_rank",
 	"enrolment_check_group", "enrolment_check_step", "enrolment_check_due_at", "enrolment_checks_stopped_at",
 }
 
@@ -476,7 +500,7 @@ var regColumns = []string{
 type regSource struct {
 	rows []*reg
 	i    int
-	vals [53]any
+	vals [54]any
 
 	id, completion, user, course, module, instance, supersededBy, pendingBy pgtype.UUID
 
@@ -489,6 +513,7 @@ type regSource struct {
 
 	attempt, retries, polls, reimports, step pgtype.Int4
 	credits                                  pgtype.Float4
+	rank                                     pgtype.Int2
 }
 
 func (s *regSource) Next() bool { s.i++; return s.i < len(s.rows) }
@@ -520,7 +545,9 @@ func (s *regSource) Values() ([]any, error) {
 	}
 	s.credits = pgtype.Float4{Float32: r.credits, Valid: r.frozen}
 	hasGroup := r.ecGroup != ""
-	s.vals = [53]any{
+	rank, ranked := store.StudentRankOfState(schedule.State(r.state), frozen(r.enrolmentID) != "", r.submittedAttainmentID != "")
+	s.rank = pgtype.Int2{Int16: rank, Valid: ranked}
+	s.vals = [54]any{
 		setUUID(&s.id, r.id), setTime(&s.created, r.createdAt), setTime(&s.updated, r.updatedAt), int64(1),
 		setUUID(&s.completion, c.id), setUUID(&s.user, c.student.id), setUUID(&s.course, c.module.course.id), setUUID(&s.module, c.module.id), setUUID(&s.instance, c.instance.id),
 		setInt(&s.attempt, r.attempt, true), setUUIDOf(&s.supersededBy, r.supersededBy), setTime(&s.supersededAt, r.supersededAt), setUUIDOf(&s.pendingBy, r.pendingSupBy),
@@ -533,7 +560,7 @@ func (s *regSource) Values() ([]any, error) {
 		setText(&s.number, frozen(r.studentNumber)), setText(&s.person, frozen(r.personID)), setText(&s.courseCode, frozen(r.courseCode)), setText(&s.enrolment, frozen(r.enrolmentID)), setText(&s.kind, frozen(r.kind)),
 		setText(&s.realisation, realisationID), name, setText(&s.lang, frozen(r.lang)),
 		setText(&s.scale, frozen(r.gradeScale)), setText(&s.grade, frozen(r.gradeID)), &s.credits, setTime(&s.attained, attainedAt),
-		setText(&s.submittedID, r.submittedAttainmentID), setText(&s.submittedType, submittedType), setText(&s.sisuID, r.sisuAttainmentID), setText(&s.sisuType, r.sisuAttainmentType),
+		setText(&s.submittedID, r.submittedAttainmentID), setText(&s.submittedType, submittedType), setText(&s.sisuID, r.sisuAttainmentID), setText(&s.sisuType, r.sisuAttainmentType), &s.rank,
 		setText(&s.group, r.ecGroup), setInt(&s.step, r.ecStep, hasGroup), setTime(&s.dueAt, r.ecDueAt), setTime(&s.stoppedAt, r.ecStoppedAt),
 	}
 	return s.vals[:], nil
