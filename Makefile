@@ -55,10 +55,18 @@ test/browser: build $(MAILPIT) ## Only the headless-Chromium tests
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	TEST_DATABASE_URL="$$url" go test -count=1 -run Browser ./web/...
 
-bench: build ## Benchmarks: schedule math, queue queries and seeding on a large ledger
+bench: build ## The performance table: every page at 1M rows (BENCH_ROWS=10000000 for 10M) beside its raw SQL floor, a 64-client crowd, peak RSS; and Classify per row shape
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
-	TEST_DATABASE_URL="$$url" go test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./...
+	go test -run '^$$' -bench 'Classify' -benchmem -count=1 ./schedule/; \
+	mkdir -p .benchlogs; out=.benchlogs/bench-$${BENCH_ROWS:-1000000}.md; \
+	BENCH_TABLE=1 BENCH_OUT=$$out TEST_DATABASE_URL="$$url" go test -run '^TestBenchTable$$' -count=1 -timeout 150m ./cmd/regdesk/; \
+	cat $$out
+
+bench/store: build ## The store's own benchmarks (queue queries, page reads, seeding) on the kept ledger
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	TEST_DATABASE_URL="$$url" go test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./store/...
 
 generate: ## Regenerate views/*_templ.go
 	$(TEMPL) generate -path views
@@ -98,4 +106,4 @@ vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)
 	cp $$tmp/package/LICENSE $(CURDIR)/static/vendor/htmx.LICENSE; \
 	cd $(CURDIR)/static/vendor && sha256sum htmx.min.js > SHA256SUMS; rm -rf $$tmp
 
-.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
+.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench bench/store generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx

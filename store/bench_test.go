@@ -2,44 +2,20 @@ package store_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
 	"regdesk/schedule"
 	"regdesk/store"
-	"regdesk/store/demo"
 	"regdesk/store/storetest"
 )
 
-// benchNow is the instant the benchmark ledger is consistent at and every query asks about.
-var benchNow = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
-
-// benchRows is the size of the benchmark ledger: a million rows unless REGDESK_BENCH_ROWS says
-// otherwise. The first run writes it (about three minutes); later runs reuse it.
-func benchRows(b *testing.B) int {
-	if s := os.Getenv("REGDESK_BENCH_ROWS"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 1 {
-			b.Fatalf("REGDESK_BENCH_ROWS=%q is not a positive number", s)
-		}
-		return n
-	}
-	return 1_000_000
-}
+var benchNow = storetest.BenchNow
 
 func benchLedger(b *testing.B) *store.Store {
 	b.Helper()
-	if testing.Short() {
-		b.Skip("the benchmark ledger takes minutes to write")
-	}
-	rows := benchRows(b)
-	return storetest.Persistent(b, fmt.Sprintf("demo rows=%d seed=1 now=%s", rows, benchNow.Format(time.RFC3339)), func(st *store.Store) error {
-		_, err := demo.Write(context.Background(), st, demo.Config{Rows: rows, Seed: 1, Now: benchNow, SkipForeignKeyChecks: true})
-		return err
-	})
+	st, _ := storetest.DemoLedger(b, storetest.BenchRows(b))
+	return st
 }
 
 // BenchmarkQueue measures what the triage queue asks of a large ledger on every page view and

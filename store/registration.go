@@ -204,12 +204,14 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 		w.add(`cr.course_id = ANY(` + w.arg(f.CourseIDs) + `::uuid[])`)
 	}
 	if len(f.States) > 0 {
-		// Compared on the enum (the parameter cast once), so the state indexes apply; a cast of
-		// the column to text would rule them out.
-		w.add(`cr.state = ANY(` + w.arg(toStrings(f.States)) + `::text[]::credit_registration_state[])`)
+		// Compared on the enum, as literals: a cast of the column to text rules out the state
+		// indexes, and a parameter cast to the enum leaves the planner no statistics to pick the
+		// rare state's index by. The values are schedule's own constants (the filter parsed them),
+		// quoted by quoteList.
+		w.add(`cr.state IN (` + quoteList(f.States...) + `)`)
 	}
 	if len(f.ErrorCodes) > 0 {
-		w.add(`cr.error_code = ANY(` + w.arg(toStrings(f.ErrorCodes)) + `::text[]::credit_registration_error_code[])`)
+		w.add(`cr.error_code IN (` + quoteList(f.ErrorCodes...) + `)`)
 	}
 	if len(f.Phases) > 0 {
 		var ors []string

@@ -104,13 +104,15 @@ type config struct {
 	RunMigrations    bool
 	LogLevel         slog.Level
 	StatementTimeout time.Duration
-	SessionSecure    bool
-	SessionIdle      time.Duration
-	SessionLifetime  time.Duration
-	TrustedOrigins   []string
-	TrustedProxies   []netip.Prefix
-	ProxyHeader      string
-	ProxyTrusted     []netip.Prefix
+	// CountsTTL is how long the queue's counts are shared; 0 counts for every request.
+	CountsTTL       time.Duration
+	SessionSecure   bool
+	SessionIdle     time.Duration
+	SessionLifetime time.Duration
+	TrustedOrigins  []string
+	TrustedProxies  []netip.Prefix
+	ProxyHeader     string
+	ProxyTrusted    []netip.Prefix
 	// SuotarURL and SuotarToken reach Suotar for lookups; both empty leaves lookups off.
 	SuotarURL     string
 	SuotarToken   string
@@ -147,6 +149,7 @@ type configFlags struct {
 	runMigrations    *string
 	logLevel         *string
 	statementTimeout *string
+	countsTTL        *string
 	sessionSecure    *string
 	sessionIdle      *string
 	sessionLifetime  *string
@@ -173,6 +176,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		runMigrations:    fs.String("migrate", cmpOr(getenv("RUN_MIGRATIONS"), "0"), "1 applies pending migrations at start (env RUN_MIGRATIONS)"),
 		logLevel:         fs.String("log-level", cmpOr(getenv("LOG_LEVEL"), "info"), "debug, info, warn or error (env LOG_LEVEL)"),
 		statementTimeout: fs.String("statement-timeout", cmpOr(getenv("STATEMENT_TIMEOUT"), "5s"), "bound on every dashboard query (env STATEMENT_TIMEOUT)"),
+		countsTTL:        fs.String("counts-ttl", cmpOr(getenv("COUNTS_TTL"), "10s"), "how long the queue's counts are shared between requests; 0 counts for each (env COUNTS_TTL)"),
 		sessionSecure:    fs.String("session-secure", cmpOr(getenv("SESSION_SECURE"), "1"), "0 sends the session cookie over plain HTTP: local development only (env SESSION_SECURE)"),
 		sessionIdle:      fs.String("session-idle-timeout", cmpOr(getenv("SESSION_IDLE_TIMEOUT"), web.DefaultIdleTimeout.String()), "a session unused this long ends (env SESSION_IDLE_TIMEOUT)"),
 		sessionLifetime:  fs.String("session-lifetime", cmpOr(getenv("SESSION_LIFETIME"), web.DefaultLifetime.String()), "every session ends this long after sign-in (env SESSION_LIFETIME)"),
@@ -221,6 +225,7 @@ func (c *configFlags) validate() (config, error) {
 		Addr:             *c.addr,
 		RunMigrations:    c.boolValue("RUN_MIGRATIONS", *c.runMigrations),
 		StatementTimeout: c.durationValue("STATEMENT_TIMEOUT", *c.statementTimeout),
+		CountsTTL:        c.durationValue("COUNTS_TTL", *c.countsTTL),
 	}
 	if cfg.DatabaseURL == "" {
 		c.problem("DATABASE_URL is not set (or use make run, which starts a private PostgreSQL)")
@@ -419,7 +424,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		},
 		TrustedOrigins: cfg.TrustedOrigins,
 		// Every open queue tab asks for counts every 15 s; one count per 10 s serves them all.
-		CountsTTL:      10 * time.Second,
+		CountsTTL:      cfg.CountsTTL,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
 		// A request may wait for its statements and a second besides; a lookup for Suotar too.

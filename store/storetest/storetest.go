@@ -209,6 +209,14 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 // filled database is renamed into place only when fill returns.
 func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store.Store {
 	tb.Helper()
+	st, _ := PersistentWithURL(tb, key, fill)
+	return st
+}
+
+// PersistentWithURL is Persistent that also returns the database's URL, for a server run as its
+// own process.
+func PersistentWithURL(tb testing.TB, key string, fill func(*store.Store) error) (*store.Store, string) {
+	tb.Helper()
 	ctx := context.Background()
 	conn, admin, tpl := adminConn(tb)
 	defer conn.Close(ctx)
@@ -243,25 +251,32 @@ func Persistent(tb testing.TB, key string, fill func(*store.Store) error) *store
 			tb.Fatalf("storetest: rename %s: %v", tmp, err)
 		}
 	}
-	st, err := store.Open(ctx, withDatabase(admin, name), store.Options{StatementTimeout: 30 * time.Second})
+	dbURL := withDatabase(admin, name)
+	// A migration's backfill of a kept ledger takes minutes: no statement timeout for it.
+	mig, err := store.Open(ctx, dbURL, store.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(st.Close)
-	if unknown := unknownMigrations(tb, st); len(unknown) > 0 {
+	defer mig.Close()
+	if unknown := unknownMigrations(tb, mig); len(unknown) > 0 {
 		tb.Fatalf("storetest: kept database %s holds migrations this code lacks: %v (drop it to rebuild)", name, unknown)
 	}
-	applied, err := st.Migrate(ctx)
+	applied, err := mig.Migrate(ctx)
 	if err != nil {
 		tb.Fatalf("storetest: migrate kept database %s: %v", name, err)
 	}
 	if len(applied) > 0 {
 		tb.Logf("storetest: applied %v to %s", applied, name)
-		if _, err := st.Pool().Exec(ctx, `ANALYZE`); err != nil {
+		if _, err := mig.Pool().Exec(ctx, `VACUUM ANALYZE`); err != nil {
 			tb.Fatal(err)
 		}
 	}
-	return st
+	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: 30 * time.Second})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(st.Close)
+	return st, dbURL
 }
 
 // unknownMigrations lists the migrations recorded in st's database that this code does not embed.

@@ -1,0 +1,479 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/store/storetest"
+	"regdesk/web"
+)
+
+// TestBenchTable is make bench's table: every page and fragment of the dashboard on the kept
+// demo ledger (a million rows, or BENCH_ROWS), one client at a time through the real server
+// (bin/regdesk serve, its own process), beside the raw floor: the same statements the page sends,
+// recorded from an in-process server and sent again through pgx on a pool like the server's. Then
+// a crowd of 64 clients with the full mix for BENCH_CROWD_SECONDS (60), beside the floor's crowd,
+// and the server process's peak RSS (VmHWM in /proc). It asserts no speed: it fails only when the
+// bench cannot run or a page does not answer 200. BENCH_SAMPLES (40) sets the samples per view.
+func TestBenchTable(t *testing.T) {
+	if os.Getenv("BENCH_TABLE") == "" {
+		t.Skip("make bench runs this (BENCH_TABLE=1)")
+	}
+	bin, err := filepath.Abs("../../bin/regdesk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Fatalf("%s: run make build first (make bench does)", bin)
+	}
+	rows := storetest.BenchRows(t)
+	seedStart := time.Now()
+	st, dbURL := storetest.DemoLedger(t, rows)
+	if d := time.Since(seedStart); d > time.Minute {
+		t.Logf("bench: the ledger took %s to write or migrate", d.Round(time.Second))
+	}
+	ctx := context.Background()
+	targets := storetest.FindBenchTargets(t, st)
+	admin, teacher := benchAccounts(t, st, targets.LargestCourseID)
+
+	views := benchViews(targets)
+	samples := envInt(t, "BENCH_SAMPLES", 40)
+	crowdFor := time.Duration(envInt(t, "BENCH_CROWD_SECONDS", 60)) * time.Second
+
+	// The floor's statements, recorded from an in-process server on the same database.
+	rec := &storetest.StatementRecorder{}
+	traced, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: 5 * time.Second, Tracer: rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer traced.Close()
+	inproc := web.New(web.Deps{Store: traced, Now: time.Now, Session: web.SessionConfig{Insecure: true}})
+	defer inproc.Close()
+	ts := httptest.NewServer(inproc.Routes())
+	defer ts.Close()
+	inClients := map[string]*http.Client{"admin": benchLogin(t, ts.URL, admin), "teacher": benchLogin(t, ts.URL, teacher)}
+	for i := range views {
+		v := &views[i]
+		benchGet(t, inClients[v.as], ts.URL+v.path) // warm the in-process caches, as the server's are
+		rec.Take()
+		if code := benchGet(t, inClients[v.as], ts.URL+v.path); code != http.StatusOK {
+			t.Fatalf("%s: in-process status %d", v.name, code)
+		}
+		v.stmts = rec.Take()
+	}
+
+	// The server under test, its own process, counting for every request (COUNTS_TTL=0), so the
+	// counts are measured cold.
+	srv := startServer(t, bin, dbURL)
+	clients := map[string]*http.Client{"admin": benchLogin(t, srv.base, admin), "teacher": benchLogin(t, srv.base, teacher)}
+
+	floor, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer floor.Close()
+
+	var out strings.Builder
+	host, _ := os.Hostname()
+	fmt.Fprintf(&out, "\n## make bench: %d rows, %s, %s (%d cores)\n\n", rows, time.Now().UTC().Format("2006-01-02 15:04 MST"), host, numCPU())
+	fmt.Fprintf(&out, "One client, %d samples per view after 3 to warm up; the floor sends the page's own statements through pgx.\n\n", samples)
+	fmt.Fprintf(&out, "| view | stmts | p50 ms | p95 ms | p99 ms | floor p50 | floor p99 | p50 ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	singleP99 := map[string]time.Duration{}
+	for _, v := range views {
+		c := clients[v.as]
+		for range 3 {
+			benchGet(t, c, srv.base+v.path)
+		}
+		page := make([]time.Duration, 0, samples)
+		for range samples {
+			start := time.Now()
+			if code := benchGet(t, c, srv.base+v.path); code != http.StatusOK {
+				t.Errorf("%s: status %d", v.name, code)
+			}
+			page = append(page, time.Since(start))
+		}
+		raw := make([]time.Duration, 0, samples)
+		for range 3 {
+			replay(t, floor, v.stmts)
+		}
+		for range samples {
+			start := time.Now()
+			replay(t, floor, v.stmts)
+			raw = append(raw, time.Since(start))
+		}
+		p, r := percentiles(page), percentiles(raw)
+		singleP99[v.name] = p[2]
+		fmt.Fprintf(&out, "| %s | %d | %s | %s | %s | %s | %s | %.2f |\n", v.name, len(v.stmts), ms(p[0]), ms(p[1]), ms(p[2]), ms(r[0]), ms(r[2]), float64(p[0])/float64(max(r[0], time.Microsecond)))
+	}
+
+	// The crowd: 64 clients, each with its own session, cycling through every view from its own
+	// starting point; the floor's crowd sends the same statements with the same concurrency.
+	const crowd = 64
+	crowdClients := make([]*http.Client, crowd)
+	for i := range crowdClients {
+		as := "admin"
+		if i%8 == 7 {
+			as = "teacher"
+		}
+		crowdClients[i] = benchLogin(t, srv.base, map[string]benchAccount{"admin": admin, "teacher": teacher}[as])
+	}
+	mix := func(i int) []benchView {
+		var own []benchView
+		for _, v := range views {
+			if (i%8 == 7) == (v.as == "teacher") {
+				own = append(own, v)
+			}
+		}
+		return own
+	}
+	pageRun := runCrowd(crowd, crowdFor, func(i, n int) (string, int) {
+		own := mix(i)
+		v := own[(i*7+n)%len(own)]
+		return v.name, benchGet(t, crowdClients[i], srv.base+v.path)
+	})
+	rss, hwm := srv.memory(t)
+	floorRun := runCrowd(crowd, crowdFor, func(i, n int) (string, int) {
+		own := mix(i)
+		v := own[(i*7+n)%len(own)]
+		replay(t, floor, v.stmts)
+		return v.name, http.StatusOK
+	})
+	fmt.Fprintf(&out, "\nCrowd: %d clients for %s, the full mix (teachers' views for every eighth client).\n\n", crowd, crowdFor)
+	fmt.Fprintf(&out, "| run | requests | req/s | p50 ms | p99 ms | non-200 | fast views' p99 ms (worst ×single p99) |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range []struct {
+		name string
+		c    crowdResult
+	}{{"pages (HTTP)", pageRun}, {"raw floor (pgx)", floorRun}} {
+		p := percentiles(r.c.all)
+		worst, worstRatio := time.Duration(0), 0.0
+		for name, ds := range r.c.byView {
+			if !fastView(name) {
+				continue
+			}
+			p99 := percentiles(ds)[2]
+			worst = max(worst, p99)
+			if s := singleP99[name]; s > 0 {
+				worstRatio = max(worstRatio, float64(p99)/float64(s))
+			}
+		}
+		fmt.Fprintf(&out, "| %s | %d | %.1f | %s | %s | %d | %s (%.1f×) |\n", r.name, len(r.c.all), float64(len(r.c.all))/crowdFor.Seconds(), ms(p[0]), ms(p[1]), r.c.non200, ms(worst), worstRatio)
+	}
+	fmt.Fprintf(&out, "\nThroughput, pages ÷ floor: %.2f. Server process (bin/regdesk serve) after the crowd: VmRSS %.1f MB, peak VmHWM %.1f MB.\n",
+		float64(len(pageRun.all))/float64(max(len(floorRun.all), 1)), rss, hwm)
+	for code, n := range pageRun.codes {
+		if code != http.StatusOK {
+			fmt.Fprintf(&out, "Status %d: %d requests (%s).\n", code, n, strings.Join(pageRun.codeViews[code], ", "))
+		}
+	}
+	fmt.Fprint(os.Stdout, out.String())
+	if p := os.Getenv("BENCH_OUT"); p != "" {
+		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+	if pageRun.non200 > 0 {
+		t.Errorf("the crowd got %d answers other than 200", pageRun.non200)
+	}
+}
+
+// benchView is one page or fragment, fetched as one kind of account.
+type benchView struct {
+	name, path, as string
+	stmts          []storetest.Statement
+}
+
+// fastView reports whether a view is one of the queue's own (not a course page, the audit or the
+// counts), whose p99 under the crowd must stay near its single-client p99.
+func fastView(name string) bool {
+	return strings.HasPrefix(name, "/?") || name == "/" || strings.HasPrefix(name, "registration") || strings.HasPrefix(name, "student")
+}
+
+func benchViews(tg storetest.BenchTargets) []benchView {
+	var vs []benchView
+	add := func(name, path, as string) { vs = append(vs, benchView{name: name, path: path, as: as}) }
+	add("/ (needs admin)", "/", "admin")
+	add("/?show=all", "/?show=all", "admin")
+	add("/queue/counts (cold)", "/queue/counts", "admin")
+	for _, p := range schedule.Phases() {
+		add("/?phase="+string(p), "/?phase="+string(p), "admin")
+	}
+	for _, r := range schedule.Reasons() {
+		add("/?reason="+string(r), "/?reason="+string(r), "admin")
+	}
+	for _, s := range schedule.States() {
+		add("/?state="+string(s), "/?state="+string(s), "admin")
+	}
+	for _, e := range schedule.ErrorCodes() {
+		add("/?error="+string(e), "/?error="+string(e), "admin")
+	}
+	add("/?q=virtanen", "/?q=virtanen", "admin")
+	add("/?q=<student number>", "/?q="+url.QueryEscape(tg.StudentNumber), "admin")
+	add("/?course=<largest>", "/?show=all&course="+tg.LargestCourseID, "admin")
+	add("registration page", "/registrations/"+tg.RegistrationID, "admin")
+	add("student page", "/students/"+tg.StudentID, "admin")
+	add("student search", "/students/search?q=korhonen", "admin")
+	add("/courses", "/courses", "admin")
+	add("course page, largest (support)", "/courses/"+tg.LargestCourseID, "admin")
+	add("course page, largest (teacher)", "/courses/"+tg.LargestCourseID, "teacher")
+	add("/ (teacher)", "/", "teacher")
+	add("/audit", "/audit", "admin")
+	return vs
+}
+
+type benchAccount struct{ email, password string }
+
+// benchAccounts makes (once) an admin and a teacher of the largest course in the kept ledger.
+func benchAccounts(t *testing.T, st *store.Store, courseID string) (admin, teacher benchAccount) {
+	t.Helper()
+	ctx := context.Background()
+	const password = "bench password, not a secret"
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ensure := func(email, role string, courses []string) benchAccount {
+		if _, err := st.AccountGetByEmail(ctx, email); err != nil {
+			if _, err := st.AccountCreate(ctx, store.AccountCreateParams{Name: "Bench " + role, Email: email, Role: role, PasswordHash: string(hash), CourseIDs: courses}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return benchAccount{email, password}
+	}
+	return ensure("bench-admin@example.invalid", "admin", nil), ensure("bench-teacher@example.invalid", "teacher", []string{courseID})
+}
+
+func benchLogin(t *testing.T, base string, a benchAccount) *http.Client {
+	t.Helper()
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
+	resp, err := c.PostForm(base+"/login", url.Values{"email": {a.email}, "password": {a.password}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign in as %s at %s: status %d", a.email, base, resp.StatusCode)
+	}
+	return c
+}
+
+// benchGet fetches path, reads the whole answer and returns its status (0 when it failed).
+func benchGet(t *testing.T, c *http.Client, u string) int {
+	resp, err := c.Get(u)
+	if err != nil {
+		t.Logf("GET %s: %v", u, err)
+		return 0
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, resp.Body)
+	return resp.StatusCode
+}
+
+// replay sends a page's statements on one connection, in order (a page's read-only transaction
+// must stay on its connection), reading every row.
+func replay(t *testing.T, st *store.Store, stmts []storetest.Statement) {
+	ctx := context.Background()
+	conn, err := st.Pool().Acquire(ctx)
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	defer conn.Release()
+	for _, s := range stmts {
+		rows, err := conn.Query(ctx, s.SQL, s.Args...)
+		if err != nil {
+			t.Errorf("floor: %v", err)
+			return
+		}
+		for rows.Next() {
+			_ = rows.RawValues()
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			t.Errorf("floor: %v\n%s", err, s.SQL)
+			return
+		}
+	}
+}
+
+type crowdResult struct {
+	all       []time.Duration
+	byView    map[string][]time.Duration
+	codes     map[int]int
+	codeViews map[int][]string
+	non200    int
+}
+
+// runCrowd runs n clients for d, each calling do(client, request number) back to back.
+func runCrowd(n int, d time.Duration, do func(i, n int) (string, int)) crowdResult {
+	res := crowdResult{byView: map[string][]time.Duration{}, codes: map[int]int{}, codeViews: map[int][]string{}}
+	var mu sync.Mutex
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			for k := 0; !stop.Load(); k++ {
+				start := time.Now()
+				name, code := do(i, k)
+				took := time.Since(start)
+				mu.Lock()
+				res.all = append(res.all, took)
+				res.byView[name] = append(res.byView[name], took)
+				res.codes[code]++
+				if code != http.StatusOK {
+					res.non200++
+					if !slices.Contains(res.codeViews[code], name) {
+						res.codeViews[code] = append(res.codeViews[code], name)
+					}
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	time.Sleep(d)
+	stop.Store(true)
+	wg.Wait()
+	return res
+}
+
+// percentiles returns p50, p95 and p99 (nearest rank).
+func percentiles(ds []time.Duration) [3]time.Duration {
+	if len(ds) == 0 {
+		return [3]time.Duration{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	at := func(p float64) time.Duration {
+		i := int(p*float64(len(s))+0.999999) - 1
+		return s[min(max(i, 0), len(s)-1)]
+	}
+	return [3]time.Duration{at(0.50), at(0.95), at(0.99)}
+}
+
+func ms(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
+
+func envInt(t *testing.T, name string, def int) int {
+	t.Helper()
+	s := os.Getenv(name)
+	if s == "" {
+		return def
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		t.Fatalf("%s=%q is not a positive number", name, s)
+	}
+	return n
+}
+
+func numCPU() int {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return 0
+	}
+	return strings.Count(string(b), "processor\t:")
+}
+
+// benchServer is bin/regdesk serve running as its own process.
+type benchServer struct {
+	base string
+	cmd  *exec.Cmd
+}
+
+func startServer(t *testing.T, bin, dbURL string) *benchServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "REGDESK_ADDR="+addr, "SESSION_SECURE=0", "LOG_LEVEL=warn",
+		"COUNTS_TTL=0", "STATEMENT_TIMEOUT="+cmp.Or(os.Getenv("BENCH_STATEMENT_TIMEOUT"), "5s"))
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = cmd.Process.Kill()
+		}
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "serving on") {
+				close(ready)
+				break
+			}
+		}
+		_, _ = io.Copy(io.Discard, stdout)
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatal("bin/regdesk serve did not start in 30 s")
+	}
+	return &benchServer{base: "http://" + addr, cmd: cmd}
+}
+
+// memory reads the server process's resident set now and at its peak (VmRSS, VmHWM), in MB.
+func (s *benchServer) memory(t *testing.T) (rss, hwm float64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.cmd.Process.Pid))
+	if err != nil {
+		t.Logf("read the server's memory: %v", err)
+		return 0, 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "VmRSS:":
+			rss = kb / 1024
+		case "VmHWM:":
+			hwm = kb / 1024
+		}
+	}
+	return rss, hwm
+}
