@@ -118,3 +118,20 @@ SELECT set_config('regdesk.derived_write', 'off', true);
 
 CREATE INDEX idx_credit_registrations_course_rank_activity ON credit_registrations (course_id, student_rank, updated_at DESC, id DESC)
   WHERE deleted_at IS NULL AND superseded_by_id IS NULL;
+
+-- 2. Partial indexes whose predicates are the queue's filters word for word (store/classify.go),
+-- in the queue's order (GoodJob's way): a filter then reads its own rows newest first and stops
+-- at a page, and its capped count reads at most the cap.
+-- /?phase=superseded sorted 7,500 rows for every page: no index held them in order.
+CREATE INDEX idx_credit_registrations_superseded_activity ON credit_registrations (updated_at DESC, id DESC)
+  WHERE deleted_at IS NULL AND superseded_by_id IS NOT NULL;
+-- The pipeline's flag: flagged_by_pipeline and permanent_error start from these rows.
+CREATE INDEX idx_credit_registrations_flagged_activity ON credit_registrations (updated_at DESC, id DESC)
+  WHERE deleted_at IS NULL AND superseded_by_id IS NULL AND needs_admin_attention;
+-- too_many_attempts and repeatedly_not_registered: live rows past a counter's threshold.
+CREATE INDEX idx_credit_registrations_too_many_attempts ON credit_registrations (updated_at DESC, id DESC)
+  WHERE deleted_at IS NULL AND superseded_by_id IS NULL AND submit_retry_count >= 5
+    AND state NOT IN ('registered', 'duplicate', 'not_improved', 'failed_permanent', 'cancelled');
+CREATE INDEX idx_credit_registrations_repeatedly_not_registered ON credit_registrations (updated_at DESC, id DESC)
+  WHERE deleted_at IS NULL AND superseded_by_id IS NULL AND not_registered_reimport_count >= 3
+    AND state NOT IN ('registered', 'duplicate', 'not_improved', 'failed_permanent', 'cancelled');

@@ -125,7 +125,7 @@ FROM credit_registration_admin_actions a
   LEFT JOIN courses tc ON tc.id = tr.course_id
 WHERE `+where+`
 ORDER BY a.created_at DESC, a.id DESC
-LIMIT `+arg(limit+1), args...)
+LIMIT `+sqlLimit(limit+1), args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AuditEntry])
 	if err != nil {
 		return nil, nil, dbError("AuditList", err)

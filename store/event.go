@@ -222,7 +222,7 @@ FROM credit_registrations cr
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(3)+`
   AND ch.at IS NOT NULL
 ORDER BY ch.at DESC, cr.id DESC
-LIMIT $4`, courseID, since, scope, limit)
+LIMIT `+sqlLimit(limit), courseID, since, scope)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, dbError("RegistrationListChangedSince", err)

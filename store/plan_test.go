@@ -3,8 +3,12 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"regdesk/schedule"
 	"regdesk/store"
@@ -73,28 +77,65 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 	for _, e := range schedule.ErrorCodes() {
 		checks = append(checks, check{"error " + string(e), list(store.RegistrationFilter{ErrorCodes: []schedule.ErrorCode{e}})})
 	}
+	conn, err := st.Pool().Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
 	for _, c := range checks {
 		if err := c.run(); err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
-		for _, s := range rec.Take() {
+		for i, s := range rec.Take() {
 			if !strings.Contains(s.SQL, "credit_registrations") {
 				continue
 			}
-			var plan []struct {
-				Plan json.RawMessage `json:"Plan"`
+			// The plan made for these values, and the generic plan PostgreSQL may switch a cached
+			// statement to after five executions (made without the values: EXPLAIN EXECUTE of a
+			// prepared statement under force_generic_plan).
+			explain := func(mode string) {
+				name := fmt.Sprintf("plan_%d", i)
+				// EXECUTE's arguments as literals: PostgreSQL does not describe a utility statement's
+				// parameters.
+				placeholders := make([]string, len(s.Args))
+				for j, a := range s.Args {
+					placeholders[j] = sqlLiteral(t, a)
+				}
+				execute := `EXECUTE ` + name
+				if len(s.Args) > 0 {
+					execute += `(` + strings.Join(placeholders, ", ") + `)`
+				}
+				var raw []byte
+				err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+					if _, err := tx.Exec(ctx, `SET LOCAL plan_cache_mode = `+mode); err != nil {
+						return err
+					}
+					// The simple protocol, so the statement's own $n are the prepared statement's.
+					if _, err := tx.Conn().PgConn().Exec(ctx, `PREPARE `+name+` AS `+s.SQL).ReadAll(); err != nil {
+						return err
+					}
+					if err := tx.QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+execute).Scan(&raw); err != nil {
+						return err
+					}
+					_, err := tx.Exec(ctx, `DEALLOCATE `+name)
+					return err
+				})
+				rec.Take()
+				if err != nil {
+					t.Fatalf("%s: explain (%s): %v\n%s", c.name, mode, err, s.SQL)
+				}
+				var plan []struct {
+					Plan json.RawMessage `json:"Plan"`
+				}
+				if err := json.Unmarshal(raw, &plan); err != nil {
+					t.Fatal(err)
+				}
+				if rel := seqScanned(plan[0].Plan); rel != "" {
+					t.Errorf("%s (%s): a sequential scan of %s:\n%s", c.name, mode, rel, raw)
+				}
 			}
-			var raw []byte
-			if err := st.Pool().QueryRow(ctx, `EXPLAIN (FORMAT JSON) `+s.SQL, s.Args...).Scan(&raw); err != nil {
-				t.Fatalf("%s: explain: %v\n%s", c.name, err, s.SQL)
-			}
-			rec.Take()
-			if err := json.Unmarshal(raw, &plan); err != nil {
-				t.Fatal(err)
-			}
-			if rel := seqScanned(plan[0].Plan); rel != "" {
-				t.Errorf("%s: a sequential scan of %s:\n%s", c.name, rel, raw)
-			}
+			explain("force_custom_plan")
+			explain("force_generic_plan")
 		}
 	}
 }
@@ -119,5 +160,34 @@ func seqScanned(node json.RawMessage) string {
 			return rel
 		}
 	}
+	return ""
+}
+
+// sqlLiteral writes a recorded argument as an untyped SQL literal, which EXECUTE casts to the
+// prepared statement's parameter type.
+func sqlLiteral(t *testing.T, a any) string {
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
+	switch v := a.(type) {
+	case nil:
+		return "NULL"
+	case time.Time:
+		return quote(v.Format(time.RFC3339Nano))
+	case string:
+		return quote(v)
+	case []string:
+		if v == nil {
+			return "NULL"
+		}
+		return quote("{" + strings.Join(v, ",") + "}")
+	case []int16:
+		parts := make([]string, len(v))
+		for i, n := range v {
+			parts[i] = fmt.Sprint(n)
+		}
+		return quote("{" + strings.Join(parts, ",") + "}")
+	case int, int16, int32, int64, bool:
+		return quote(fmt.Sprint(v))
+	}
+	t.Fatalf("no literal for %T", a)
 	return ""
 }

@@ -187,13 +187,6 @@ func (w *whereBuilder) add(cond string) { w.conds = append(w.conds, cond) }
 
 func (w *whereBuilder) sql() string { return strings.Join(w.conds, "\n  AND ") }
 
-func toStrings[T ~string](vals []T) []string {
-	out := make([]string, len(vals))
-	for i, v := range vals {
-		out[i] = string(v)
-	}
-	return out
-}
 
 // apply adds f's conditions. The reason conditions read the live dismissal as "d".
 func (w *whereBuilder) apply(f RegistrationFilter) {
@@ -303,7 +296,7 @@ func (q *Queries) RegistrationList(ctx context.Context, now time.Time, f Registr
 FROM ` + listFrom + `
 WHERE ` + w.sql() + `
 ORDER BY ` + order + `
-LIMIT ` + w.arg(limit+1)
+LIMIT ` + sqlLimit(limit+1)
 	rows, _ := q.db.Query(ctx, sql, w.args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
 	if err != nil {
@@ -320,7 +313,14 @@ LIMIT ` + w.arg(limit+1)
 	return list, &RegistrationCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}, nil
 }
 
-// RegistrationCounts are the queue's headline numbers.
+// QueueCountCap bounds each of the queue's counts: a count of QueueCountCap means "that many or
+// more", and the queue shows it as such. Counting the 875,000 settled rows of a million-row
+// ledger exactly walked 978,000 index entries on every refresh; counting up to the cap reads at
+// most that many per count (River UI's capped counts). Every count a person acts on (needs admin,
+// each reason) is far below it.
+const QueueCountCap = 10_000
+
+// RegistrationCounts are the queue's headline numbers, each at most QueueCountCap.
 type RegistrationCounts struct {
 	// Phases counts live rows per phase (superseded attempts included as their own phase).
 	Phases map[schedule.Phase]int64
@@ -333,79 +333,51 @@ type RegistrationCounts struct {
 }
 
 // RegistrationCountsGet counts the ledger per phase and per reason at now, limited to courses
-// when scope is not nil. Each part is served by an index: states by the state index, the
-// verification windows by the submitted_at index, reasons by the attention index.
+// when scope is not nil, in one statement. Each count is a scalar subquery that stops at
+// QueueCountCap rows, served by the index whose predicate matches it: the state index for a
+// phase of states, the submitted_at index for a verification window, the superseded index,
+// and the attention candidates (or the flagged rows) for a reason.
 func (q *Queries) RegistrationCountsGet(ctx context.Context, now time.Time, scope []string) (RegistrationCounts, error) {
 	out := RegistrationCounts{Phases: map[schedule.Phase]int64{}, Reasons: map[schedule.Reason]int64{}}
 	scopeCond, args := `true`, []any{now}
 	if scope != nil {
 		scopeCond, args = `cr.course_id = ANY($2::uuid[])`, append(args, scope)
 	}
-
-	rows, _ := q.db.Query(ctx, `SELECT cr.state::text, count(*) FROM credit_registrations cr
-WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND NOT (`+sqlInVerification+`) AND `+scopeCond+`
-  AND $1::timestamptz IS NOT NULL
-GROUP BY cr.state`, args...)
-	type stateCount struct {
-		State string
-		N     int64
+	capped := func(from, where string) string {
+		return `(SELECT count(*) FROM (SELECT 1 FROM ` + from + `
+    WHERE ` + liveSQL + ` AND ` + where + ` AND ` + scopeCond + ` AND $1::timestamptz IS NOT NULL
+    LIMIT ` + sqlLimit(QueueCountCap) + `) capped)`
 	}
-	byState, err := pgx.CollectRows(rows, pgx.RowToStructByPos[stateCount])
-	if err != nil {
-		return out, dbError("RegistrationCountsGet states", err)
+	var cols []string
+	var dest []*int64
+	count := func(into *int64, from, where string) {
+		cols = append(cols, capped(from, where))
+		dest = append(dest, into)
 	}
-	for _, sc := range byState {
-		var zero time.Time
-		p := schedule.Classify(schedule.Row{State: schedule.State(sc.State)}, zero).Phase
-		out.Phases[p] += sc.N
+	phases := schedule.Phases()
+	phaseN := make([]int64, len(phases))
+	for i, p := range phases {
+		count(&phaseN[i], `credit_registrations cr`, `(`+phasePredicate(p)+`)`)
 	}
-
-	verif := []schedule.Phase{schedule.PhaseWaiting, schedule.PhaseDenseWindow, schedule.PhaseLateWindow, schedule.PhaseBackingOff, schedule.PhasePastGiveUpAge}
-	var filters []string
-	for _, p := range verif {
-		filters = append(filters, `count(*) FILTER (WHERE `+phasePredicate(p)+`)`)
-	}
-	vals := make([]int64, len(verif))
-	dest := make([]any, len(verif))
-	for i := range vals {
-		dest[i] = &vals[i]
-	}
-	err = q.db.QueryRow(ctx, `SELECT `+strings.Join(filters, ", ")+` FROM credit_registrations cr
-WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInVerification+` AND `+scopeCond, args...).Scan(dest...)
-	if err != nil {
-		return out, dbError("RegistrationCountsGet verification", err)
-	}
-	for i, p := range verif {
-		out.Phases[p] = vals[i]
-	}
-
-	var superseded int64
-	err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registrations cr
-WHERE `+liveSQL+` AND cr.superseded_by_id IS NOT NULL AND `+scopeCond+` AND $1::timestamptz IS NOT NULL`, args...).Scan(&superseded)
-	if err != nil {
-		return out, dbError("RegistrationCountsGet superseded", err)
-	}
-	out.Phases[schedule.PhaseSuperseded] = superseded
-
 	reasons := schedule.Reasons()
-	cols := []string{`count(*) FILTER (WHERE ` + sqlNeedsAdmin + `)`, `count(*) FILTER (WHERE ` + sqlDismissed + `)`}
-	for _, r := range reasons {
-		cols = append(cols, `count(*) FILTER (WHERE `+reasonPredicate(r)+` AND NOT `+sqlDismissed+`)`)
-	}
-	counts := make([]int64, len(cols))
-	dest = make([]any, len(cols))
-	for i := range counts {
-		dest[i] = &counts[i]
-	}
-	err = q.db.QueryRow(ctx, `SELECT `+strings.Join(cols, ",\n  ")+`
-FROM `+attentionFrom+`
-WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond, args...).Scan(dest...)
-	if err != nil {
-		return out, dbError("RegistrationCountsGet reasons", err)
-	}
-	out.NeedsAdmin, out.Dismissed = counts[0], counts[1]
+	reasonN := make([]int64, len(reasons))
 	for i, r := range reasons {
-		out.Reasons[r] = counts[i+2]
+		count(&reasonN[i], attentionFrom, sqlAttentionCandidate+` AND `+reasonPredicate(r)+` AND NOT `+sqlDismissed)
+	}
+	count(&out.NeedsAdmin, attentionFrom, sqlAttentionCandidate+` AND `+sqlNeedsAdmin)
+	count(&out.Dismissed, attentionFrom, sqlAttentionCandidate+` AND `+sqlDismissed)
+	scan := make([]any, len(dest))
+	for i, d := range dest {
+		scan[i] = d
+	}
+	if err := q.db.QueryRow(ctx, `SELECT `+strings.Join(cols, ",\n  "), args...).Scan(scan...); err != nil {
+		return out, dbError("RegistrationCountsGet", err)
+	}
+	for i, p := range phases {
+		out.Phases[p] = phaseN[i]
+	}
+	for i, r := range reasons {
+		out.Reasons[r] = reasonN[i]
 	}
 	return out, nil
 }
@@ -510,7 +482,7 @@ func (q *Queries) RegistrationCountCapped(ctx context.Context, now time.Time, f 
 	err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1
 FROM `+listFrom+`
 WHERE `+w.sql()+`
-LIMIT `+w.arg(limit)+`) capped`, w.args...).Scan(&n)
+LIMIT `+sqlLimit(limit)+`) capped`, w.args...).Scan(&n)
 	if err != nil {
 		return 0, dbError("RegistrationCountCapped", err)
 	}

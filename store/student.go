@@ -333,7 +333,7 @@ func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string,
 FROM `+overviewFrom+`
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
 ORDER BY cr.student_rank, cr.updated_at DESC, cr.id DESC
-LIMIT $3`, courseID, scope, limit)
+LIMIT `+sqlLimit(limit), courseID, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
 		return nil, dbError("RegistrationListByCourse", err)
@@ -361,8 +361,8 @@ func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseI
 	ranks = append(ranks, unknownStudentRank)
 	rows, _ := q.db.Query(ctx, `SELECT r.rank, (SELECT count(*) FROM (SELECT 1 FROM credit_registrations cr
     WHERE cr.course_id = $1 AND cr.student_rank = r.rank AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
-    LIMIT $3) capped)
-FROM unnest($4::smallint[]) AS r(rank)`, courseID, scope, CourseCountCap, ranks)
+    LIMIT `+sqlLimit(CourseCountCap)+`) capped)
+FROM unnest($3::smallint[]) AS r(rank)`, courseID, scope, ranks)
 	type rankCount struct {
 		Rank int16
 		N    int64

@@ -20,6 +20,8 @@ type CountsVM struct {
 	RefreshURL    string
 	AsOf          string
 	ScopeNote     string
+	// CapNote says that some counts stopped at their cap, shown as "10 000+".
+	CapNote       string
 	PollingPaused bool
 }
 

@@ -369,13 +369,22 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		return "/?" + v.Encode()
 	}
 	loc := i18n.From(r.Context())
+	capped := false
+	// A count at the cap is "that many or more" (store.QueueCountCap), and says so.
+	countText := func(n int64) string {
+		if n >= store.QueueCountCap {
+			capped = true
+			return loc.Count(n) + "+"
+		}
+		return loc.Count(n)
+	}
 	vm := views.CountsVM{
 		NeedsAdmin: views.CountItem{
-			Key: "needs_admin", Label: loc.T("queue.needsAdmin"), N: loc.Count(c.NeedsAdmin), Zero: c.NeedsAdmin == 0,
+			Key: "needs_admin", Label: loc.T("queue.needsAdmin"), N: countText(c.NeedsAdmin), Zero: c.NeedsAdmin == 0,
 			URL:         link("show", "needs_admin"),
 			Explanation: loc.T("queue.needsAdmin.explain"),
 		},
-		Dismissed:  views.CountItem{Key: "dismissed", N: loc.Count(c.Dismissed), Zero: c.Dismissed == 0},
+		Dismissed:  views.CountItem{Key: "dismissed", N: countText(c.Dismissed), Zero: c.Dismissed == 0},
 		DismissedN: c.Dismissed,
 		RefreshURL: "/queue/counts",
 		AsOf:       loc.Clock(now),
@@ -392,15 +401,18 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		}
 		vm.Reasons = append(vm.Reasons, views.CountItem{
 			Key: string(reason), Label: loc.Code("reason", string(reason)), Explanation: loc.CodeExplain("reason", string(reason)),
-			N: loc.Count(n), Zero: n == 0, URL: link("show", show, "reason", string(reason)), Tone: tone,
+			N: countText(n), Zero: n == 0, URL: link("show", show, "reason", string(reason)), Tone: tone,
 		})
 	}
 	for _, phase := range schedule.Phases() {
 		n := c.Phases[phase]
 		vm.Phases = append(vm.Phases, views.CountItem{
 			Key: string(phase), Label: loc.Code("phase", string(phase)), Explanation: loc.CodeExplain("phase", string(phase)),
-			N: loc.Count(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
+			N: countText(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
 		})
+	}
+	if capped {
+		vm.CapNote = loc.T("queue.countsCapped", "Cap", loc.Count(store.QueueCountCap))
 	}
 	if scope != nil {
 		vm.ScopeNote = loc.T("queue.scopeNote")

@@ -233,7 +233,7 @@ func benchViews(tg storetest.BenchTargets) []benchView {
 	add("/?course=<largest>", "/?show=all&course="+tg.LargestCourseID, "admin")
 	add("registration page", "/registrations/"+tg.RegistrationID, "admin")
 	add("student page", "/students/"+tg.StudentID, "admin")
-	add("student search", "/students/search?q=korhonen", "admin")
+	add("student search", "/students?q=korhonen", "admin")
 	add("/courses", "/courses", "admin")
 	add("course page, largest (support)", "/courses/"+tg.LargestCourseID, "admin")
 	add("course page, largest (teacher)", "/courses/"+tg.LargestCourseID, "teacher")
