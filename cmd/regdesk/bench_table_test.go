@@ -237,7 +237,6 @@ func benchViews(tg storetest.BenchTargets) []benchView {
 	add("/courses", "/courses", "admin")
 	add("course page, largest (support)", "/courses/"+tg.LargestCourseID, "admin")
 	add("course page, largest (teacher)", "/courses/"+tg.LargestCourseID, "teacher")
-	add("/ (teacher)", "/", "teacher")
 	add("/audit", "/audit", "admin")
 	return vs
 }
