@@ -187,7 +187,6 @@ func (w *whereBuilder) add(cond string) { w.conds = append(w.conds, cond) }
 
 func (w *whereBuilder) sql() string { return strings.Join(w.conds, "\n  AND ") }
 
-
 // apply adds f's conditions. The reason conditions read the live dismissal as "d".
 func (w *whereBuilder) apply(f RegistrationFilter) {
 	if f.ScopeCourseIDs != nil {

@@ -14,12 +14,12 @@ type CountsVM struct {
 	NeedsAdmin CountItem
 	Dismissed  CountItem
 	// DismissedN is how many more are dismissed, for the sentence's plural.
-	DismissedN    int64
-	Reasons       []CountItem
-	Phases        []CountItem
-	RefreshURL    string
-	AsOf          string
-	ScopeNote     string
+	DismissedN int64
+	Reasons    []CountItem
+	Phases     []CountItem
+	RefreshURL string
+	AsOf       string
+	ScopeNote  string
 	// CapNote says that some counts stopped at their cap, shown as "10 000+".
 	CapNote       string
 	PollingPaused bool

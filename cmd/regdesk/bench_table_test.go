@@ -376,7 +376,9 @@ func percentiles(ds []time.Duration) [3]time.Duration {
 	return [3]time.Duration{at(0.50), at(0.95), at(0.99)}
 }
 
-func ms(d time.Duration) string { return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64) }
+func ms(d time.Duration) string {
+	return strconv.FormatFloat(float64(d.Microseconds())/1000, 'f', 1, 64)
+}
 
 func envInt(t *testing.T, name string, def int) int {
 	t.Helper()
