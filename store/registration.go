@@ -332,7 +332,7 @@ type RegistrationCounts struct {
 }
 
 // RegistrationCountsGet counts the ledger per phase and per reason at now, limited to courses
-// when scope is not nil, in one statement. Each count is a scalar subquery that stops at
+// when scope is not nil, in two statements: the counts, and the rows a dismissal covers. Each count is a scalar subquery that stops at
 // QueueCountCap rows, served by the index whose predicate matches it: the state index for a
 // phase of states, the submitted_at index for a verification window, the superseded index,
 // and the attention candidates (or the flagged rows) for a reason.
@@ -358,19 +358,50 @@ func (q *Queries) RegistrationCountsGet(ctx context.Context, now time.Time, scop
 	for i, p := range phases {
 		count(&phaseN[i], `credit_registrations cr`, `(`+phasePredicate(p)+`)`)
 	}
+	// The reasons and needs-admin are counted as if nobody had dismissed anything, then the few
+	// rows a dismissal covers are taken off, classified in Go: written into every count, the
+	// dismissal check (every reason's condition again) made the statement take longer to plan
+	// than to run.
 	reasons := schedule.Reasons()
 	reasonN := make([]int64, len(reasons))
 	for i, r := range reasons {
-		count(&reasonN[i], attentionFrom, sqlAttentionCandidate+` AND `+reasonPredicate(r)+` AND NOT `+sqlDismissed)
+		count(&reasonN[i], `credit_registrations cr`, sqlAttentionCandidate+` AND `+reasonPredicate(r))
 	}
-	count(&out.NeedsAdmin, attentionFrom, sqlAttentionCandidate+` AND `+sqlNeedsAdmin)
-	count(&out.Dismissed, attentionFrom, sqlAttentionCandidate+` AND `+sqlDismissed)
+	count(&out.NeedsAdmin, `credit_registrations cr`, sqlAttentionCandidate+` AND (cr.needs_admin_attention OR `+sqlAskingOther+`)`)
 	scan := make([]any, len(dest))
 	for i, d := range dest {
 		scan[i] = d
 	}
 	if err := q.db.QueryRow(ctx, `SELECT `+strings.Join(cols, ",\n  "), args...).Scan(scan...); err != nil {
 		return out, dbError("RegistrationCountsGet", err)
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`
+FROM credit_registration_attention_dismissals d
+  JOIN credit_registrations cr ON cr.id = d.credit_registration_id
+WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond+` AND $1::timestamptz IS NOT NULL`, args...)
+	dismissed, err := pgx.CollectRows(rows, pgx.RowToStructByName[ScheduleColumns])
+	if err != nil {
+		return out, dbError("RegistrationCountsGet dismissed", err)
+	}
+	uncap := func(n *int64) {
+		if *n < QueueCountCap { // a capped count stays "that many or more"
+			*n--
+		}
+	}
+	for _, d := range dismissed {
+		st := schedule.Classify(d.ScheduleRow(), now)
+		if !st.Dismissed {
+			continue
+		}
+		out.Dismissed++
+		for i, r := range reasons {
+			if st.Reasons.Has(r) {
+				uncap(&reasonN[i])
+			}
+		}
+		if st.Reasons.AsksPerson() {
+			uncap(&out.NeedsAdmin)
+		}
 	}
 	for i, p := range phases {
 		out.Phases[p] = phaseN[i]
