@@ -189,6 +189,9 @@ type RegistrationOverview struct {
 	GradeScaleID *string `db:"grade_scale_id"`
 	// Credits are the frozen payload's credits, else the module's.
 	Credits *float32 `db:"credits"`
+	// AttainmentLanguage is the language the attainment is registered in ("fi", "sv", "en"): the
+	// course's language, which a message to the student defaults to; nil when not frozen yet.
+	AttainmentLanguage *string `db:"attainment_language"`
 	PreconditionColumns
 	// StudentStatus is the SQL mirror of schedule.StudentStatusOf, which orders and counts rows in
 	// the database; pages take the status from schedule.StudentView.
@@ -267,7 +270,7 @@ const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + sc
   coalesce(cr.uh_course_code, m.uh_course_code) AS uh_course_code, cr.error_message,
   cmc.completion_date, cmc.passed, cr.registered_at,
   coalesce(cr.grade_id, cmc.grade::text) AS grade, cr.grade_scale_id,
-  coalesce(cr.credits, m.ects_credits) AS credits,
+  coalesce(cr.credits, m.ects_credits) AS credits, cr.attainment_language,
   ` + preconditionColumns + `,
   ` + sqlStudentStatus + ` AS student_status, ` + claimColumns
 

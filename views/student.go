@@ -66,10 +66,13 @@ type RegistrationCardVM struct {
 	WaitsOnExplanation string
 	// Sentence is what happens next and when.
 	Sentence string
-	// Message is the text a teacher can paste into a reply to the student; MessageID is the id of
-	// the element holding it, which the copy button names.
-	Message   string
-	MessageID string
+	// Message is the text a teacher can paste into a reply to the student, in MessageLang, the
+	// course's language; MessageID is the id of its textarea. Messages are the same text in each
+	// of regdesk's languages, the default first, for the switch beside the copy button.
+	Message     string
+	MessageID   string
+	MessageLang string
+	Messages    []StudentMessageVM
 	// Replaced says a later attempt replaced this one; "" for the live attempt.
 	Replaced string
 	// Pipeline holds the internal states and codes, for support staff; nil for teachers.
@@ -93,4 +96,13 @@ type PipelineDetailsVM struct {
 	NextCheck        When
 	Escalates        When
 	Attempt          string
+}
+
+// StudentMessageVM is the message for the student in one language.
+type StudentMessageVM struct {
+	// Lang is the message's language tag; Name is the language's name in itself ("suomi").
+	Lang, Name string
+	// ID is its textarea's id.
+	ID   string
+	Text string
 }

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // courseListLimit bounds the registrations a course page lists; its counts count them all.
@@ -22,10 +22,11 @@ func (s *Server) courseList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	vm := views.CoursesVM{Page: s.page(r, "Courses"), Empty: "There are no courses yet."}
+	loc := i18n.From(r.Context())
+	vm := views.CoursesVM{Page: s.page(r, loc.T("nav.courses")), Empty: loc.T("courses.empty")}
 	if a.Role == RoleTeacher {
-		vm.Empty = "You teach no course in regdesk yet. Ask a regdesk administrator to add your courses to your account."
-		vm.Note = "Open a course to see where its students’ registrations stand, or find a student with the search box."
+		vm.Empty = loc.T("courses.teacherEmpty")
+		vm.Note = loc.T("courses.teacherNote")
 	}
 	for _, c := range courses {
 		item := views.CourseItemVM{ID: c.ID, URL: "/courses/" + c.ID, Name: c.Name}
@@ -61,6 +62,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	course, counts, rows := page.Course, page.Counts, page.Registrations
 	staff := seesPipeline(actorFrom(ctx))
+	loc := i18n.From(ctx)
 	vm := views.CourseVM{Page: s.page(r, course.Name), ID: course.ID, Name: course.Name}
 	if staff {
 		vm.QueueURL = "/?" + url.Values{"show": {"all"}, "course": {id}}.Encode()
@@ -73,7 +75,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	for i, row := range rows {
 		sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
 		sums[i] = sum
-		byStatus[sum.Status] = append(byStatus[sum.Status], courseRowVM(row, sum, now))
+		byStatus[sum.Status] = append(byStatus[sum.Status], courseRowVM(loc, row, sum, now))
 		canAct[sum.Status] = canAct[sum.Status] || sum.WaitsOn == schedule.WaitsOnStudent
 	}
 	// The groups follow the list's order (store.CourseListOrder).
@@ -88,9 +90,9 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	// A count at the cap is "that many or more" (store.CourseCountCap), and says so.
 	countText := func(n int64) string {
 		if n >= store.CourseCountCap {
-			return views.Count(n) + "+"
+			return loc.T("course.countAtLeast", "N", n)
 		}
-		return views.Count(n)
+		return loc.Count(n)
 	}
 	for _, st := range order {
 		n := counts[st]
@@ -100,10 +102,10 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 			continue
 		}
 		vm.Counts = append(vm.Counts, views.StatusCountVM{
-			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: countText(n), URL: "#status-" + string(st),
+			Status: string(st), Label: loc.Code("studentStatus", string(st)), Explanation: loc.CodeExplain("studentStatus", string(st)), N: countText(n), URL: "#status-" + string(st),
 		})
 		g := views.StatusGroupVM{
-			Status: string(st), Label: st.Label(), Explanation: st.Explanation(), N: countText(n),
+			Status: string(st), Label: loc.Code("studentStatus", string(st)), Explanation: loc.CodeExplain("studentStatus", string(st)), N: countText(n),
 			StudentCanAct: canAct[st], Rows: byStatus[st],
 			// Settled and dropped registrations need nobody; fold them when there are many.
 			Folded: st.Finished() && len(byStatus[st]) > foldFinishedAbove,
@@ -130,36 +132,38 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 		}
 		vm.Groups = append(vm.Groups, g)
 	}
-	vm.Total = views.Counted(total, "registration", "registrations")
-	of := views.Count(total)
+	vm.Total = loc.T("course.total", "Count", total)
 	if capped {
-		vm.Total = "at least " + vm.Total
-		of = "at least " + of
+		vm.Total = loc.T("course.totalAtLeast", "Count", total)
 	}
 	if total > int64(len(rows)) {
-		vm.Truncated = fmt.Sprintf("Listing the first %d of %s registrations: those the students can act on first.", len(rows), of)
+		if capped {
+			vm.Truncated = loc.T("course.truncatedAtLeast", "Count", total, "Shown", len(rows))
+		} else {
+			vm.Truncated = loc.T("course.truncated", "Count", total, "Shown", len(rows))
+		}
 	}
 	if capped {
-		vm.Truncated += fmt.Sprintf(" Counts of %s or more are shown as %s+: counting further would read the whole course on every view.", views.Count(store.CourseCountCap), views.Count(store.CourseCountCap))
+		vm.Truncated += " " + loc.T("course.capped", "Cap", store.CourseCountCap)
 	}
 	if total == 0 {
-		vm.Truncated = "This course has no registrations yet."
+		vm.Truncated = loc.T("course.none")
 	}
 	vm.Alert = courseAlert(alert, page, sums, now)
 	return s.render(w, r, http.StatusOK, views.CoursePage(vm), nil)
 }
 
-func courseRowVM(row store.RegistrationOverview, sum schedule.StudentSummary, now time.Time) views.CourseRowVM {
+func courseRowVM(loc *i18n.Localizer, row store.RegistrationOverview, sum schedule.StudentSummary, now time.Time) views.CourseRowVM {
 	return views.CourseRowVM{
 		RegistrationID: row.ID,
 		StudentURL:     "/students/" + row.StudentID + "#reg-" + row.ID,
 		StudentName:    row.StudentName,
 		StudentNumber:  store.Deref(row.StudentNumber),
 		Module:         row.ModuleName,
-		Grade:          gradeText(row.Grade, row.GradeScaleID, row.Passed),
+		Grade:          gradeText(loc, row.Grade, row.GradeScaleID, row.Passed),
 		WaitsOn:        string(sum.WaitsOn),
-		WaitsOnLabel:   sum.WaitsOn.Label(),
-		Sentence:       sum.Next.Sentence(func(t time.Time) string { return views.At(t, now) }),
+		WaitsOnLabel:   loc.Code("waitsOn", string(sum.WaitsOn)),
+		Sentence:       nextSentence(loc, sum.Next, func(t time.Time) string { return loc.At(t, now) }),
 	}
 }
 

@@ -1,6 +1,8 @@
 package web_test
 
 import (
+	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"strings"
@@ -129,5 +131,41 @@ func TestEveryPageInEveryLanguage(t *testing.T) {
 				t.Errorf("%s %s: wrong <html lang>", lang, p.path)
 			}
 		}
+	}
+}
+
+// TestStudentMessageInThreeLanguages: the message for the student comes in Finnish, Swedish and
+// English, the course's language first (the language its attainment is registered in), whatever
+// the teacher reads the page in; without a known course language, the teacher's.
+func TestStudentMessageInThreeLanguages(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	if _, err := b.store.Pool().Exec(context.Background(),
+		`UPDATE credit_registrations SET attainment_language = 'fi' WHERE id = $1`, b.uncertainOverdue); err != nil {
+		t.Fatal(err)
+	}
+	teacher := b.login(t, b.teacher)
+	_, body := b.getLang(t, teacher, "/students/"+b.anna.ID, "en")
+	text := html.UnescapeString(body)
+	id := "message-" + b.uncertainOverdue
+	for _, want := range []string{
+		`<textarea id="` + id + `" lang="fi" readonly rows="3" data-testid="message-text">Kurssin Ohjelmoinnin perusteet opintopisteesi on lähetetty Sisuun, ja tarkistamme, että ne menivät perille. Tukihenkilöitämme on pyydetty selvittämään asia. Sinun ei tarvitse tehdä mitään tällä hetkellä.</textarea>`,
+		`<textarea id="` + id + `-sv" lang="sv"`,
+		"Dina studiepoäng för Ohjelmoinnin perusteet har skickats till Sisu, och vi kontrollerar att de har kommit fram.",
+		`<textarea id="` + id + `-en" lang="en"`,
+		"Your credits for Ohjelmoinnin perusteet have been sent to Sisu, and we are checking that they arrived.",
+		`<option value="fi" data-target="` + id + `" selected>suomi</option>`,
+		// The page itself stays in the teacher's language.
+		"It is not yet clear whether Sisu received the credit.",
+		"Copy as message",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the student page lacks %s", want)
+		}
+	}
+	// A row without a registered language starts in the reader's language.
+	_, body = b.getLang(t, teacher, "/students/"+b.anna.ID, "sv")
+	if !strings.Contains(body, `<textarea id="message-`+b.permanent+`" lang="sv"`) || !strings.Contains(body, "Kopiera som meddelande") {
+		t.Errorf("a row without a course language should start in the reader's Swedish")
 	}
 }

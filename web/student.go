@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -166,25 +166,26 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	student, regs := page.Student, page.Registrations
 	staff := seesPipeline(actorFrom(ctx))
+	loc := i18n.From(ctx)
 	vm := views.StudentVM{
 		Page:   s.page(r, student.Name()),
 		ID:     student.ID,
 		Name:   student.Name(),
 		Number: store.Deref(student.StudentNumber),
 		Email:  student.Email,
-		Empty:  "This student has no registrations.",
+		Empty:  loc.T("student.empty"),
 	}
 	sums := make([]schedule.StudentSummary, len(regs))
 	for i, reg := range regs {
 		sums[i] = schedule.StudentView(reg.ScheduleRow(), reg.Preconditions(), now)
-		card := registrationCardVM(reg, sums[i], now, staff)
+		card := registrationCardVM(loc, reg, sums[i], now, staff)
 		if staff {
 			card.Claim = s.claimVM(r, reg.ClaimColumns, now)
 		}
 		vm.Cards = append(vm.Cards, card)
 	}
 	if scope != nil {
-		vm.ScopeNote = "Only registrations of your courses are shown."
+		vm.ScopeNote = loc.T("student.scopeNote")
 	}
 	vm.Alert = studentAlert(alert, page, sums, now)
 	return s.render(w, r, http.StatusOK, views.StudentPage(vm), nil)
@@ -196,93 +197,110 @@ func seesPipeline(a *Actor) bool { return a != nil && a.Role != RoleTeacher }
 
 // registrationCardVM says where reg stands in a teacher's words; with pipeline, also in the
 // pipeline's.
-func registrationCardVM(reg store.RegistrationOverview, sum schedule.StudentSummary, now time.Time, pipeline bool) views.RegistrationCardVM {
-	at := func(t time.Time) string { return views.At(t, now) }
-	// The message is read later and elsewhere, so its times carry their date.
-	dated := func(t time.Time) string { return views.AtDated(t, now) }
+func registrationCardVM(loc *i18n.Localizer, reg store.RegistrationOverview, sum schedule.StudentSummary, now time.Time, pipeline bool) views.RegistrationCardVM {
+	at := func(t time.Time) string { return loc.At(t, now) }
 	c := views.RegistrationCardVM{
 		ID:                 reg.ID,
 		Course:             reg.CourseName,
 		CourseURL:          "/courses/" + reg.CourseID,
 		Module:             reg.ModuleName,
-		Grade:              gradeText(reg.Grade, reg.GradeScaleID, reg.Passed),
-		Credits:            creditsText(reg.Credits),
-		Completed:          "completed " + views.Date(reg.CompletionDate),
+		Grade:              gradeText(loc, reg.Grade, reg.GradeScaleID, reg.Passed),
+		Credits:            creditsText(loc, reg.Credits),
+		Completed:          loc.T("student.completed", "Date", loc.Date(reg.CompletionDate)),
 		Status:             string(sum.Status),
-		StatusLabel:        sum.Status.Label(),
-		StatusExplanation:  sum.Status.Explanation(),
+		StatusLabel:        loc.Code("studentStatus", string(sum.Status)),
+		StatusExplanation:  loc.CodeExplain("studentStatus", string(sum.Status)),
 		WaitsOn:            string(sum.WaitsOn),
-		WaitsOnLabel:       sum.WaitsOn.Label(),
-		WaitsOnExplanation: sum.WaitsOn.Explanation(),
-		Sentence:           sum.Next.Sentence(at),
-		Message:            sum.Message(reg.CourseName, dated),
+		WaitsOnLabel:       loc.Code("waitsOn", string(sum.WaitsOn)),
+		WaitsOnExplanation: loc.CodeExplain("waitsOn", string(sum.WaitsOn)),
+		Sentence:           nextSentence(loc, sum.Next, at),
 		MessageID:          "message-" + reg.ID,
 	}
+	// The message goes to the student: in the course's language by default, switchable to the
+	// others, each with its times dated, since it is read later and elsewhere.
+	first := messageLanguage(reg, loc.Lang)
+	c.MessageLang = string(first)
+	langs := append([]i18n.Lang{first}, slices.DeleteFunc(slices.Clone(i18n.Langs), func(l i18n.Lang) bool { return l == first })...)
+	for _, l := range langs {
+		ml := i18n.For(l)
+		m := views.StudentMessageVM{Lang: string(l), Name: l.Name(), ID: c.MessageID + "-" + string(l),
+			Text: studentMessage(ml, sum, reg.CourseName, func(t time.Time) string { return ml.AtDated(t, now) })}
+		if l == first {
+			m.ID = c.MessageID
+			c.Message = m.Text
+		}
+		c.Messages = append(c.Messages, m)
+	}
 	if reg.SupersededByID != nil {
-		c.Replaced = "A later attempt replaced this one."
+		c.Replaced = loc.T("student.replaced")
 	}
 	if pipeline {
 		st := sum.Classified
 		p := &views.PipelineDetailsVM{
 			URL:              "/registrations/" + reg.ID,
 			State:            string(reg.State),
-			StateLabel:       reg.State.Label(),
+			StateLabel:       loc.Code("state", string(reg.State)),
 			Phase:            string(st.Phase),
-			PhaseLabel:       st.Phase.Label(),
-			PhaseExplanation: st.Phase.Explanation(),
+			PhaseLabel:       loc.Code("phase", string(st.Phase)),
+			PhaseExplanation: loc.CodeExplain("phase", string(st.Phase)),
 			ErrorCode:        string(reg.ErrorCode),
 			NeedsAdmin:       st.NeedsAdmin,
-			Reasons:          reasonVMs(i18n.For(i18n.EN), st, reg.ScheduleRow().DismissedReasons),
-			NextCheck:        views.NewWhen(instant(st.NextCheckAt), now),
-			Escalates:        views.NewWhen(instant(st.EscalatesAt), now),
+			Reasons:          reasonVMs(loc, st, reg.ScheduleRow().DismissedReasons),
+			NextCheck:        loc.When(instant(st.NextCheckAt), now),
+			Escalates:        loc.When(instant(st.EscalatesAt), now),
 		}
 		if reg.ErrorCode != "" {
-			p.ErrorLabel = reg.ErrorCode.Explanation()
+			p.ErrorLabel = loc.CodeExplain("errorCode", string(reg.ErrorCode))
 		}
 		if reg.AttemptNumber > 1 {
-			p.Attempt = strconv.Itoa(int(reg.AttemptNumber))
+			p.Attempt = loc.Count(int64(reg.AttemptNumber))
 		}
 		c.Pipeline = p
 	}
 	return c
 }
 
+// messageLanguage is the language of a registration's course, for the message to its student:
+// the language the attainment is registered in (Finnish courses' are "fi"), else the reader's.
+func messageLanguage(reg store.RegistrationOverview, reader i18n.Lang) i18n.Lang {
+	if reg.AttainmentLanguage != nil {
+		if l, ok := i18n.Parse(*reg.AttainmentLanguage); ok {
+			return l
+		}
+	}
+	return reader
+}
+
 // gradeText puts a grade in words: "Grade 4 on the 0–5 scale", "Pass".
-func gradeText(grade, scale *string, passed bool) string {
+func gradeText(loc *i18n.Localizer, grade, scale *string, passed bool) string {
 	if scale != nil && schedule.ScaleFamily(*scale) == "sis-hyl-hyv" {
 		// Sisu's pass/fail scale: 1 is hyväksytty (pass), 0 hylätty (fail).
 		if grade != nil && *grade == "0" {
-			return "Fail"
+			return loc.T("grade.fail")
 		}
-		return "Pass"
+		return loc.T("grade.pass")
 	}
 	if grade == nil || *grade == "" {
 		if passed {
-			return "Pass"
+			return loc.T("grade.pass")
 		}
-		return "No grade"
+		return loc.T("grade.none")
 	}
-	g := "Grade " + *grade
 	switch {
 	case scale == nil:
+		return loc.T("grade.plain", "Grade", *grade)
 	case *scale == "sis-0-5":
-		g += " on the 0–5 scale"
+		return loc.T("grade.scale05", "Grade", *grade)
 	case *scale == "sis-1-3":
-		g += " on the 1–3 scale"
-	default:
-		g += " on scale " + *scale
+		return loc.T("grade.scale13", "Grade", *grade)
 	}
-	return g
+	return loc.T("grade.scale", "Grade", *grade, "Scale", *scale)
 }
 
-// creditsText is "5 credits", "2.5 credits", "1 credit".
-func creditsText(c *float32) string {
+// creditsText is "5 credits", "2.5 credits", "1 credit" ("5 op", "2,5 sp").
+func creditsText(loc *i18n.Localizer, c *float32) string {
 	if c == nil {
-		return "credits not set"
+		return loc.T("credits.unset")
 	}
-	n := views.Credits(c)
-	if n == "1" {
-		return "1 credit"
-	}
-	return n + " credits"
+	return loc.T("credits.n", "Count", float64(*c), "N", i18n.Credits(loc, c))
 }

@@ -145,7 +145,7 @@ func TestStudentPageInPlainWordsForTeachers(t *testing.T) {
 		"It is not yet clear whether Sisu received the credit",
 		"Your credits for Ohjelmoinnin perusteet have been sent to Sisu, and we are checking that they arrived.",
 		`data-testid="copy-message"`, `data-copy-target="message-` + b.uncertainOverdue + `"`,
-		`<textarea id="message-` + b.uncertainOverdue + `" readonly`,
+		`<textarea id="message-` + b.uncertainOverdue + `" lang="en" readonly`,
 		`href="/courses/` + b.course.ID + `"`,
 	} {
 		if !strings.Contains(body, want) {

@@ -30,23 +30,36 @@
   // Countdowns (<time datetime data-countdown="server now when drawn">) keep counting while the
   // page is open: every 30 s their relative part is redrawn from the server's clock at drawing time
   // plus the time since, so a wrong clock on this computer does not skew them. The words match
-  // views.Relative.
+  // i18n.Localizer.Relative, in the page's language.
   var countdownSeen = new WeakMap();
+  // The page's language's words (layout's regdesk-time-words meta), English when absent.
+  var timeWords = { now: "now", in: "in {s}", ago: "{s} ago", dh: "{d} d {h} h", d: "{d} d",
+    hm: "{h} h {m} min", h: "{h} h", m: "{m} min", s: "{x} s" };
+  (function () {
+    var meta = document.querySelector('meta[name="regdesk-time-words"]');
+    if (!meta) return;
+    try {
+      var w = JSON.parse(meta.getAttribute("content"));
+      Object.keys(timeWords).forEach(function (k) { if (typeof w[k] === "string") timeWords[k] = w[k]; });
+    } catch (e) { /* keep English */ }
+  })();
+  function fill(pattern, vals) {
+    return pattern.replace(/\{([a-z])\}/g, function (_, k) { return vals[k] !== undefined ? String(vals[k]) : ""; });
+  }
   function countdownSpan(ms) {
     var s = Math.round(ms / 1000);
-    var days = Math.floor(s / 86400), hours = Math.floor((s % 86400) / 3600);
-    var mins = Math.floor((s % 3600) / 60), secs = s % 60;
-    if (days > 0 && hours > 0) return days + " d " + hours + " h";
-    if (days > 0) return days + " d";
-    if (hours > 0 && mins > 0) return hours + " h " + mins + " min";
-    if (hours > 0) return hours + " h";
-    if (mins > 0) return mins + " min";
-    return secs + " s";
+    var v = { d: Math.floor(s / 86400), h: Math.floor((s % 86400) / 3600), m: Math.floor((s % 3600) / 60), x: s % 60 };
+    if (v.d > 0 && v.h > 0) return fill(timeWords.dh, v);
+    if (v.d > 0) return fill(timeWords.d, v);
+    if (v.h > 0 && v.m > 0) return fill(timeWords.hm, v);
+    if (v.h > 0) return fill(timeWords.h, v);
+    if (v.m > 0) return fill(timeWords.m, v);
+    return fill(timeWords.s, v);
   }
   function countdownWords(at, now) {
     var d = at - now;
-    if (d > -30000 && d < 30000) return "now";
-    return d > 0 ? "in " + countdownSpan(d) : countdownSpan(-d) + " ago";
+    if (d > -30000 && d < 30000) return timeWords.now;
+    return fill(d > 0 ? timeWords.in : timeWords.ago, { s: countdownSpan(Math.abs(d)) });
   }
   function countdownTick() {
     var nowClient = Date.now();
@@ -87,6 +100,40 @@
     });
   }
   revealCopyButtons(document);
+
+  // The student message's language switch: with this script one message shows at a time, the
+  // one the select names, and the copy button copies it. Without it all three show, and the
+  // select stays hidden.
+  function showMessage(select) {
+    var region = select.closest("[data-testid=copy-message-region]");
+    if (!region) return;
+    var lang = select.value;
+    region.querySelectorAll("[data-message-lang]").forEach(function (el) {
+      el.hidden = el.getAttribute("data-message-lang") !== lang;
+    });
+    var opt = select.options[select.selectedIndex];
+    var button = region.querySelector("[data-copy-target]");
+    if (button && opt) {
+      button.setAttribute("data-copy-target", opt.getAttribute("data-target"));
+      delete button.dataset.copied;
+      var status = button.parentNode.querySelector("[role=status]");
+      if (status) status.textContent = "";
+    }
+  }
+  function setUpMessageSwitches(root) {
+    root.querySelectorAll("select[data-message-switch]").forEach(function (sel) {
+      sel.hidden = false;
+      showMessage(sel);
+    });
+  }
+  setUpMessageSwitches(document);
+  document.addEventListener("htmx:load", function (evt) {
+    if (evt.detail && evt.detail.elt && evt.detail.elt.querySelectorAll) setUpMessageSwitches(evt.detail.elt);
+  });
+  document.addEventListener("change", function (evt) {
+    var t = evt.target;
+    if (t && t.matches && t.matches("select[data-message-switch]")) showMessage(t);
+  });
   document.addEventListener("htmx:load", function (evt) {
     if (evt.detail && evt.detail.elt && evt.detail.elt.querySelectorAll) revealCopyButtons(evt.detail.elt);
   });
@@ -117,14 +164,14 @@
         ok = false;
       }
       if (ok) {
-        copied(button, "selected", "Copied");
+        copied(button, "selected", button.dataset.copiedText || "Copied");
       } else {
-        copied(button, "selected", "Selected: press Ctrl+C (⌘C) to copy");
+        copied(button, "selected", button.dataset.selectedText || "Selected: press Ctrl+C (⌘C) to copy");
       }
     }
     if (navigator.clipboard && navigator.clipboard.writeText) {
       navigator.clipboard.writeText(text).then(function () {
-        copied(button, "clipboard", "Copied");
+        copied(button, "clipboard", button.dataset.copiedText || "Copied");
       }, selectIt);
     } else {
       selectIt();

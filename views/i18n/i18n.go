@@ -252,3 +252,22 @@ func (l *Localizer) CodeExplain(kind, code string) string {
 	}
 	return ""
 }
+
+// ClientWords are the words the browser needs to keep a countdown counting in the page's
+// language ("in 2 h 5 min", "2 t 5 min päästä"), as JSON for a <meta> the script reads: each a
+// pattern with {s} for the span, {d} {h} {m} {x} for its numbers.
+func (l *Localizer) ClientWords() string {
+	words := map[string]string{
+		"now": l.T("time.now"),
+		"in":  l.T("time.in", "Span", "{s}"),
+		"ago": l.T("time.ago", "Span", "{s}"),
+		"dh":  l.T("span.dh", "D", "{d}", "H", "{h}"),
+		"d":   l.T("span.d", "D", "{d}"),
+		"hm":  l.T("span.hm", "H", "{h}", "M", "{m}"),
+		"h":   l.T("span.h", "H", "{h}"),
+		"m":   l.T("span.m", "M", "{m}"),
+		"s":   l.T("span.s", "S", "{x}"),
+	}
+	b, _ := json.Marshal(words)
+	return string(b)
+}
