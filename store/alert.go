@@ -27,10 +27,10 @@ const sqlUnreachable = `(e.suotar_answer = 'unanswered' OR (e.suotar_answer = 'r
 // sqlBlamedOnSisu is true for an item Suotar answered with a failure on Sisu's side.
 const sqlBlamedOnSisu = `e.error_code IN ('sisu_timeout', 'service_temporarily_unavailable')`
 
-// CompletionLookback bounds completions_never_entered to completions of the last 30 days, so the
+// CompletionLookback bounds completions_never_entered to completions of the last week, so the
 // rule reads an index range rather than every completion ever made; an older completion without a
-// row has been someone's problem for a month already.
-const CompletionLookback = 30 * 24 * time.Hour
+// row has been someone's problem for days already, and shows on its course.
+const CompletionLookback = 7 * 24 * time.Hour
 
 // HealthFactsGet counts every health rule's facts at now in one snapshot.
 func (s *Store) HealthFactsGet(ctx context.Context, now time.Time) (schedule.HealthFacts, error) {
@@ -52,7 +52,7 @@ func (q *Queries) healthFacts(ctx context.Context, now time.Time) (schedule.Heal
 	var at *time.Time
 	err := q.db.QueryRow(ctx, `SELECT count(DISTINCT (e.suotar_endpoint, e.suotar_requested_at)), max(e.created_at)
 FROM credit_registration_events e
-WHERE `+pipelineCallKinds+` AND e.error_code = 'unauthorized' AND e.created_at > `+cutoff(schedule.CredentialRejectionWindow), now).Scan(&n, &at)
+WHERE `+pipelineCallKinds+` AND e.error_code = 'unauthorized' AND e.created_at > $1`, now.Add(-schedule.CredentialRejectionWindow)).Scan(&n, &at)
 	if err != nil {
 		return f, dbError("HealthFactsGet credentials", err)
 	}
@@ -61,9 +61,9 @@ WHERE `+pipelineCallKinds+` AND e.error_code = 'unauthorized' AND e.created_at >
 	// The newest calls of the window, newest first; the run of unreachable ones at the head.
 	rows, _ := q.db.Query(ctx, `SELECT max(e.created_at), bool_and(`+sqlUnreachable+`)
 FROM credit_registration_events e
-WHERE `+pipelineCallKinds+` AND e.created_at > `+cutoff(schedule.UnreachableWindow)+`
+WHERE `+pipelineCallKinds+` AND e.created_at > $1
 GROUP BY e.suotar_endpoint, e.suotar_requested_at
-ORDER BY e.suotar_requested_at DESC LIMIT 200`, now)
+ORDER BY e.suotar_requested_at DESC LIMIT 200`, now.Add(-schedule.UnreachableWindow))
 	type call struct {
 		At          time.Time
 		Unreachable bool
@@ -85,7 +85,7 @@ ORDER BY e.suotar_requested_at DESC LIMIT 200`, now)
 
 	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE `+sqlBlamedOnSisu+`)
 FROM credit_registration_events e
-WHERE `+pipelineCallKinds+` AND e.suotar_answer = 'answered' AND e.created_at > `+cutoff(schedule.SisuWindow), now).Scan(&f.SisuItems, &f.SisuBlamed)
+WHERE `+pipelineCallKinds+` AND e.suotar_answer = 'answered' AND e.created_at > $1`, now.Add(-schedule.SisuWindow)).Scan(&f.SisuItems, &f.SisuBlamed)
 	if err != nil {
 		return f, dbError("HealthFactsGet sisu", err)
 	}
@@ -101,7 +101,7 @@ GROUP BY cr.state ORDER BY cr.state`, now)
 
 	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE cr.state = 'failed_permanent')
 FROM credit_registrations cr
-WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > `+cutoff(schedule.PermanentFailureWindow), now).Scan(&f.Terminal, &f.FailedPermanent)
+WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > $1`, now.Add(-schedule.PermanentFailureWindow)).Scan(&f.Terminal, &f.FailedPermanent)
 	if err != nil {
 		return f, dbError("HealthFactsGet terminal", err)
 	}
@@ -109,7 +109,7 @@ WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > 
 	f.Finished = f.Terminal
 	if schedule.IdleWindow != schedule.PermanentFailureWindow {
 		err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registrations cr
-WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > `+cutoff(schedule.IdleWindow), now).Scan(&f.Finished)
+WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > $1`, now.Add(-schedule.IdleWindow)).Scan(&f.Finished)
 		if err != nil {
 			return f, dbError("HealthFactsGet finished", err)
 		}
@@ -118,7 +118,7 @@ WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > 
 	err = q.db.QueryRow(ctx, `SELECT count(DISTINCT e.credit_registration_id), max(e.created_at)
 FROM credit_registration_events e
 WHERE e.kind IN ('state_changed', 'suotar_response') AND e.to_state = 'misregistered'
-  AND e.from_state IS DISTINCT FROM 'misregistered' AND e.created_at > `+cutoff(schedule.MisregistrationWindow), now).Scan(&n, &at)
+  AND e.from_state IS DISTINCT FROM 'misregistered' AND e.created_at > $1`, now.Add(-schedule.MisregistrationWindow)).Scan(&n, &at)
 	if err != nil {
 		return f, dbError("HealthFactsGet misregistrations", err)
 	}
@@ -136,20 +136,22 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state IN ('ready_to_sub
     JOIN course_modules m ON m.id = c.course_module_id
   WHERE c.deleted_at IS NULL AND c.passed AND c.eligible_for_ects AND c.prerequisite_modules_completed
     AND NOT c.needs_to_be_reviewed AND c.register_credits_via_suotar AND m.enable_credit_registration_via_suotar
-    AND c.completion_date <= %s AND c.completion_date > %s
-    AND NOT EXISTS (SELECT 1 FROM credit_registrations cr WHERE cr.course_module_completion_id = c.id AND cr.deleted_at IS NULL)
-  LIMIT %d) x`, cutoff(schedule.CompletionEntryGrace), cutoff(CompletionLookback), schedule.CompletionSample), now).Scan(&f.CompletionsNeverEntered)
+    AND c.completion_date <= $1 AND c.completion_date > $2
+    -- A scalar subquery, so the planner probes the completion index per candidate instead of
+    -- hashing the whole ledger for an anti-join (480 ms on 100,000 rows, against 3 ms).
+    AND NOT (SELECT EXISTS (SELECT 1 FROM credit_registrations cr WHERE cr.course_module_completion_id = c.id AND cr.deleted_at IS NULL))
+  LIMIT %d) x`, schedule.CompletionSample), now.Add(-schedule.CompletionEntryGrace), now.Add(-CompletionLookback)).Scan(&f.CompletionsNeverEntered)
 	if err != nil {
 		return f, dbError("HealthFactsGet completions", err)
 	}
 
 	var thisWeek, lastWeek *float64
 	err = q.db.QueryRow(ctx, `SELECT
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at > `+cutoff(schedule.LatencyWeek)+`),
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at <= `+cutoff(schedule.LatencyWeek)+`)
+  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at > $2),
+  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at <= $2)
 FROM credit_registrations cr
 WHERE cr.registered_at IS NOT NULL AND cr.submitted_at IS NOT NULL AND cr.deleted_at IS NULL
-  AND cr.registered_at > `+cutoff(2*schedule.LatencyWeek)+` AND cr.registered_at <= $1`, now).Scan(&thisWeek, &lastWeek)
+  AND cr.registered_at > $3 AND cr.registered_at <= $1`, now, now.Add(-schedule.LatencyWeek), now.Add(-2*schedule.LatencyWeek)).Scan(&thisWeek, &lastWeek)
 	if err != nil {
 		return f, dbError("HealthFactsGet latency", err)
 	}

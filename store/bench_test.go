@@ -117,3 +117,15 @@ func BenchmarkPages(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHealthFacts measures one evaluation's counting: every health rule's facts at once, as
+// the alerts' evaluator reads them every ALERT_INTERVAL.
+func BenchmarkHealthFacts(b *testing.B) {
+	st := benchLedger(b)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := st.HealthFactsGet(ctx, benchNow); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -297,3 +297,61 @@ func TestMailsSpeakEachPersonsLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestMailClaimedByADeadSenderIsSentOnceMoreWithItsMessageID: a sender that claimed a mail and
+// died before recording it leaves the mail to the next sender once its lease lapses; it is sent
+// once, with the Message-ID it was written with.
+func TestMailClaimedByADeadSenderIsSentOnceMoreWithItsMessageID(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	if _, err := b.st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: "digest", To: "support@example.invalid",
+		MessageID: "<fixed-id@regdesk.example>", Subject: "s", Text: "t", HTML: "<p>h</p>"}, b.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.OutboxClaim(ctx, b.clock.now()); err != nil { // the sender that dies
+		t.Fatal(err)
+	}
+	if n, err := b.svc.SendDue(ctx); err != nil || n != 0 {
+		t.Fatalf("while the lease holds: sent %d, %v; want nothing", n, err)
+	}
+	b.clock.add(store.OutboxClaimLease)
+	if n, err := b.svc.SendDue(ctx); err != nil || n != 1 {
+		t.Fatalf("after the lease: sent %d, %v; want 1", n, err)
+	}
+	if n, err := b.svc.SendDue(ctx); err != nil || n != 0 {
+		t.Fatalf("again: sent %d, %v; want nothing", n, err)
+	}
+	msgs := b.mp.WaitMessages(t, 1)
+	if len(msgs) != 1 || msgs[0].MessageID != "fixed-id@regdesk.example" {
+		t.Fatalf("messages = %+v, want one with the written Message-ID", msgs)
+	}
+}
+
+// TestTeacherWeeklyListsStudentsWhoCanAct: a teacher who opted in gets, once a week, the
+// registrations of their courses whose students can move them on, linking to the student.
+func TestTeacherWeeklyListsStudentsWhoCanAct(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.noDigests(t)
+	ctx := context.Background()
+	if err := b.st.AlertSettingsSave(ctx, b.teacher.ID, b.teacher.ID, store.AlertSettings{TeacherWeekly: true}, b.clock.now()); err != nil {
+		t.Fatal(err)
+	}
+	// No student number linked: the student must link it.
+	nobody := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ville", LastName: "Vailla", Email: "ville@example.invalid"})
+	storetest.AddRegistration(t, b.st, storetest.Registration{Student: nobody, Course: b.course, State: "pending"})
+	b.tick(t, b.svc)
+	b.clock.add(time.Minute)
+	b.tick(t, b.svc)
+	msgs := b.mp.WaitMessages(t, 1)
+	time.Sleep(200 * time.Millisecond)
+	msgs = b.mp.Messages(t)
+	if len(msgs) != 1 || msgs[0].To[0].Address != "teacher@example.invalid" || !strings.HasPrefix(msgs[0].Subject, "[regdesk] Weekly") {
+		t.Fatalf("mails = %+v, want the teacher's one weekly digest", msgs)
+	}
+	full := b.mp.Message(t, msgs[0].ID)
+	if !strings.Contains(full.Text, "Ville Vailla") || !strings.Contains(full.Text, baseURL+"students/"+nobody.ID+"?alerted_at=") {
+		t.Errorf("weekly digest lacks the student and the link to them:\n%s", full.Text)
+	}
+}
