@@ -37,10 +37,13 @@ func (c *alertsCache) get(ctx context.Context, load func(context.Context) ([]sto
 		return c.list, nil
 	}
 	list, err := load(ctx)
+	// A failed read is not tried again on every page either: while the database is in trouble
+	// each page would wait on it once more. The last list stands until the next try.
+	c.loaded = time.Now()
 	if err != nil {
 		return c.list, err
 	}
-	c.list, c.loaded = list, time.Now()
+	c.list = list
 	return list, nil
 }
 
@@ -94,7 +97,7 @@ func (s *Server) bannerAlerts(r *http.Request, a *Actor) []views.HealthAlertVM {
 	}
 	list, err := s.alerts.get(r.Context(), s.store.AlertListFiring)
 	if err != nil {
-		s.log.WarnContext(r.Context(), "banner alerts", "err", err)
+		s.dbTrouble.note(r.Context(), s, "banner alerts not read", err)
 	}
 	now := s.clock()
 	loc := i18n.From(r.Context())
