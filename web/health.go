@@ -22,21 +22,31 @@ import (
 type alertsCache struct {
 	ttl time.Duration
 
-	mu     sync.Mutex
-	loaded time.Time
-	list   []store.AlertRow
+	mu      sync.Mutex
+	loaded  time.Time
+	loading bool
+	list    []store.AlertRow
 }
 
 // DefaultAlertsTTL is how stale the banner may be: the alerts are evaluated every minute anyway.
 const DefaultAlertsTTL = 15 * time.Second
 
+// get returns the cached alerts, reading them with load when they are older than ttl. While one
+// request reads, the others take what is cached rather than wait: no page waits on the banner, so
+// a database that hangs holds only the request that happened to ask.
 func (c *alertsCache) get(ctx context.Context, load func(context.Context) ([]store.AlertRow, error)) ([]store.AlertRow, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.loaded.IsZero() && time.Since(c.loaded) < c.ttl {
-		return c.list, nil
+	if c.loading || (!c.loaded.IsZero() && time.Since(c.loaded) < c.ttl) {
+		list := c.list
+		c.mu.Unlock()
+		return list, nil
 	}
+	c.loading = true
+	c.mu.Unlock()
 	list, err := load(ctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loading = false
 	// A failed read is not tried again on every page either: while the database is in trouble
 	// each page would wait on it once more. The last list stands until the next try.
 	c.loaded = time.Now()
