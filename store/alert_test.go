@@ -256,3 +256,32 @@ func TestOutboxClaimBacksOffAndRecordsAttempts(t *testing.T) {
 		t.Errorf("attempts = %d (%d ok), want 2 (1 ok)", attempts, ok)
 	}
 }
+
+// TestAlertSyncSeverityRise: an alert whose severity rises past the worst it reached is a "rose"
+// change (those who mail at that severity now hear of it); falling back and rising again to the
+// same peak is not.
+func TestAlertSyncSeverityRise(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	now := storetest.Now()
+	var kinds []string
+	mails := func(_ context.Context, _ *store.Queries, ch []store.AlertChange) ([]store.OutboxMail, error) {
+		for _, c := range ch {
+			kinds = append(kinds, c.Kind)
+		}
+		return nil, nil
+	}
+	for i, sev := range []schedule.Severity{schedule.SeverityWarning, schedule.SeverityCritical, schedule.SeverityWarning, schedule.SeverityCritical} {
+		if _, err := st.AlertSync(ctx, now.Add(time.Duration(i)*time.Minute), []schedule.Alert{alertOf(schedule.RuleStuckRegistrations, sev, 10)}, mails); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(kinds) != 2 || kinds[0] != "fired" || kinds[1] != "rose" {
+		t.Fatalf("changes = %q, want fired then one rose", kinds)
+	}
+	firing, err := st.AlertListFiring(ctx)
+	if err != nil || len(firing) != 1 || firing[0].PeakSeverity != "critical" || firing[0].Severity != "critical" {
+		t.Fatalf("firing = %+v, %v", firing, err)
+	}
+}
