@@ -80,7 +80,7 @@ func Classify(r Row, now time.Time) Status {
 	a := agesOf(&r, now)
 	reasons := reasonsAt(&r, &a)
 	dismissed := reasons != 0 && reasons&^dismissedSet(r.DismissedReasons) == 0
-	next, _ := nextCheckAt(&r)
+	next, _ := nextCheckAt(&r, a.k)
 	return Status{
 		Phase:       phaseAt(&r, &a),
 		Reasons:     reasons,
@@ -91,10 +91,97 @@ func Classify(r Row, now time.Time) Status {
 	}
 }
 
+// kind is a state as one bit, read once per row: every rule below then tests a set of states
+// with one AND instead of comparing strings.
+type kind uint32
+
+const (
+	kPending kind = 1 << iota
+	kReadyToSubmit
+	kResolvingEnrolment
+	kCheckingEnrolment
+	kNoUsableEnrolment
+	kSubmitting
+	kSubmissionUncertain
+	kAwaitingVerification
+	kPartiallyRegistered
+	kRegistered
+	kDuplicate
+	kNotImproved
+	kMisregistered
+	kFailedRetryable
+	kFailedPermanent
+	kBlocked
+	kCancelled
+)
+
+const (
+	kTerminal     = kRegistered | kDuplicate | kNotImproved | kFailedPermanent | kCancelled
+	kVerification = kSubmissionUncertain | kAwaitingVerification | kPartiallyRegistered
+)
+
+// kindOf is s's bit; 0 for a state this package does not know. State.IsTerminal and
+// State.InVerification say the same as kTerminal and kVerification (TestKindsAgreeWithStates).
+func kindOf(s State) kind {
+	switch s {
+	case StatePending:
+		return kPending
+	case StateReadyToSubmit:
+		return kReadyToSubmit
+	case StateResolvingEnrolment:
+		return kResolvingEnrolment
+	case StateCheckingEnrolment:
+		return kCheckingEnrolment
+	case StateNoUsableEnrolment:
+		return kNoUsableEnrolment
+	case StateSubmitting:
+		return kSubmitting
+	case StateSubmissionUncertain:
+		return kSubmissionUncertain
+	case StateAwaitingVerification:
+		return kAwaitingVerification
+	case StatePartiallyRegistered:
+		return kPartiallyRegistered
+	case StateRegistered:
+		return kRegistered
+	case StateDuplicate:
+		return kDuplicate
+	case StateNotImproved:
+		return kNotImproved
+	case StateMisregistered:
+		return kMisregistered
+	case StateFailedRetryable:
+		return kFailedRetryable
+	case StateFailedPermanent:
+		return kFailedPermanent
+	case StateBlocked:
+		return kBlocked
+	case StateCancelled:
+		return kCancelled
+	}
+	return 0
+}
+
+// stuckThreshold is StuckThreshold by kind.
+func stuckThreshold(k kind) (time.Duration, bool) {
+	switch k {
+	case kReadyToSubmit:
+		return 2 * time.Hour, true
+	case kSubmitting:
+		return 15 * time.Minute, true
+	case kAwaitingVerification:
+		return 24 * time.Hour, true
+	case kFailedRetryable:
+		return 3 * 24 * time.Hour, true
+	}
+	return 0, false
+}
+
 // ages holds how long ago each instant a rule reads was, each subtracted once: the rules then
 // compare durations, and only the one escalation that is reported needs an instant again.
 type ages struct {
 	now time.Time
+	k   kind
 	// submitted is now − submitted_at; hasSubmitted is false when it is NULL.
 	submitted    time.Duration
 	hasSubmitted bool
@@ -110,25 +197,25 @@ type ages struct {
 }
 
 func agesOf(r *Row, now time.Time) ages {
-	a := ages{now: now}
-	if r.SubmittedAt != nil {
+	a := ages{now: now, k: kindOf(r.State)}
+	if r.SubmittedAt != nil && a.k&(kVerification|kSubmitting) != 0 {
 		a.submitted, a.hasSubmitted = now.Sub(*r.SubmittedAt), true
 	}
-	switch r.State {
-	case StatePartiallyRegistered:
+	switch a.k {
+	case kPartiallyRegistered:
 		if r.PartiallyRegisteredAt != nil {
 			a.partial, a.hasPartial = now.Sub(*r.PartiallyRegisteredAt), true
 		}
-	case StateFailedRetryable:
+	case kFailedRetryable:
 		if r.FirstFailedAt != nil {
 			a.firstFailed, a.hasFirstFailed = now.Sub(*r.FirstFailedAt), true
 		}
-	case StateSubmitting:
+	case kSubmitting:
 		a.since = a.submitted
 		if !a.hasSubmitted {
 			a.since = now.Sub(r.StateEnteredAt)
 		}
-	case StateResolvingEnrolment:
+	case kResolvingEnrolment:
 		a.since = now.Sub(r.StateEnteredAt)
 	}
 	return a
@@ -144,34 +231,34 @@ func dismissedSet(dismissed []Reason) ReasonSet {
 }
 
 func phaseAt(r *Row, a *ages) Phase {
-	if r.State.InVerification() {
+	k := a.k
+	switch {
+	case k&kVerification != 0:
 		if !a.hasSubmitted {
 			return PhaseDenseWindow
 		}
 		return verificationPhase(a.submitted)
-	}
-	switch r.State {
-	case StatePending:
+	case k == kPending:
 		return PhaseAwaitingPreconditions
-	case StateReadyToSubmit, StateResolvingEnrolment:
+	case k&(kReadyToSubmit|kResolvingEnrolment) != 0:
 		return PhaseFindingEnrolment
-	case StateNoUsableEnrolment:
+	case k == kNoUsableEnrolment:
 		return PhaseWaitingForEnrolment
-	case StateCheckingEnrolment:
+	case k == kCheckingEnrolment:
 		return PhaseQueuedForImport
-	case StateSubmitting:
+	case k == kSubmitting:
 		return PhaseSubmitting
-	case StateFailedRetryable:
+	case k == kFailedRetryable:
 		return PhaseSubmitBackoff
-	case StateRegistered, StateDuplicate, StateNotImproved:
+	case k&(kRegistered|kDuplicate|kNotImproved) != 0:
 		return PhaseSettled
-	case StateFailedPermanent:
+	case k == kFailedPermanent:
 		return PhaseFailed
-	case StateMisregistered:
+	case k == kMisregistered:
 		return PhaseReversed
-	case StateBlocked:
+	case k == kBlocked:
 		return PhaseBlocked
-	case StateCancelled:
+	case k == kCancelled:
 		return PhaseCancelled
 	}
 	// A state this package does not know yet; its raw value keeps it
@@ -180,15 +267,16 @@ func phaseAt(r *Row, a *ages) Phase {
 }
 
 func reasonsAt(r *Row, a *ages) ReasonSet {
-	live := !r.State.IsTerminal()
-	verifying := r.State.InVerification()
+	k := a.k
+	live := k&kTerminal == 0
+	verifying := k&kVerification != 0
 	var out ReasonSet
 	add := func(bit ReasonSet, applies bool) {
 		if applies {
 			out |= bit
 		}
 	}
-	if r.State == StateSubmissionUncertain {
+	if k == kSubmissionUncertain {
 		overdue := a.hasSubmitted && expiredAfter(a.submitted, UncertainAdminAfter)
 		add(bitOutcomeUncertain, a.hasSubmitted && !overdue)
 		add(bitSubmissionTimeMissing, !a.hasSubmitted)
@@ -201,16 +289,16 @@ func reasonsAt(r *Row, a *ages) ReasonSet {
 	// sweep fails it.
 	add(bitRetryWindowExpired, r.ErrorCode == ErrorRetryWindowExpired ||
 		(a.hasFirstFailed && expiredAfter(a.firstFailed, SubmitMaxRetryAge)))
-	add(bitMisregistered, r.State == StateMisregistered)
-	add(bitPermanentError, r.State == StateFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
+	add(bitMisregistered, k == kMisregistered)
+	add(bitPermanentError, k == kFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
 	// The recovery sweep's graces are strict (preconditions.rs: since < now − grace), unlike the
 	// whole-second windows: exactly at the grace's end the worker may still answer.
 	add(bitStuckPastRecoveryGrace,
-		(r.State == StateSubmitting && a.since > SubmittingRecoveryGrace) ||
-			(r.State == StateResolvingEnrolment && a.since > ResolvingRecoveryGrace))
+		(k == kSubmitting && a.since > SubmittingRecoveryGrace) ||
+			(k == kResolvingEnrolment && a.since > ResolvingRecoveryGrace))
 	add(bitTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
 	if live {
-		if threshold, ok := StuckThreshold(r.State); ok {
+		if threshold, ok := stuckThreshold(k); ok {
 			add(bitRunningLate, a.now.Sub(r.StateChangedAt) > threshold)
 		}
 	}
@@ -234,13 +322,13 @@ func submittingSince(r *Row) time.Time {
 // never will. submitting and resolving_enrolment rows are acted on by the
 // recovery sweep, which does not look at next_attempt_at, so their time is
 // the end of the recovery grace even if next_attempt_at says Never.
-func nextCheckAt(r *Row) (at time.Time, ok bool) {
+func nextCheckAt(r *Row, k kind) (at time.Time, ok bool) {
 	switch {
-	case r.State.IsTerminal() || r.State == StateMisregistered:
+	case k&(kTerminal|kMisregistered) != 0:
 		return time.Time{}, false
-	case r.State == StateSubmitting:
+	case k == kSubmitting:
 		return submittingSince(r).Add(SubmittingRecoveryGrace), true
-	case r.State == StateResolvingEnrolment:
+	case k == kResolvingEnrolment:
 		return r.StateEnteredAt.Add(ResolvingRecoveryGrace), true
 	case !r.NextAttemptAt.Before(Never):
 		return time.Time{}, false
@@ -266,24 +354,24 @@ func escalatesAt(r *Row, a *ages, current ReasonSet) time.Time {
 			earliest = t
 		}
 	}
-	switch r.State {
-	case StateSubmissionUncertain:
+	switch a.k {
+	case kSubmissionUncertain:
 		consider(bitUncertainOverdue, a.hasSubmitted && a.submitted < UncertainAdminAfter,
 			func() time.Time { return r.SubmittedAt.Add(UncertainAdminAfter) })
-	case StatePartiallyRegistered:
+	case kPartiallyRegistered:
 		consider(bitPartialOverdue, a.hasPartial && a.partial < PartialRegistrationAdminAfter,
 			func() time.Time { return r.PartiallyRegisteredAt.Add(PartialRegistrationAdminAfter) })
-	case StateFailedRetryable:
+	case kFailedRetryable:
 		consider(bitRetryWindowExpired, a.hasFirstFailed && a.firstFailed < SubmitMaxRetryAge,
 			func() time.Time { return r.FirstFailedAt.Add(SubmitMaxRetryAge) })
-	case StateSubmitting:
+	case kSubmitting:
 		consider(bitStuckPastRecoveryGrace, a.since <= SubmittingRecoveryGrace,
 			func() time.Time { return submittingSince(r).Add(SubmittingRecoveryGrace + time.Nanosecond) })
-	case StateResolvingEnrolment:
+	case kResolvingEnrolment:
 		consider(bitStuckPastRecoveryGrace, a.since <= ResolvingRecoveryGrace,
 			func() time.Time { return r.StateEnteredAt.Add(ResolvingRecoveryGrace + time.Nanosecond) })
 	}
-	if r.State.InVerification() {
+	if a.k&kVerification != 0 {
 		consider(bitVerificationGaveUp, a.hasSubmitted && a.submitted < VerifyMaxAge,
 			func() time.Time { return r.SubmittedAt.Add(VerifyMaxAge) })
 	}

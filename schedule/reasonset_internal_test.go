@@ -34,3 +34,25 @@ func TestReasonSetBitsFollowReasons(t *testing.T) {
 		t.Error("an unknown reason or the empty set lists something")
 	}
 }
+
+func TestKindsAgreeWithStates(t *testing.T) {
+	seen := kind(0)
+	for _, s := range States() {
+		k := kindOf(s)
+		if k == 0 || k&(k-1) != 0 || seen&k != 0 {
+			t.Errorf("%s: kind %b is not a bit of its own", s, k)
+		}
+		seen |= k
+		if (k&kTerminal != 0) != s.IsTerminal() || (k&kVerification != 0) != s.InVerification() {
+			t.Errorf("%s: the kind's terminal/verification sets disagree with the state's", s)
+		}
+		d1, ok1 := StuckThreshold(s)
+		d2, ok2 := stuckThreshold(k)
+		if d1 != d2 || ok1 != ok2 {
+			t.Errorf("%s: stuckThreshold %v %v, StuckThreshold %v %v", s, d2, ok2, d1, ok1)
+		}
+	}
+	if kindOf("from_a_newer_pipeline") != 0 {
+		t.Error("an unknown state has a kind")
+	}
+}
