@@ -64,25 +64,29 @@ func TestBenchTable(t *testing.T) {
 
 	// The floor's statements, recorded from an in-process server on the same database.
 	rec := &storetest.StatementRecorder{}
-	traced, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: 5 * time.Second, Tracer: rec})
+	// Generous bounds: this server only records what each page sends.
+	traced, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: 30 * time.Second, Tracer: rec})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer traced.Close()
-	inproc := web.New(web.Deps{Store: traced, Now: time.Now, Session: web.SessionConfig{Insecure: true}})
+	inproc := web.New(web.Deps{Store: traced, Now: time.Now, Session: web.SessionConfig{Insecure: true}, RequestTimeout: time.Minute})
 	defer inproc.Close()
 	ts := httptest.NewServer(inproc.Routes())
 	defer ts.Close()
 	inClients := map[string]*http.Client{"admin": benchLogin(t, ts.URL, admin), "teacher": benchLogin(t, ts.URL, teacher)}
-	for i := range views {
-		v := &views[i]
+	recorded := views[:0]
+	for _, v := range views {
 		benchGet(t, inClients[v.as], ts.URL+v.path) // warm the in-process caches, as the server's are
 		rec.Take()
 		if code := benchGet(t, inClients[v.as], ts.URL+v.path); code != http.StatusOK {
-			t.Fatalf("%s: in-process status %d", v.name, code)
+			t.Errorf("%s: in-process status %d; left out of the table", v.name, code)
+			continue
 		}
 		v.stmts = rec.Take()
+		recorded = append(recorded, v)
 	}
+	views = recorded
 
 	// The server under test, its own process, counting for every request (COUNTS_TTL=0), so the
 	// counts are measured cold.
@@ -96,8 +100,16 @@ func TestBenchTable(t *testing.T) {
 	defer floor.Close()
 
 	var out strings.Builder
+	defer func() {
+		if p := os.Getenv("BENCH_OUT"); p != "" && t.Failed() {
+			_ = os.WriteFile(p, []byte(out.String()+"\n(the bench failed before it finished; see go test's output)\n"), 0o644)
+		}
+	}()
 	host, _ := os.Hostname()
 	fmt.Fprintf(&out, "\n## make bench: %d rows, %s, %s (%d cores)\n\n", rows, time.Now().UTC().Format("2006-01-02 15:04 MST"), host, numCPU())
+	if d := time.Since(seedStart); d > time.Minute {
+		fmt.Fprintf(&out, "The kept ledger was written or migrated first, in %s.\n\n", d.Round(time.Second))
+	}
 	fmt.Fprintf(&out, "One client, %d samples per view after 3 to warm up; the floor sends the page's own statements through pgx.\n\n", samples)
 	fmt.Fprintf(&out, "| view | stmts | p50 ms | p95 ms | p99 ms | floor p50 | floor p99 | p50 ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	singleP99 := map[string]time.Duration{}
@@ -188,7 +200,7 @@ func TestBenchTable(t *testing.T) {
 		}
 	}
 	fmt.Fprint(os.Stdout, out.String())
-	if p := os.Getenv("BENCH_OUT"); p != "" {
+	if p := os.Getenv("BENCH_OUT"); p != "" && !t.Failed() {
 		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
 			t.Error(err)
 		}
