@@ -1,0 +1,206 @@
+package views
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNiceScale(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		max       float64
+		top, step float64
+		why       string
+	}{
+		{0, 1, 1, "empty data still draws an axis"},
+		{-3, 1, 1, "nothing negative is counted"},
+		{math.NaN(), 1, 1, "no number"},
+		{1, 1, 1, "one value: no fractional steps"},
+		{3, 3, 1, "small counts step by one"},
+		{7, 8, 2, "about four intervals"},
+		{40, 40, 10, "a round top"},
+		{41, 60, 20, "just past a round number"},
+		{12345, 15000, 5000, "large"},
+	}
+	for _, c := range cases {
+		top, step := NiceScale(c.max)
+		if top != c.top || step != c.step {
+			t.Errorf("NiceScale(%v) = %v, %v; want %v, %v (%s)", c.max, top, step, c.top, c.step, c.why)
+		}
+		if !(top >= c.max) && c.max > 0 {
+			t.Errorf("NiceScale(%v): top %v below the data", c.max, top)
+		}
+	}
+}
+
+func TestHelsinkiDaysAcrossTheClockChange(t *testing.T) {
+	t.Parallel()
+	// Summer time starts on 29 March 2026 at 03:00 Helsinki time and ends on 25 October.
+	spring := HelsinkiDays(time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC), 3)
+	want := []struct {
+		date  string
+		hours float64
+	}{{"2026-03-28", 24}, {"2026-03-29", 23}, {"2026-03-30", 24}}
+	for i, w := range want {
+		d := spring[i]
+		if d.Date.String() != w.date || d.End.Sub(d.Start).Hours() != w.hours {
+			t.Errorf("day %d = %s, %v h; want %s, %v h", i, d.Date, d.End.Sub(d.Start).Hours(), w.date, w.hours)
+		}
+		if i > 0 && !spring[i-1].End.Equal(d.Start) {
+			t.Errorf("day %d does not start where day %d ends", i, i-1)
+		}
+	}
+	autumn := HelsinkiDays(time.Date(2026, 10, 25, 21, 59, 0, 0, time.UTC), 1) // 23:59 Helsinki
+	if a := autumn[0]; a.Date.String() != "2026-10-25" || a.End.Sub(a.Start).Hours() != 25 {
+		t.Errorf("autumn day = %s, %v h; want 2026-10-25, 25 h", a.Date, a.End.Sub(a.Start).Hours())
+	}
+	// Just after Helsinki midnight the UTC date is still yesterday's: the day is Helsinki's.
+	late := HelsinkiDays(time.Date(2026, 11, 30, 22, 30, 0, 0, time.UTC), 1)
+	if late[0].Date.String() != "2026-12-01" || late[0].Start != time.Date(2026, 11, 30, 22, 0, 0, 0, time.UTC) {
+		t.Errorf("after Helsinki midnight = %s from %s; want 2026-12-01 from 22:00 UTC", late[0].Date, late[0].Start)
+	}
+	if got := DayBounds(spring); len(got) != 4 || !got[3].Equal(spring[2].End) {
+		t.Errorf("DayBounds = %v", got)
+	}
+	if HelsinkiDays(time.Now(), 0) == nil || len(HelsinkiDays(time.Time{}, 0)) != 0 || DayBounds(nil) != nil {
+		t.Error("no days is an empty list")
+	}
+}
+
+var hourEdges = []float64{0, 1, 2, 3, 24}
+
+func TestHistogramEmpty(t *testing.T) {
+	t.Parallel()
+	c := Histogram(HistogramSpec{ID: "h", Edges: hourEdges, Series: []ChartSeries{{"Rows", "c0"}}, Counts: [][]int64{{0, 0, 0, 0, 0}}})
+	if !c.Empty || len(c.Bars) != 0 || len(c.YTicks) != 2 || len(c.Table.Rows) != 5 {
+		t.Errorf("empty histogram: empty %v, %d bars, %d y ticks, %d table rows", c.Empty, len(c.Bars), len(c.YTicks), len(c.Table.Rows))
+	}
+	if c := Histogram(HistogramSpec{ID: "none"}); !c.Empty || len(c.Bars) != 0 {
+		t.Errorf("histogram without bins: %+v", c)
+	}
+}
+
+func TestHistogramOneValueAndOutliers(t *testing.T) {
+	t.Parallel()
+	format := func(v float64) string { return trimFloat(v) + " h" }
+	c := Histogram(HistogramSpec{
+		ID: "h", Edges: hourEdges, Series: []ChartSeries{{"Rows", "c0"}},
+		// One value in the second bin, and two outliers past the last edge, in the open bin.
+		Counts: [][]int64{{0, 1, 0, 0, 2}}, Format: format,
+		Bands: []BandSpec{{From: 0, To: 1.5, Label: "Early", Class: "band-a"}, {From: 24, To: math.Inf(1), Label: "Late", Class: "band-b"}},
+		Ticks: []float64{0, 24},
+	})
+	if c.Empty || len(c.Bars) != 2 {
+		t.Fatalf("bars = %d (empty %v), want 2", len(c.Bars), c.Empty)
+	}
+	one, out := c.Bars[0], c.Bars[1]
+	if one.H <= 0 || out.H <= one.H || math.Abs(out.Y-c.PlotTop()) > 0.01 {
+		t.Errorf("the tallest bar reaches the top: %+v, %+v", one, out)
+	}
+	if !strings.Contains(out.Title, "≥ 24 h: 2") || c.Table.Rows[4][0] != "≥ 24 h" || c.Table.Rows[1][1] != "1" {
+		t.Errorf("outlier bin labelled %q, table %v", out.Title, c.Table.Rows)
+	}
+	slot := (c.PlotRight() - c.PlotLeft()) / 5
+	// The first band ends halfway through the second bin; the second covers the open bin.
+	if b := c.Bands[0]; math.Abs(b.W-1.5*slot) > 0.01 {
+		t.Errorf("band 0 width %v, want %v", b.W, 1.5*slot)
+	}
+	if b := c.Bands[1]; math.Abs(b.X-(c.PlotLeft()+4*slot)) > 0.01 || math.Abs(b.X+b.W-c.PlotRight()) > 0.01 {
+		t.Errorf("band 1 = %+v, want the last slot", b)
+	}
+	if len(c.XTicks) != 2 || c.XTicks[1].Label != "24 h" {
+		t.Errorf("x ticks = %+v", c.XTicks)
+	}
+	for _, v := range []struct {
+		v    float64
+		want int
+	}{{-1, -1}, {0, 0}, {0.99, 0}, {1, 1}, {23.9, 3}, {24, 4}, {1e9, 4}} {
+		if got := BinOf(hourEdges, v.v); got != v.want {
+			t.Errorf("BinOf(%v) = %d, want %d", v.v, got, v.want)
+		}
+	}
+}
+
+func TestHistogramSeriesSideBySide(t *testing.T) {
+	t.Parallel()
+	c := Histogram(HistogramSpec{ID: "h", Edges: hourEdges, Series: []ChartSeries{{"This week", "c0"}, {"Last week", "c1"}},
+		Counts: [][]int64{{1, 0, 0, 0, 0}, {1, 0, 0, 0, 0}}})
+	if len(c.Bars) != 2 || c.Bars[0].X >= c.Bars[1].X || c.Bars[0].X+c.Bars[0].W > c.Bars[1].X+0.001 || c.Bars[1].Class != "c1" {
+		t.Errorf("two series in one bin overlap: %+v", c.Bars)
+	}
+	if len(c.Table.Head) != 3 {
+		t.Errorf("table head = %v", c.Table.Head)
+	}
+}
+
+func TestStackedOverDays(t *testing.T) {
+	t.Parallel()
+	days := HelsinkiDays(time.Date(2026, 3, 30, 12, 0, 0, 0, time.UTC), 3)
+	c := Stacked(DaySeriesSpec{ID: "s", Days: days, Series: []ChartSeries{{"Registered", "c0"}, {"Failed", "c1"}},
+		Values: [][]int64{{2, 0, 5}, {1, 0, 0}}})
+	if c.Empty || len(c.Bars) != 3 {
+		t.Fatalf("bars = %+v", c.Bars)
+	}
+	// Day one: registered at the bottom, failed on top of it, together reaching 3 of 5.
+	reg, failed, five := c.Bars[0], c.Bars[1], c.Bars[2]
+	if math.Abs(reg.Y-(failed.Y+failed.H)) > 0.01 || math.Abs(reg.Y+reg.H-c.PlotBottom()) > 0.01 {
+		t.Errorf("not stacked: %+v on %+v", failed, reg)
+	}
+	if math.Abs(five.Y-yPos(5, 6)) > 0.01 || !strings.HasPrefix(five.Title, "2026-03-30") || c.YTicks[len(c.YTicks)-1].Label != "6" {
+		t.Errorf("tallest bar = %+v", five)
+	}
+	if len(c.Table.Rows) != 3 || c.Table.Rows[1][0] != "2026-03-29" || c.Table.Rows[1][1] != "0" {
+		t.Errorf("table = %v", c.Table.Rows)
+	}
+	if last := c.XTicks[len(c.XTicks)-1]; last.Label != "28.3." && c.XTicks[0].Label != "30.3." {
+		t.Errorf("day ticks = %+v", c.XTicks)
+	}
+	if e := Stacked(DaySeriesSpec{ID: "e", Days: days, Series: c.Series}); !e.Empty || len(e.Bars) != 0 {
+		t.Errorf("no values: %+v", e)
+	}
+	if e := Stacked(DaySeriesSpec{ID: "e"}); !e.Empty {
+		t.Errorf("no days: %+v", e)
+	}
+}
+
+func TestLineBreaksAtMissingDays(t *testing.T) {
+	t.Parallel()
+	days := HelsinkiDays(time.Date(2026, 10, 26, 12, 0, 0, 0, time.UTC), 5)
+	c := Line(DaySeriesSpec{ID: "l", Days: days, Series: []ChartSeries{{"Needs a person", "c0"}},
+		Values: [][]int64{{4, 6, -1, 3, 0}}})
+	if c.Empty || len(c.Lines) != 2 {
+		t.Fatalf("lines = %+v", c.Lines)
+	}
+	if len(c.Lines[0].Dots) != 2 || len(c.Lines[1].Dots) != 2 || strings.Count(c.Lines[0].Points, ",") != 2 {
+		t.Errorf("runs = %+v", c.Lines)
+	}
+	if c.Table.Rows[2][1] != "–" || c.Table.Rows[4][1] != "0" {
+		t.Errorf("a missing day is a dash, a zero a zero: %v", c.Table.Rows)
+	}
+	if e := Line(DaySeriesSpec{ID: "l", Days: days, Series: c.Series, Values: [][]int64{{-1, -1, -1, -1, -1}}}); !e.Empty || len(e.Lines) != 0 {
+		t.Errorf("no data at all: %+v", e)
+	}
+}
+
+func TestSparkline(t *testing.T) {
+	t.Parallel()
+	if s := NewSparkline("Per week", nil); !s.Empty || s.Points != "" || s.Title != "Per week" {
+		t.Errorf("empty = %+v", s)
+	}
+	one := NewSparkline("Per week", []int64{3})
+	if one.Empty || strings.Count(one.Points, ",") != 2 || one.Title != "Per week: 3" {
+		t.Errorf("one value = %+v", one)
+	}
+	s := NewSparkline("Per week", []int64{0, 10, 5})
+	pts := strings.Fields(s.Points)
+	if len(pts) != 3 || pts[1] != "50.0,1.0" || pts[0] != "1.0,21.0" || s.Title != "Per week: 0, 10, 5" {
+		t.Errorf("sparkline = %+v", s)
+	}
+}
+
+func trimFloat(v float64) string {
+	s := Num(v)
+	return strings.TrimSuffix(s, ".0")
+}
