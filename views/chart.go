@@ -130,7 +130,9 @@ type DayRange struct {
 }
 
 // Label is the day as an axis writes it: "30.11.".
-func (d DayRange) Label() string { return strconv.Itoa(d.Date.Day) + "." + strconv.Itoa(int(d.Date.Month)) + "." }
+func (d DayRange) Label() string {
+	return strconv.Itoa(d.Date.Day) + "." + strconv.Itoa(int(d.Date.Month)) + "."
+}
 
 // HelsinkiDays returns the n Helsinki days ending with the day of last, oldest first.
 func HelsinkiDays(last time.Time, n int) []DayRange {
