@@ -126,6 +126,7 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 		"GET /audit":             {{path: "/audit", anon: toLogin("/audit"), teacher: forbidden403, support: ok200, admin: ok200}},
 		"GET /students":          {{path: "/students?q=anna", anon: toLogin("/students?q=anna"), teacher: ok200, support: ok200, admin: ok200}},
 		"GET /students/search":   {{path: "/students/search?q=anna", anon: toLogin("/students/search?q=anna"), teacher: seeOther("/students?q=anna"), support: seeOther("/students?q=anna"), admin: seeOther("/students?q=anna")}},
+		"GET /overview":          {{path: "/overview", anon: toLogin("/overview"), teacher: forbidden403, support: ok200, admin: ok200}},
 		"GET /students/{id}": {
 			{path: ownStudent, anon: toLogin(ownStudent), teacher: ok200, support: ok200, admin: ok200},
 			{path: "/students/" + elsewhere.StudentID, anon: toLogin("/students/" + elsewhere.StudentID), teacher: notFound404, support: ok200, admin: ok200},

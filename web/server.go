@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
@@ -66,6 +67,12 @@ type Deps struct {
 	Mailing bool
 	// AlertsTTL is how stale the every-page alert banner may be (DefaultAlertsTTL when 0).
 	AlertsTTL time.Duration
+	// OverviewTTL is how long one reading of /overview is shared (0: read on every request,
+	// for tests, where the clock stands still).
+	OverviewTTL time.Duration
+	// SnapshotEvery is how often the server checks that today's snapshot of the needs-a-person
+	// pile exists, taking it if not; 0 never (tests take it themselves).
+	SnapshotEvery time.Duration
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the default statement timeout (5 s) and a
@@ -135,6 +142,9 @@ type Server struct {
 	passwordLinkTTL time.Duration
 	alerts          *alertsCache
 	mailing         bool
+	overview        *sharedReading[overviewRead]
+	stopBackground  context.CancelFunc
+	background      sync.WaitGroup
 }
 
 // New builds a Server from its dependencies.
@@ -166,6 +176,12 @@ func New(d Deps) *Server {
 	s.stopping, s.drain = context.WithCancelCause(context.Background())
 	s.requestTimeout = cmp.Or(d.RequestTimeout, DefaultRequestTimeout)
 	s.lookupTimeout = d.LookupTimeout
+	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
+	var bg context.Context
+	bg, s.stopBackground = context.WithCancel(context.Background())
+	if d.SnapshotEvery > 0 {
+		s.background.Go(func() { s.snapshotLoop(bg, d.SnapshotEvery) })
+	}
 	s.dbTrouble.every = 10 * time.Second
 	s.sessionStore = store.NewSessionStore(d.Store, d.Session.CleanupInterval, s.log)
 	sm := scs.New()
@@ -198,8 +214,11 @@ func New(d Deps) *Server {
 // timeout. Call it as the HTTP server's shutdown begins (http.Server.RegisterOnShutdown).
 func (s *Server) Drain() { s.drain(lookup.ErrInterrupted) }
 
-// Close stops the server's background work (the session cleanup). It does not close the store.
+// Close stops the server's background work (the session cleanup, the daily snapshot). It does
+// not close the store.
 func (s *Server) Close() {
+	s.stopBackground()
+	s.background.Wait()
 	s.sessionStore.Close()
 }
 
@@ -263,6 +282,7 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
+				r.Get("/overview", s.handle(s.overviewShow))
 			})
 
 			// Accounts: admins only.
@@ -321,7 +341,11 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 // the people who act (support and admin).
 func navFor(r *http.Request, a *Actor) []views.NavItem {
 	loc := i18n.From(r.Context())
-	items := []views.NavItem{{Label: loc.T("nav.queue"), URL: "/"}, {Label: loc.T("nav.courses"), URL: "/courses"}}
+	items := []views.NavItem{{Label: loc.T("nav.queue"), URL: "/"}}
+	if a.CanAct() {
+		items = append(items, views.NavItem{Label: loc.T("nav.overview"), URL: "/overview"})
+	}
+	items = append(items, views.NavItem{Label: loc.T("nav.courses"), URL: "/courses"})
 	if a.CanAct() {
 		items = append(items, views.NavItem{Label: loc.T("nav.audit"), URL: "/audit"})
 	}

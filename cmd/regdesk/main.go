@@ -425,6 +425,8 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		TrustedOrigins: cfg.TrustedOrigins,
 		// Every open queue tab asks for counts every 15 s; one count per 10 s serves them all.
 		CountsTTL:      cfg.CountsTTL,
+		OverviewTTL:    time.Minute,
+		SnapshotEvery:  10 * time.Minute,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
 		// A request may wait for its statements and a second besides; a lookup for Suotar too.

@@ -137,6 +137,14 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 	if _, err := conn.Exec(ctx, `ANALYZE students, courses, course_instances, course_modules, course_module_completions, credit_registrations, credit_registration_events`); err != nil {
 		return sum, fmt.Errorf("demo: analyze: %w", err)
 	}
+	// The overview's pile chart reads daily snapshots, which a new ledger has none of: derive the
+	// days before from the generated history, and count the last day as the server would.
+	if _, err := st.AttentionSnapshotBackfill(ctx, cfg.Now, SnapshotBackfillDays); err != nil {
+		return sum, fmt.Errorf("demo: %w", err)
+	}
+	if _, err := st.AttentionSnapshotTake(ctx, cfg.Now); err != nil {
+		return sum, fmt.Errorf("demo: %w", err)
+	}
 	return sum, nil
 }
 
@@ -154,6 +162,10 @@ WHERE cr.state = 'pending' AND cr.student_rank IS NULL`); err != nil {
 		return nil
 	})
 }
+
+// SnapshotBackfillDays is how many days before its instant a demo ledger gets snapshots of the
+// needs-a-person pile for: the overview's 60 days.
+const SnapshotBackfillDays = 59
 
 // writer copies batches to the database and remembers what it wrote, so a failed run can take
 // it out again.

@@ -1,0 +1,376 @@
+package store
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// Outcome is what a registration came to, as the overview's outcomes per day count it: the state
+// the row is in now, on the day it got there.
+type Outcome string
+
+// The outcomes the overview counts per day.
+const (
+	OutcomeRegistered Outcome = "registered"
+	OutcomePartial    Outcome = "partially_registered"
+	OutcomeUncertain  Outcome = "submission_uncertain"
+	OutcomeFailed     Outcome = "failed_permanent"
+	OutcomeCancelled  Outcome = "cancelled"
+)
+
+// Outcomes lists the outcomes in the order the overview stacks them.
+func Outcomes() []Outcome {
+	return []Outcome{OutcomeRegistered, OutcomePartial, OutcomeUncertain, OutcomeFailed, OutcomeCancelled}
+}
+
+// OverviewParams says what the overview counts. The caller derives the days and the bins (from
+// the calendar and schedule's windows), so the pictures and the counts share them.
+type OverviewParams struct {
+	Now time.Time
+	// DayBounds are the starts of the charted Helsinki days, oldest first, and the end of the last.
+	DayBounds []time.Time
+	// LatencyEdges are the time-to-registration bins' lower edges in seconds after the
+	// submission; the last bin is open.
+	LatencyEdges []float64
+	// LatencyFrom is where the time-to-registration histogram starts (30 days back); LastWeek,
+	// ThisWeek and Today are the starts of last week, this week and today in Helsinki.
+	LatencyFrom, LastWeek, ThisWeek, Today time.Time
+	// SnapshotsFrom is the first day of the snapshots to read.
+	SnapshotsFrom schedule.Date
+}
+
+// Overview is everything /overview shows, read in one snapshot.
+type Overview struct {
+	// Attention is the queue's own counts (RegistrationCountsGet), read in the same snapshot.
+	Attention RegistrationCounts
+	// NeedsAdminToday counts the rows needing a person that entered their state today.
+	NeedsAdminToday int64
+	// Latency holds, per series (since LatencyFrom, this week, last week), the count of
+	// registrations per LatencyEdges bin.
+	Latency [3][]int64
+	// MedianThisWeek and MedianLastWeek are the median times to registration; nil: none.
+	MedianThisWeek, MedianLastWeek *time.Duration
+	// Outcomes holds, per outcome, the count per charted day.
+	Outcomes map[Outcome][]int64
+	// Snapshots are the daily snapshots of the needs-a-person pile, oldest first.
+	Snapshots []AttentionSnapshot
+	// Failures are the rows failing now, active in the last week, grouped by code and message shape.
+	Failures []FailureGroup
+}
+
+// AttentionSnapshot is one day's count of the needs-a-person pile.
+type AttentionSnapshot struct {
+	Day        schedule.Date
+	TakenAt    time.Time
+	NeedsAdmin int64
+	Reasons    map[schedule.Reason]int64
+	Backfilled bool
+}
+
+// FailureGroup is the rows failing with one error code and one message shape.
+type FailureGroup struct {
+	Code schedule.ErrorCode
+	// Shape is the error message with its numbers, ids and quoted values blanked, so messages
+	// that differ only in those fold together.
+	Shape string
+	// Hour, Day and Week count the group's rows active in the last hour, day and week.
+	Hour, Day, Week int64
+	// LastAt is the latest activity of a row of the group, ExampleID that row.
+	LastAt    time.Time
+	ExampleID string
+	// Courses are the courses the group hits most, most first (at most three).
+	Courses []FailureCourse
+}
+
+// FailureCourse is a course a failure group hits, with how many of its rows.
+type FailureCourse struct {
+	ID, Name string
+	N        int64
+}
+
+// sqlMessageShape blanks what varies inside one kind of message: ids, quoted values, numbers.
+const sqlMessageShape = `regexp_replace(regexp_replace(regexp_replace(coalesce(cr.error_message, ''),
+  '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}', '…', 'g'),
+  '"[^"]*"', '"…"', 'g'), '[0-9]+', '#', 'g')`
+
+// failureWindow is how far back the failure groups look.
+const failureWindow = 7 * 24 * time.Hour
+
+// OverviewGet reads the overview in one read-only snapshot, so its numbers agree with each other.
+func (s *Store) OverviewGet(ctx context.Context, p OverviewParams) (Overview, error) {
+	var out Overview
+	err := s.InReadTx(ctx, func(q *Queries) error {
+		var err error
+		if out.Attention, err = q.RegistrationCountsGet(ctx, p.Now, nil); err != nil {
+			return err
+		}
+		if err := q.db.QueryRow(ctx, `SELECT count(*) FROM `+attentionFrom+`
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlNeedsAdmin+` AND cr.state_entered_at >= $2`, p.Now, p.Today).Scan(&out.NeedsAdminToday); err != nil {
+			return dbError("OverviewGet needs admin today", err)
+		}
+		if err := q.overviewLatency(ctx, p, &out); err != nil {
+			return err
+		}
+		if out.Outcomes, err = q.overviewOutcomes(ctx, p); err != nil {
+			return err
+		}
+		if out.Snapshots, err = q.AttentionSnapshotList(ctx, p.SnapshotsFrom); err != nil {
+			return err
+		}
+		out.Failures, err = q.FailureGroupList(ctx, p.Now)
+		return err
+	})
+	if err != nil {
+		return Overview{}, fmt.Errorf("OverviewGet: %w", err)
+	}
+	return out, nil
+}
+
+// overviewLatency counts the time from submission to registration per bin, and the medians of
+// this week and last, from the registered_at index.
+func (q *Queries) overviewLatency(ctx context.Context, p OverviewParams, out *Overview) error {
+	n := len(p.LatencyEdges)
+	for k := range out.Latency {
+		out.Latency[k] = make([]int64, n)
+	}
+	from := p.LatencyFrom
+	if p.LastWeek.Before(from) {
+		from = p.LastWeek
+	}
+	const latency = `extract(epoch FROM cr.registered_at - cr.submitted_at)::float8`
+	const where = `cr.deleted_at IS NULL AND cr.state = 'registered' AND cr.submitted_at IS NOT NULL
+  AND cr.registered_at >= $2 AND cr.registered_at <= $1`
+	rows, _ := q.db.Query(ctx, `SELECT width_bucket(`+latency+`, $3::float8[]) AS bin,
+  count(*) FILTER (WHERE cr.registered_at >= $4), count(*) FILTER (WHERE cr.registered_at >= $6),
+  count(*) FILTER (WHERE cr.registered_at >= $5 AND cr.registered_at < $6)
+FROM credit_registrations cr
+WHERE `+where+`
+GROUP BY bin`, p.Now, from, p.LatencyEdges, p.LatencyFrom, p.LastWeek, p.ThisWeek)
+	type binCount struct {
+		Bin                  int
+		Span, This, LastWeek int64
+	}
+	bins, err := pgx.CollectRows(rows, pgx.RowToStructByPos[binCount])
+	if err != nil {
+		return dbError("OverviewGet latency", err)
+	}
+	for _, b := range bins {
+		// width_bucket is 1 for the first bin and n for the open last one; 0 is a registration
+		// dated before its submission, which the first bin holds rather than losing it.
+		i := min(max(b.Bin-1, 0), n-1)
+		if n == 0 {
+			break
+		}
+		out.Latency[0][i] += b.Span
+		out.Latency[1][i] += b.This
+		out.Latency[2][i] += b.LastWeek
+	}
+	var this, last *float64
+	if err := q.db.QueryRow(ctx, `SELECT
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY `+latency+`) FILTER (WHERE cr.registered_at >= $3),
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY `+latency+`) FILTER (WHERE cr.registered_at < $3)
+FROM credit_registrations cr
+WHERE `+where, p.Now, p.LastWeek, p.ThisWeek).Scan(&this, &last); err != nil {
+		return dbError("OverviewGet medians", err)
+	}
+	secs := func(f *float64) *time.Duration {
+		if f == nil {
+			return nil
+		}
+		d := time.Duration(*f * float64(time.Second)).Round(time.Minute)
+		return &d
+	}
+	out.MedianThisWeek, out.MedianLastWeek = secs(this), secs(last)
+	return nil
+}
+
+// overviewOutcomes counts per day the rows that reached each outcome: registered rows by
+// registered_at, the others by the moment they entered their state.
+func (q *Queries) overviewOutcomes(ctx context.Context, p OverviewParams) (map[Outcome][]int64, error) {
+	days := len(p.DayBounds) - 1
+	out := map[Outcome][]int64{}
+	for _, o := range Outcomes() {
+		out[o] = make([]int64, max(days, 0))
+	}
+	if days < 1 {
+		return out, nil
+	}
+	first, end := p.DayBounds[0], p.DayBounds[days]
+	rows, _ := q.db.Query(ctx, `SELECT 'registered', width_bucket(cr.registered_at, $1::timestamptz[]), count(*)
+FROM credit_registrations cr
+WHERE cr.deleted_at IS NULL AND cr.state = 'registered' AND cr.registered_at >= $2 AND cr.registered_at < $3
+GROUP BY 2
+UNION ALL
+SELECT cr.state::text, width_bucket(cr.state_entered_at, $1::timestamptz[]), count(*)
+FROM credit_registrations cr
+WHERE cr.deleted_at IS NULL AND cr.state IN ('partially_registered', 'submission_uncertain', 'failed_permanent', 'cancelled')
+  AND cr.state_entered_at >= $2 AND cr.state_entered_at < $3
+GROUP BY 1, 2`, p.DayBounds, first, end)
+	type dayCount struct {
+		Outcome string
+		Bin     int
+		N       int64
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[dayCount])
+	if err != nil {
+		return nil, dbError("OverviewGet outcomes", err)
+	}
+	for _, c := range list {
+		if series, ok := out[Outcome(c.Outcome)]; ok && c.Bin >= 1 && c.Bin <= days {
+			series[c.Bin-1] += c.N
+		}
+	}
+	return out, nil
+}
+
+// AttentionSnapshotList returns the daily snapshots from the day from on, oldest first.
+func (q *Queries) AttentionSnapshotList(ctx context.Context, from schedule.Date) ([]AttentionSnapshot, error) {
+	rows, _ := q.db.Query(ctx, `SELECT day::text, taken_at, needs_admin, reasons, backfilled
+FROM attention_snapshots WHERE day >= $1::date ORDER BY day`, from.String())
+	type raw struct {
+		Day        string
+		TakenAt    time.Time
+		NeedsAdmin int64
+		Reasons    []byte
+		Backfilled bool
+	}
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[raw])
+	if err != nil {
+		return nil, dbError("AttentionSnapshotList", err)
+	}
+	out := make([]AttentionSnapshot, 0, len(list))
+	for _, r := range list {
+		day, err := time.Parse(time.DateOnly, r.Day)
+		if err != nil {
+			return nil, fmt.Errorf("AttentionSnapshotList: day %q: %w", r.Day, err)
+		}
+		reasons := map[schedule.Reason]int64{}
+		if err := json.Unmarshal(r.Reasons, &reasons); err != nil {
+			return nil, fmt.Errorf("AttentionSnapshotList %s: %w", r.Day, err)
+		}
+		out = append(out, AttentionSnapshot{Day: schedule.DateOf(day), TakenAt: r.TakenAt, NeedsAdmin: r.NeedsAdmin, Reasons: reasons, Backfilled: r.Backfilled})
+	}
+	return out, nil
+}
+
+// AttentionSnapshotTake writes the snapshot of now's Helsinki day unless one exists, and reports
+// whether this call wrote it. Several instances may call it at once: the day is the key and the
+// insert does nothing on a conflict, so exactly one snapshot per day is kept.
+func (s *Store) AttentionSnapshotTake(ctx context.Context, now time.Time) (bool, error) {
+	day := schedule.HelsinkiDate(now).String()
+	var exists bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM attention_snapshots WHERE day = $1::date)`, day).Scan(&exists); err != nil {
+		return false, dbError("AttentionSnapshotTake", err)
+	}
+	if exists {
+		return false, nil
+	}
+	counts, err := s.RegistrationCountsGet(ctx, now, nil)
+	if err != nil {
+		return false, fmt.Errorf("AttentionSnapshotTake: %w", err)
+	}
+	reasons, err := json.Marshal(counts.Reasons)
+	if err != nil {
+		return false, fmt.Errorf("AttentionSnapshotTake: %w", err)
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO attention_snapshots (day, taken_at, needs_admin, reasons)
+VALUES ($1::date, $2, $3, $4) ON CONFLICT (day) DO NOTHING`, day, now, counts.NeedsAdmin, reasons)
+	if err != nil {
+		return false, dbError("AttentionSnapshotTake insert", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// AttentionSnapshotBackfill writes a snapshot for each of the days days before now's Helsinki
+// day that has none, derived from the ledger as it stands: a row needing a person now is counted
+// on every day since it entered its state, under the reasons it carries now. That is what a demo
+// ledger's generated history can tell (nobody has settled anything in it yet); the rows are
+// marked backfilled. It returns how many days it wrote.
+func (s *Store) AttentionSnapshotBackfill(ctx context.Context, now time.Time, days int) (int64, error) {
+	loc := schedule.Helsinki()
+	t := now.In(loc)
+	var dates []string
+	var ends []time.Time
+	for i := days; i >= 1; i-- {
+		start := time.Date(t.Year(), t.Month(), t.Day()-i, 0, 0, 0, 0, loc)
+		dates = append(dates, schedule.DateOf(start).String())
+		ends = append(ends, time.Date(t.Year(), t.Month(), t.Day()-i+1, 0, 0, 0, 0, loc))
+	}
+	tag, err := s.pool.Exec(ctx, `WITH pile AS (
+  SELECT cr.state_entered_at AS since, `+sqlReasons+` AS reasons
+  FROM `+attentionFrom+`
+  WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlNeedsAdmin+`
+), days AS (
+  SELECT d.day, d.day_end FROM unnest($2::date[], $3::timestamptz[]) AS d (day, day_end)
+)
+INSERT INTO attention_snapshots (day, taken_at, needs_admin, reasons, backfilled)
+SELECT days.day, days.day_end,
+  (SELECT count(*) FROM pile WHERE pile.since < days.day_end),
+  coalesce((SELECT jsonb_object_agg(x.reason, x.n) FROM (
+    SELECT r AS reason, count(*) AS n FROM pile, unnest(pile.reasons) AS r WHERE pile.since < days.day_end GROUP BY r) x), '{}'::jsonb),
+  true
+FROM days
+ON CONFLICT (day) DO NOTHING`, now, dates, ends)
+	if err != nil {
+		return 0, dbError("AttentionSnapshotBackfill", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// FailureGroupList groups the rows failing now (an error code, not superseded) that were active
+// in the week before now by code and message shape, largest first.
+func (q *Queries) FailureGroupList(ctx context.Context, now time.Time) ([]FailureGroup, error) {
+	rows, _ := q.db.Query(ctx, `SELECT cr.error_code::text, `+sqlMessageShape+` AS shape, cr.course_id::text, c.name,
+  count(*) FILTER (WHERE cr.updated_at >= $2), count(*) FILTER (WHERE cr.updated_at >= $3), count(*),
+  max(cr.updated_at), (array_agg(cr.id::text ORDER BY cr.updated_at DESC, cr.id DESC))[1]
+FROM credit_registrations cr JOIN courses c ON c.id = cr.course_id
+WHERE cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL AND cr.error_code IS NOT NULL
+  AND cr.updated_at >= $4 AND cr.updated_at <= $1
+GROUP BY 1, 2, 3, 4`, now, now.Add(-time.Hour), now.Add(-24*time.Hour), now.Add(-failureWindow))
+	type part struct {
+		Code, Shape, CourseID, CourseName string
+		Hour, Day, Week                   int64
+		LastAt                            time.Time
+		ExampleID                         string
+	}
+	parts, err := pgx.CollectRows(rows, pgx.RowToStructByPos[part])
+	if err != nil {
+		return nil, dbError("FailureGroupList", err)
+	}
+	type key struct{ code, shape string }
+	groups := map[key]*FailureGroup{}
+	var order []key
+	for _, p := range parts {
+		k := key{p.Code, p.Shape}
+		g, ok := groups[k]
+		if !ok {
+			g = &FailureGroup{Code: schedule.ErrorCode(p.Code), Shape: p.Shape}
+			groups[k] = g
+			order = append(order, k)
+		}
+		g.Hour, g.Day, g.Week = g.Hour+p.Hour, g.Day+p.Day, g.Week+p.Week
+		if p.LastAt.After(g.LastAt) {
+			g.LastAt, g.ExampleID = p.LastAt, p.ExampleID
+		}
+		g.Courses = append(g.Courses, FailureCourse{ID: p.CourseID, Name: p.CourseName, N: p.Week})
+	}
+	out := make([]FailureGroup, 0, len(order))
+	for _, k := range order {
+		g := groups[k]
+		slices.SortFunc(g.Courses, func(a, b FailureCourse) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Name, b.Name)) })
+		g.Courses = g.Courses[:min(len(g.Courses), 3)]
+		out = append(out, *g)
+	}
+	slices.SortFunc(out, func(a, b FailureGroup) int {
+		return cmp.Or(cmp.Compare(b.Week, a.Week), cmp.Compare(a.Code, b.Code), cmp.Compare(a.Shape, b.Shape))
+	})
+	return out, nil
+}

@@ -1,0 +1,195 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+)
+
+// overviewDays is how many Helsinki days the overview's day charts span.
+const overviewDays = 60
+
+// sharedReading shares one reading of something expensive between every request for ttl. The
+// reading runs on its own context (bounded by timeout), not the first requester's, so a person who
+// gives up does not fail the reading for the others waiting on it; they stop waiting when their
+// own request ends.
+type sharedReading[T any] struct {
+	ttl, timeout time.Duration
+
+	mu      sync.Mutex
+	current *reading[T]
+}
+
+type reading[T any] struct {
+	done chan struct{}
+	at   time.Time
+	val  T
+	err  error
+}
+
+// get returns a reading made at most ttl before now, reading with load when there is none.
+func (c *sharedReading[T]) get(ctx context.Context, now time.Time, load func(ctx context.Context, at time.Time) (T, error)) (T, time.Time, error) {
+	c.mu.Lock()
+	e := c.current
+	if e != nil {
+		select {
+		case <-e.done:
+			if e.err != nil || now.Sub(e.at) >= c.ttl || now.Before(e.at) {
+				e = nil
+			}
+		default: // a reading is under way: wait for it
+		}
+	}
+	if e == nil {
+		e = &reading[T]{done: make(chan struct{}), at: now}
+		c.current = e
+		go func() {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
+			defer cancel()
+			e.val, e.err = load(rctx, e.at)
+			close(e.done)
+		}()
+	}
+	c.mu.Unlock()
+	select {
+	case <-e.done:
+		return e.val, e.at, e.err
+	case <-ctx.Done():
+		var zero T
+		return zero, time.Time{}, ctx.Err()
+	}
+}
+
+// overviewRead is what one reading of the overview holds: the store's numbers and the days and
+// weeks they were counted over.
+type overviewRead struct {
+	data store.Overview
+	days []views.DayRange
+	// thisWeek is how many of days belong to this Helsinki week (Monday to today).
+	thisWeek int
+}
+
+// overviewShow is the pipeline at a glance: GET /overview (support and admin).
+func (s *Server) overviewShow(w http.ResponseWriter, r *http.Request) error {
+	read, at, err := s.overview.get(r.Context(), s.clock(), s.readOverview)
+	if err != nil {
+		return err
+	}
+	return s.render(w, r, http.StatusOK, views.OverviewPage(overviewVM(s.page(r, "Overview"), read, at, s.clock())), nil)
+}
+
+// readOverview counts the overview as of now.
+func (s *Server) readOverview(ctx context.Context, now time.Time) (overviewRead, error) {
+	days := views.HelsinkiDays(now, overviewDays)
+	today := days[len(days)-1]
+	// Helsinki weeks start on Monday.
+	back := (int(today.Start.In(schedule.Helsinki()).Weekday()) + 6) % 7
+	thisWeek := days[len(days)-1-back]
+	lastWeek := days[len(days)-1-back-7]
+	p := store.OverviewParams{
+		Now: now, DayBounds: views.DayBounds(days), LatencyEdges: views.LatencyEdges(),
+		LatencyFrom: days[len(days)-30].Start, LastWeek: lastWeek.Start, ThisWeek: thisWeek.Start, Today: today.Start,
+		SnapshotsFrom: days[0].Date,
+	}
+	data, err := s.store.OverviewGet(ctx, p)
+	if err != nil {
+		return overviewRead{}, err
+	}
+	return overviewRead{data: data, days: days, thisWeek: back + 1}, nil
+}
+
+// uncertainReasons are the reasons of an uncertain row waiting for a person to look it up.
+var uncertainReasons = []schedule.Reason{schedule.ReasonOutcomeUncertain, schedule.ReasonUncertainOverdue, schedule.ReasonSubmissionTimeMissing}
+
+func overviewVM(page views.Page, read overviewRead, at, now time.Time) views.OverviewVM {
+	o := read.data
+	d := views.OverviewData{
+		Now: now, CountedAt: at,
+		NeedsAdmin: o.Attention.NeedsAdmin, NeedsAdminToday: o.NeedsAdminToday,
+		MedianThisWeek: o.MedianThisWeek, MedianLastWeek: o.MedianLastWeek,
+		NeedsAdminURL: "/?show=needs_admin",
+		RegisteredURL: "/?" + url.Values{"show": {"all"}, "state": {"registered"}}.Encode(),
+		FailedURL:     "/?" + url.Values{"show": {"all"}, "state": {"failed_permanent"}}.Encode(),
+		Latency:       o.Latency, Days: read.days,
+	}
+	uq := url.Values{"show": {"needs_admin"}}
+	for _, r := range uncertainReasons {
+		d.Uncertain += o.Attention.Reasons[r]
+		uq.Add("reason", string(r))
+	}
+	d.UncertainURL = "/?" + uq.Encode()
+	n := len(read.days)
+	for _, oc := range store.Outcomes() {
+		series := o.Outcomes[oc]
+		d.Outcomes = append(d.Outcomes, series)
+		for i := n - read.thisWeek; i < n && i < len(series); i++ {
+			switch oc {
+			case store.OutcomeRegistered:
+				d.RegisteredWeek += series[i]
+			case store.OutcomeFailed:
+				d.FailedWeek += series[i]
+			}
+		}
+	}
+	if reg := o.Outcomes[store.OutcomeRegistered]; len(reg) == n && n > 0 {
+		d.RegisteredToday = reg[n-1]
+	}
+	byDay := map[schedule.Date]store.AttentionSnapshot{}
+	for _, sn := range o.Snapshots {
+		byDay[sn.Day] = sn
+	}
+	for _, day := range read.days {
+		sn, ok := byDay[day.Date]
+		if !ok {
+			d.Pile = append(d.Pile, nil)
+			continue
+		}
+		d.Pile = append(d.Pile, &views.PileDay{NeedsAdmin: sn.NeedsAdmin, Reasons: sn.Reasons, Backfilled: sn.Backfilled})
+	}
+	for _, g := range o.Failures {
+		f := views.FailureRowVM{
+			Code: string(g.Code), CodeLabel: g.Code.Label(), Retryability: g.Code.Class().Label(), Shape: g.Shape,
+			Hour: views.Count(g.Hour), Day: views.Count(g.Day), Week: views.Count(g.Week),
+			ExampleURL: "/registrations/" + g.ExampleID,
+			QueueURL:   "/?" + url.Values{"show": {"all"}, "error": {string(g.Code)}}.Encode(),
+		}
+		if f.Shape == "" {
+			f.Shape = "(no message)"
+		}
+		for _, c := range g.Courses {
+			f.Courses = append(f.Courses, views.FailureCourseVM{Name: c.Name, N: views.Count(c.N),
+				URL: "/?" + url.Values{"show": {"all"}, "error": {string(g.Code)}, "course": {c.ID}}.Encode()})
+		}
+		d.Failures = append(d.Failures, f)
+	}
+	return views.NewOverview(page, d)
+}
+
+// snapshotLoop takes the day's snapshot of the needs-a-person pile now and then every interval,
+// until the server closes. Only the first call of a Helsinki day (across every instance) writes.
+func (s *Server) snapshotLoop(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		sctx, cancel := context.WithTimeout(ctx, time.Minute)
+		wrote, err := s.store.AttentionSnapshotTake(sctx, s.clock())
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("daily snapshot failed; trying again later", "err", err)
+		case wrote:
+			s.log.Info("daily snapshot of the needs-a-person pile taken")
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
