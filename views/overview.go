@@ -88,8 +88,8 @@ type OverviewData struct {
 	Now, CountedAt time.Time
 	// The tiles' numbers and the views they link to.
 	NeedsAdmin, NeedsAdminToday, Uncertain, RegisteredToday, RegisteredWeek, FailedWeek int64
-	MedianThisWeek, MedianLastWeek                                                   *time.Duration
-	NeedsAdminURL, UncertainURL, RegisteredURL, FailedURL                            string
+	MedianThisWeek, MedianLastWeek                                                      *time.Duration
+	NeedsAdminURL, UncertainURL, RegisteredURL, FailedURL                               string
 	// Latency holds the counts per LatencyEdges() bin: the last 30 days, this week, last week.
 	Latency [3][]int64
 	// Days are the charted days; Outcomes holds one series per OutcomeLabels entry.
