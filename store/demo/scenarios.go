@@ -44,7 +44,7 @@ func recentSkew(floor, span time.Duration) func(g *gen) time.Time {
 
 // scenarios: the first is the filler that takes whatever the others leave.
 var scenarios = []scenario{
-	{"registered", 0, 0, 1, settled(0), scRegistered},
+	{"registered", 0, 0, 1, recentlySettled, scRegistered},
 	{"registered_after_retry", 1500, 2, 1, settled(0), scRegisteredAfterRetry},
 	{"registered_after_uncertain", 250, 1, 1, settled(0), scRegisteredAfterUncertain},
 	{"registered_after_not_registered", 120, 1, 1, settled(3 * day), scRegisteredAfterNotRegistered},
@@ -143,6 +143,16 @@ func (g *gen) ago(lo, hi time.Duration) time.Time { return g.now.Add(-g.rng.dur(
 func (g *gen) settledSubmit() time.Time {
 	u := g.rng.r.Float64()
 	return g.now.Add(-4*day - time.Duration(math.Pow(u, 1.4)*float64(settledMaxAge-4*day)))
+}
+
+// recentlySettled draws when a plain registered row was submitted: as settledSubmit does, but
+// from just past the usual landing (5 h), so registrations keep arriving up to now, as a
+// live ledger's do, and the overview's right edge (today) is not empty. A row that lands after
+// now stays in verification, as a real one would.
+func recentlySettled(g *gen) time.Time {
+	const floor = 5 * time.Hour
+	u := g.rng.r.Float64()
+	return g.now.Add(-floor - time.Duration(math.Pow(u, 1.4)*float64(settledMaxAge-floor)))
 }
 
 // landing draws how long after the submission Sisu builds the course unit attainment: between
