@@ -312,8 +312,10 @@ func BinOf(edges []float64, v float64) int {
 // DaySeriesSpec is what a chart over days is drawn from: one value per series per day.
 type DaySeriesSpec struct {
 	ID, Title, YLabel, Note string
-	Days                    []DayRange
-	Series                  []ChartSeries
+	// XLabel names the day axis and DayHead the table's day column, in the page's language.
+	XLabel, DayHead string
+	Days            []DayRange
+	Series          []ChartSeries
 	// Values holds, per series, one value per day; a negative value is "no data" (a gap).
 	Values [][]int64
 }
@@ -430,11 +432,11 @@ func Line(s DaySeriesSpec) LineChart {
 
 // dayFrame is the frame of a chart over days, with its table: a row per day, a column per series.
 func dayFrame(s DaySeriesSpec) ChartFrame {
-	f := ChartFrame{ID: s.ID, Title: s.Title, XLabel: "Day (Helsinki time)", YLabel: s.YLabel, Note: s.Note, Series: s.Series, Empty: true}
+	f := ChartFrame{ID: s.ID, Title: s.Title, XLabel: s.XLabel, YLabel: s.YLabel, Note: s.Note, Series: s.Series, Empty: true}
 	if len(s.Days) > 0 {
 		f.XTicks = dayTicks(s.Days, plotW()/float64(len(s.Days)))
 	}
-	f.Table.Head = []string{"Day"}
+	f.Table.Head = []string{s.DayHead}
 	for _, se := range s.Series {
 		f.Table.Head = append(f.Table.Head, se.Label)
 	}

@@ -3,52 +3,10 @@ package views
 import (
 	"math"
 	"strconv"
-	"strings"
 	"time"
 
 	"regdesk/schedule"
-)
-
-// The overview's words, in one place.
-const (
-	ovTitle           = "Overview"
-	ovLatencyTitle    = "Time from submission to registration, last 30 days"
-	ovLatencyX        = "Time after submission"
-	ovLatencyY        = "Registrations"
-	ovLatencyNote     = "Registered rows by how long Sisu took to confirm them, over the verify schedule's windows. Half-hour bars up to 36 h; the last four bars are wider: 36 h–3 d, 3–7 d, 7–14 d and 14 d or more."
-	ovWeeksTitle      = "Time to registration: this week beside last week"
-	ovWeeksNote       = "The same bars for the registrations of this Helsinki week (since Monday) and of the whole of last week."
-	ovThisWeek        = "This week"
-	ovLastWeek        = "Last week"
-	ovLast30          = "Last 30 days"
-	ovOutcomesTitle   = "Outcomes per day, last 60 days"
-	ovOutcomesY       = "Registrations"
-	ovOutcomesNote    = "Each row counts once, under the state it is in now, on the Helsinki day it got there (registered rows by their registration time)."
-	ovPileTitle       = "The needs-a-person pile, last 60 days"
-	ovPileY           = "Registrations needing a person"
-	ovPileNote        = "From the daily snapshot regdesk takes on the first server start of each Helsinki day. A row with two reasons counts under both; the total counts it once."
-	ovPileBackfilled  = " Days marked as derived were not counted on the day: they were worked out later from the rows' history."
-	ovPileTotal       = "Needs a person (total)"
-	ovPileOther       = "Other reasons"
-	ovBandWaiting     = "Before the first poll"
-	ovBandDense       = "Dense window (every 30 min)"
-	ovBandLate        = "Late window (hourly)"
-	ovBandBackoff     = "Backing off (2–6 h)"
-	ovBandGaveUp      = "Past the give-up age"
-	ovCountedAt       = "Counted at %s; counted again at most once a minute."
-	ovFailuresEmpty   = "No registration failed in the last week."
-	ovMedianNone      = "none yet"
-	ovTileNeeds       = "Needs a person"
-	ovTileUncertain   = "Uncertain, waiting for a lookup"
-	ovTileRegToday    = "Registered today"
-	ovTileRegWeek     = "Registered this week"
-	ovTileFailedWeek  = "Failed this week"
-	ovTileMedian      = "Median time to registration this week"
-	ovTileNewToday    = "%s of them reached their state today"
-	ovTileUncertainD  = "Look each up in Sisu before anything else"
-	ovTileMedianLast  = "last week %s"
-	ovTileFailedDesc  = "permanently, needing a person or a fix"
-	ovTileRegWeekDesc = "since Monday"
+	"regdesk/views/i18n"
 )
 
 // OverviewVM is /overview.
@@ -107,8 +65,8 @@ type PileDay struct {
 	Backfilled bool
 }
 
-// OutcomeLabels names the outcome series, in the order OverviewData.Outcomes holds them.
-var OutcomeLabels = []string{"Registered", "Partly registered", "Uncertain", "Failed", "Cancelled"}
+// outcomeKeys name the outcome series, in the order OverviewData.Outcomes holds them.
+var outcomeKeys = []string{"overview.outcome.registered", "overview.outcome.partial", "overview.outcome.uncertain", "overview.outcome.failed", "overview.outcome.cancelled"}
 
 // LatencyEdges are the time-to-registration bins' lower edges, in seconds after the submission:
 // half hours up to 36 h, then 3, 7 and 14 days (the verify schedule's give-up age), the last bin
@@ -125,14 +83,14 @@ func LatencyEdges() []float64 {
 }
 
 // latencyBands are the verify schedule's windows, from schedule's own constants.
-func latencyBands() []BandSpec {
+func latencyBands(loc *i18n.Localizer) []BandSpec {
 	s := func(d time.Duration) float64 { return d.Seconds() }
 	return []BandSpec{
-		{From: 0, To: s(schedule.VerifyWindowStart), Label: ovBandWaiting, Class: "band-waiting"},
-		{From: s(schedule.VerifyWindowStart), To: s(schedule.VerifyDenseWindowEnd), Label: ovBandDense, Class: "band-dense"},
-		{From: s(schedule.VerifyDenseWindowEnd), To: s(schedule.VerifyWindowEnd), Label: ovBandLate, Class: "band-late"},
-		{From: s(schedule.VerifyWindowEnd), To: s(schedule.VerifyMaxAge), Label: ovBandBackoff, Class: "band-backoff"},
-		{From: s(schedule.VerifyMaxAge), To: inf, Label: ovBandGaveUp, Class: "band-gaveup"},
+		{From: 0, To: s(schedule.VerifyWindowStart), Label: loc.T("overview.band.waiting"), Class: "band-waiting"},
+		{From: s(schedule.VerifyWindowStart), To: s(schedule.VerifyDenseWindowEnd), Label: loc.T("overview.band.dense"), Class: "band-dense"},
+		{From: s(schedule.VerifyDenseWindowEnd), To: s(schedule.VerifyWindowEnd), Label: loc.T("overview.band.late"), Class: "band-late"},
+		{From: s(schedule.VerifyWindowEnd), To: s(schedule.VerifyMaxAge), Label: loc.T("overview.band.backoff"), Class: "band-backoff"},
+		{From: s(schedule.VerifyMaxAge), To: inf, Label: loc.T("overview.band.gaveup"), Class: "band-gaveup"},
 	}
 }
 
@@ -147,48 +105,49 @@ func latencyLabel(sec float64) string {
 	return strconv.FormatFloat(h, 'f', -1, 64) + " h"
 }
 
-// NewOverview builds the overview's page from its numbers.
-func NewOverview(page Page, d OverviewData) OverviewVM {
-	vm := OverviewVM{Page: page, CountedAt: strings.Replace(ovCountedAt, "%s", AtDated(d.CountedAt, d.Now), 1), Failures: d.Failures}
+// NewOverview builds the overview's page from its numbers, in loc's language.
+func NewOverview(loc *i18n.Localizer, page Page, d OverviewData) OverviewVM {
+	vm := OverviewVM{Page: page, CountedAt: loc.T("overview.countedAt", "At", loc.AtDated(d.CountedAt, d.Now)), Failures: d.Failures}
 	if page.Title == "" {
-		vm.Page.Title = ovTitle
+		vm.Page.Title = loc.T("overview.title")
 	}
 	median := func(p *time.Duration) string {
 		if p == nil {
-			return ovMedianNone
+			return loc.T("overview.none")
 		}
-		return english.Span(*p)
+		return loc.Span(*p)
 	}
 	vm.Tiles = []TileVM{
-		{Key: "needs_admin", Label: ovTileNeeds, Value: Count(d.NeedsAdmin), Detail: strings.Replace(ovTileNewToday, "%s", Count(d.NeedsAdminToday), 1), URL: d.NeedsAdminURL},
-		{Key: "uncertain", Label: ovTileUncertain, Value: Count(d.Uncertain), Detail: ovTileUncertainD, URL: d.UncertainURL},
-		{Key: "registered_today", Label: ovTileRegToday, Value: Count(d.RegisteredToday), URL: d.RegisteredURL},
-		{Key: "registered_week", Label: ovTileRegWeek, Value: Count(d.RegisteredWeek), Detail: ovTileRegWeekDesc, URL: d.RegisteredURL},
-		{Key: "failed_week", Label: ovTileFailedWeek, Value: Count(d.FailedWeek), Detail: ovTileFailedDesc, URL: d.FailedURL},
-		{Key: "median", Label: ovTileMedian, Value: median(d.MedianThisWeek), Detail: strings.Replace(ovTileMedianLast, "%s", median(d.MedianLastWeek), 1), URL: "#latency-weeks"},
+		{Key: "needs_admin", Label: loc.T("overview.tile.needs"), Value: Count(d.NeedsAdmin), Detail: loc.T("overview.tile.needsToday", "N", d.NeedsAdminToday), URL: d.NeedsAdminURL},
+		{Key: "uncertain", Label: loc.T("overview.tile.uncertain"), Value: Count(d.Uncertain), Detail: loc.T("overview.tile.uncertainDetail"), URL: d.UncertainURL},
+		{Key: "registered_today", Label: loc.T("overview.tile.registeredToday"), Value: Count(d.RegisteredToday), URL: d.RegisteredURL},
+		{Key: "registered_week", Label: loc.T("overview.tile.registeredWeek"), Value: Count(d.RegisteredWeek), Detail: loc.T("overview.tile.sinceMonday"), URL: d.RegisteredURL},
+		{Key: "failed_week", Label: loc.T("overview.tile.failedWeek"), Value: Count(d.FailedWeek), Detail: loc.T("overview.tile.failedDetail"), URL: d.FailedURL},
+		{Key: "median", Label: loc.T("overview.tile.median"), Value: median(d.MedianThisWeek), Detail: loc.T("overview.tile.medianLast", "Span", median(d.MedianLastWeek)), URL: "#latency-weeks"},
 	}
 	edges := LatencyEdges()
 	ticks := []float64{0, schedule.VerifyWindowStart.Seconds(), schedule.VerifyDenseWindowEnd.Seconds(), schedule.VerifyWindowEnd.Seconds(), (36 * time.Hour).Seconds(), schedule.VerifyMaxAge.Seconds()}
+	x, y := loc.T("overview.latency.x"), loc.T("overview.latency.y")
 	vm.Latency = Histogram(HistogramSpec{
-		ID: "latency", Title: ovLatencyTitle, XLabel: ovLatencyX, YLabel: ovLatencyY, Note: ovLatencyNote,
-		Edges: edges, Series: []ChartSeries{{ovLast30, "c0"}}, Counts: [][]int64{d.Latency[0]},
-		Bands: latencyBands(), Ticks: ticks, Format: latencyLabel,
+		ID: "latency", Title: loc.T("overview.latency.title"), XLabel: x, YLabel: y, Note: loc.T("overview.latency.note"),
+		Edges: edges, Series: []ChartSeries{{loc.T("overview.last30"), "c0"}}, Counts: [][]int64{d.Latency[0]},
+		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel,
 	})
 	vm.Weeks = Histogram(HistogramSpec{
-		ID: "latency-weeks", Title: ovWeeksTitle, XLabel: ovLatencyX, YLabel: ovLatencyY, Note: ovWeeksNote,
-		Edges: edges, Series: []ChartSeries{{ovThisWeek, "c0"}, {ovLastWeek, "c1"}}, Counts: [][]int64{d.Latency[1], d.Latency[2]},
-		Bands: latencyBands(), Ticks: ticks, Format: latencyLabel,
+		ID: "latency-weeks", Title: loc.T("overview.weeks.title"), XLabel: x, YLabel: y, Note: loc.T("overview.weeks.note"),
+		Edges: edges, Series: []ChartSeries{{loc.T("overview.thisWeek"), "c0"}, {loc.T("overview.lastWeek"), "c1"}}, Counts: [][]int64{d.Latency[1], d.Latency[2]},
+		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel,
 	})
 	outcomeClasses := []string{"c5", "c2", "c1", "c3", "c4"}
 	var outSeries []ChartSeries
-	for i, l := range OutcomeLabels {
-		outSeries = append(outSeries, ChartSeries{l, outcomeClasses[i]})
+	for i, k := range outcomeKeys {
+		outSeries = append(outSeries, ChartSeries{loc.T(k), outcomeClasses[i]})
 	}
-	vm.Outcomes = Stacked(DaySeriesSpec{ID: "outcomes", Title: ovOutcomesTitle, YLabel: ovOutcomesY, Note: ovOutcomesNote,
-		Days: d.Days, Series: outSeries, Values: d.Outcomes})
-	vm.Pile = pileChart(d)
+	vm.Outcomes = Stacked(DaySeriesSpec{ID: "outcomes", Title: loc.T("overview.outcomes.title"), YLabel: y, Note: loc.T("overview.outcomes.note"),
+		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: outSeries, Values: d.Outcomes})
+	vm.Pile = pileChart(loc, d)
 	if len(d.Failures) == 0 {
-		vm.FailuresEmpty = ovFailuresEmpty
+		vm.FailuresEmpty = loc.T("overview.failures.empty")
 	}
 	return vm
 }
@@ -197,7 +156,7 @@ func NewOverview(page Page, d OverviewData) OverviewVM {
 const pileShown = 5
 
 // pileChart draws the total and the largest reasons over the days.
-func pileChart(d OverviewData) LineChart {
+func pileChart(loc *i18n.Localizer, d OverviewData) LineChart {
 	totals := map[schedule.Reason]int64{}
 	backfilled := false
 	for _, p := range d.Pile {
@@ -227,12 +186,12 @@ func pileChart(d OverviewData) LineChart {
 	if len(shown) > pileShown {
 		shown, other = shown[:pileShown], shown[pileShown:]
 	}
-	series := []ChartSeries{{ovPileTotal, "c0"}}
+	series := []ChartSeries{{loc.T("overview.pile.total"), "c0"}}
 	for i, r := range shown {
 		series = append(series, ChartSeries{r.Label(), SeriesClass(i + 1)})
 	}
 	if len(other) > 0 {
-		series = append(series, ChartSeries{ovPileOther, SeriesClass(len(shown) + 1)})
+		series = append(series, ChartSeries{loc.T("overview.pile.other"), SeriesClass(len(shown) + 1)})
 	}
 	values := make([][]int64, len(series))
 	for i := range values {
@@ -261,17 +220,18 @@ func pileChart(d OverviewData) LineChart {
 			values[len(values)-1][day] = n
 		}
 	}
-	note := ovPileNote
+	note := loc.T("overview.pile.note")
 	if backfilled {
-		note += ovPileBackfilled
+		note += " " + loc.T("overview.pile.backfilled")
 	}
-	c := Line(DaySeriesSpec{ID: "pile", Title: ovPileTitle, YLabel: ovPileY, Note: note, Days: d.Days, Series: series, Values: values})
+	c := Line(DaySeriesSpec{ID: "pile", Title: loc.T("overview.pile.title"), YLabel: loc.T("overview.pile.y"), Note: note,
+		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: series, Values: values})
 	if backfilled {
 		c.Table.Head = append(c.Table.Head, "")
 		for day := range c.Table.Rows {
 			mark := ""
 			if day < len(d.Pile) && d.Pile[day] != nil && d.Pile[day].Backfilled {
-				mark = "derived"
+				mark = loc.T("overview.pile.derived")
 			}
 			c.Table.Rows[day] = append(c.Table.Rows[day], mark)
 		}

@@ -10,6 +10,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // overviewDays is how many Helsinki days the overview's day charts span.
@@ -81,7 +82,8 @@ func (s *Server) overviewShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, views.OverviewPage(overviewVM(s.page(r, "Overview"), read, at, s.clock())), nil)
+	loc := i18n.From(r.Context())
+	return s.render(w, r, http.StatusOK, views.OverviewPage(overviewVM(loc, s.page(r, loc.T("overview.title")), read, at, s.clock())), nil)
 }
 
 // readOverview counts the overview as of now.
@@ -107,7 +109,7 @@ func (s *Server) readOverview(ctx context.Context, now time.Time) (overviewRead,
 // uncertainReasons are the reasons of an uncertain row waiting for a person to look it up.
 var uncertainReasons = []schedule.Reason{schedule.ReasonOutcomeUncertain, schedule.ReasonUncertainOverdue, schedule.ReasonSubmissionTimeMissing}
 
-func overviewVM(page views.Page, read overviewRead, at, now time.Time) views.OverviewVM {
+func overviewVM(loc *i18n.Localizer, page views.Page, read overviewRead, at, now time.Time) views.OverviewVM {
 	o := read.data
 	d := views.OverviewData{
 		Now: now, CountedAt: at,
@@ -160,7 +162,7 @@ func overviewVM(page views.Page, read overviewRead, at, now time.Time) views.Ove
 			QueueURL:   "/?" + url.Values{"show": {"all"}, "error": {string(g.Code)}}.Encode(),
 		}
 		if f.Shape == "" {
-			f.Shape = "(no message)"
+			f.Shape = loc.T("overview.failures.noMessage")
 		}
 		for _, c := range g.Courses {
 			f.Courses = append(f.Courses, views.FailureCourseVM{Name: c.Name, N: views.Count(c.N),
@@ -168,7 +170,7 @@ func overviewVM(page views.Page, read overviewRead, at, now time.Time) views.Ove
 		}
 		d.Failures = append(d.Failures, f)
 	}
-	return views.NewOverview(page, d)
+	return views.NewOverview(loc, page, d)
 }
 
 // snapshotLoop takes the day's snapshot of the needs-a-person pile now and then every interval,

@@ -86,3 +86,21 @@ func TestOverviewAgreesWithTheQueue(t *testing.T) {
 		t.Errorf("a teacher sees the overview")
 	}
 }
+
+// The overview speaks the person's language in all three: every word from the catalogue.
+func TestOverviewInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	for lang, title := range map[string]string{"fi": "Yleiskuva", "sv": "Översikt", "en": "Overview"} {
+		req, err := http.NewRequest(http.MethodGet, b.server.URL+"/overview", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept-Language", lang)
+		resp, body := do(t, b.client, req)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(body, "<h1>"+title+"</h1>") || strings.Contains(body, "⟦") {
+			t.Errorf("%s: status %d, title %q shown %v, a key missing %v", lang, resp.StatusCode, title,
+				strings.Contains(body, "<h1>"+title+"</h1>"), strings.Contains(body, "⟦"))
+		}
+	}
+}
