@@ -6,6 +6,35 @@ type CoursesVM struct {
 	Courses []CourseItemVM
 	Empty   string
 	Note    string
+	// Modules is the support list of every course module; nil for teachers, who get Courses.
+	Modules []CourseModuleRowVM
+	// Columns are the module list's headings, the sortable ones with a link; SortedBy names the
+	// column the list is sorted by.
+	Columns  []ColumnVM
+	SortedBy string
+}
+
+// ColumnVM is one heading of a sortable table.
+type ColumnVM struct {
+	Key, Label string
+	// URL sorts by the column; "" for a column that does not sort.
+	URL     string
+	Numeric bool
+	Active  bool
+}
+
+// CourseModuleRowVM is one course module in support's list.
+type CourseModuleRowVM struct {
+	ModuleID, CourseURL, CourseName, ModuleName, Code string
+	Total, Registered, InFlight, Failed, NeedsAdmin   string
+	// QueueURL is every row of the course in the queue, NeedsAdminURL those needing a person.
+	QueueURL, NeedsAdminURL string
+	LastRegistered          string
+	TopError, TopErrorURL   string
+	// Setup names a course-code error the module's rows fail on, with SetupTitle saying what it
+	// means; "" when the setup is fine.
+	Setup, SetupTitle string
+	Weekly            Sparkline
 }
 
 // CourseItemVM is one course of the list.

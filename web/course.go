@@ -35,6 +35,11 @@ func (s *Server) courseList(w http.ResponseWriter, r *http.Request) error {
 		}
 		vm.Courses = append(vm.Courses, item)
 	}
+	if seesPipeline(a) {
+		if err := s.courseModulesVM(r, &vm); err != nil {
+			return err
+		}
+	}
 	return s.render(w, r, http.StatusOK, views.CoursesPage(vm), nil)
 }
 
