@@ -173,8 +173,9 @@ func overviewVM(loc *i18n.Localizer, page views.Page, read overviewRead, at, now
 	return views.NewOverview(loc, page, d)
 }
 
-// snapshotLoop takes the day's snapshot of the needs-a-person pile now and then every interval,
-// until the server closes. Only the first call of a Helsinki day (across every instance) writes.
+// snapshotLoop takes the day's snapshot of the needs-a-person pile and counts the course modules'
+// finished weeks, now and then every interval, until the server closes. Only the first call of a
+// Helsinki day (or week) across every instance writes.
 func (s *Server) snapshotLoop(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -187,6 +188,15 @@ func (s *Server) snapshotLoop(ctx context.Context, every time.Duration) {
 			s.log.Warn("daily snapshot failed; trying again later", "err", err)
 		case wrote:
 			s.log.Info("daily snapshot of the needs-a-person pile taken")
+		}
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+		weeks, err := s.store.CourseWeeksRoll(rctx, s.clock())
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("counting the course modules' weeks failed; trying again later", "err", err)
+		case weeks > 0:
+			s.log.Info("course modules' weeks counted", "weeks", weeks)
 		}
 		select {
 		case <-ctx.Done():

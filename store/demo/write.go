@@ -145,6 +145,10 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 	if _, err := st.AttentionSnapshotTake(ctx, cfg.Now); err != nil {
 		return sum, fmt.Errorf("demo: %w", err)
 	}
+	// The support list of course modules counts settled rows by the week, as the server does.
+	if _, err := st.CourseWeeksRoll(ctx, cfg.Now); err != nil {
+		return sum, fmt.Errorf("demo: %w", err)
+	}
 	return sum, nil
 }
 
