@@ -188,7 +188,7 @@ func pileChart(loc *i18n.Localizer, d OverviewData) LineChart {
 	}
 	series := []ChartSeries{{loc.T("overview.pile.total"), "c0"}}
 	for i, r := range shown {
-		series = append(series, ChartSeries{r.Label(), SeriesClass(i + 1)})
+		series = append(series, ChartSeries{loc.T("reason." + string(r)), SeriesClass(i + 1)})
 	}
 	if len(other) > 0 {
 		series = append(series, ChartSeries{loc.T("overview.pile.other"), SeriesClass(len(shown) + 1)})

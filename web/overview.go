@@ -156,7 +156,7 @@ func overviewVM(loc *i18n.Localizer, page views.Page, read overviewRead, at, now
 	}
 	for _, g := range o.Failures {
 		f := views.FailureRowVM{
-			Code: string(g.Code), CodeLabel: g.Code.Label(), Retryability: g.Code.Class().Label(), Shape: g.Shape,
+			Code: string(g.Code), CodeLabel: loc.T("errorCode." + string(g.Code)), Retryability: loc.T("retryability." + string(g.Code.Class())), Shape: g.Shape,
 			Hour: views.Count(g.Hour), Day: views.Count(g.Day), Week: views.Count(g.Week),
 			ExampleURL: "/registrations/" + g.ExampleID,
 			QueueURL:   "/?" + url.Values{"show": {"all"}, "error": {string(g.Code)}}.Encode(),
