@@ -165,7 +165,7 @@ ORDER BY c.name, m.order_number, m.name, m.id`)
 		rows, _ = q.db.Query(ctx, `SELECT w.course_module_id::text, w.state::text, sum(w.n)::bigint, max(w.last_registered_at),
   coalesce(array_agg(w.n ORDER BY w.week) FILTER (WHERE w.state = 'registered' AND w.week >= $1::date), '{}'),
   coalesce(array_agg(w.week::text ORDER BY w.week) FILTER (WHERE w.state = 'registered' AND w.week >= $1::date), '{}')
-FROM course_module_weeks w GROUP BY 1, 2`, dates[0])
+FROM course_module_weeks w GROUP BY w.course_module_id, w.state`, dates[0])
 		var module, state string
 		var n int64
 		var last *time.Time
@@ -194,7 +194,7 @@ FROM course_module_weeks w GROUP BY 1, 2`, dates[0])
   count(*), max(cr.registered_at)
 FROM credit_registrations cr
 WHERE cr.deleted_at IS NULL AND cr.terminal_at IS NOT NULL AND `+sqlSettled+` AND cr.terminal_at >= $1 AND $3::timestamptz IS NOT NULL
-GROUP BY 1, 2, 3`, since, bounds, now)
+GROUP BY cr.course_module_id, cr.state, 3`, since, bounds, now)
 		var bucket int
 		_, err = pgx.ForEachRow(rows, []any{&module, &state, &bucket, &n, &last}, func() error {
 			m := byID[module]
@@ -221,7 +221,7 @@ GROUP BY 1, 2, 3`, since, bounds, now)
 		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, cr.state::text, cr.error_code::text, cr.superseded_by_id IS NOT NULL, count(*)
 FROM credit_registrations cr
 WHERE cr.deleted_at IS NULL AND cr.state NOT IN (`+quoteList(settledStates...)+`)
-GROUP BY 1, 2, 3, 4`)
+GROUP BY cr.course_module_id, cr.state, cr.error_code, 4`)
 		_, err = pgx.ForEachRow(rows, []any{&module, &state, &code, &superseded, &n}, func() error {
 			m := byID[module]
 			if m == nil {
@@ -258,7 +258,7 @@ GROUP BY 1, 2, 3, 4`)
 
 		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM `+attentionFrom+`
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlNeedsAdmin+`
-GROUP BY 1`, now)
+GROUP BY cr.course_module_id`, now)
 		_, err = pgx.ForEachRow(rows, []any{&module, &n}, func() error {
 			if m := byID[module]; m != nil {
 				m.NeedsAdmin = n

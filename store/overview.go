@@ -145,7 +145,7 @@ func (q *Queries) overviewLatency(ctx context.Context, p OverviewParams, out *Ov
 	if p.LastWeek.Before(from) {
 		from = p.LastWeek
 	}
-	const latency = `extract(epoch FROM cr.registered_at - cr.submitted_at)::float8`
+	const latency = `date_part('epoch', cr.registered_at - cr.submitted_at)`
 	const where = `cr.deleted_at IS NULL AND cr.state = 'registered' AND cr.submitted_at IS NOT NULL
   AND cr.registered_at >= $2 AND cr.registered_at <= $1`
 	rows, _ := q.db.Query(ctx, `SELECT width_bucket(`+latency+`, $3::float8[]) AS bin,
@@ -213,7 +213,7 @@ SELECT cr.state::text, width_bucket(cr.state_entered_at, $1::timestamptz[]), cou
 FROM credit_registrations cr
 WHERE cr.deleted_at IS NULL AND cr.state IN ('partially_registered', 'submission_uncertain', 'failed_permanent', 'cancelled')
   AND cr.state_entered_at >= $2 AND cr.state_entered_at < $3
-GROUP BY 1, 2`, p.DayBounds, first, end)
+GROUP BY cr.state, 2`, p.DayBounds, first, end)
 	type dayCount struct {
 		Outcome string
 		Bin     int
@@ -334,7 +334,7 @@ func (q *Queries) FailureGroupList(ctx context.Context, now time.Time) ([]Failur
 FROM credit_registrations cr JOIN courses c ON c.id = cr.course_id
 WHERE cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL AND cr.error_code IS NOT NULL
   AND cr.updated_at >= $4 AND cr.updated_at <= $1
-GROUP BY 1, 2, 3, 4`, now, now.Add(-time.Hour), now.Add(-24*time.Hour), now.Add(-failureWindow))
+GROUP BY cr.error_code, 2, cr.course_id, c.name`, now, now.Add(-time.Hour), now.Add(-24*time.Hour), now.Add(-failureWindow))
 	type part struct {
 		Code, Shape, CourseID, CourseName string
 		Hour, Day, Week                   int64
