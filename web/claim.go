@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +9,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // This file is "I'm on it": claiming and releasing rows, from a registration's page and in bulk
@@ -36,24 +36,25 @@ func (s *Server) claimOrRelease(w http.ResponseWriter, r *http.Request, claim bo
 		return err
 	}
 	p := s.claimParams(r, []string{id})
+	loc := i18n.From(r.Context())
 	msg := ""
 	if claim {
 		res, err := s.store.RegistrationClaim(r.Context(), s.clock(), p)
 		if err := claimError(err); err != nil {
 			return err
 		}
-		msg = "You are on this registration; others see your name on it."
+		msg = loc.T("claim.done")
 		if from := res.TakenFrom[id]; from != "" {
-			msg = fmt.Sprintf("You took this registration over from %s.", from)
+			msg = loc.T("claim.takenOver", "Name", from)
 		}
 	} else {
 		res, err := s.store.RegistrationRelease(r.Context(), s.clock(), p)
 		if err := claimError(err); err != nil {
 			return err
 		}
-		msg = "You are no longer on this registration."
+		msg = loc.T("claim.released")
 		if len(res.IDs) == 0 {
-			msg = "You were not on this registration; nothing changed."
+			msg = loc.T("claim.notYours")
 		}
 	}
 	s.setFlash(r, msg)
@@ -74,7 +75,7 @@ func (s *Server) bulkClaim(w http.ResponseWriter, r *http.Request) error {
 	back := "/?" + qp.values().Encode()
 	ids := r.PostForm["id"]
 	if len(ids) == 0 {
-		s.setFlash(r, "Tick the rows you are on first; nothing changed.")
+		s.setFlash(r, i18n.T(r.Context(), "claim.tickFirst"))
 		redirect(w, r, back)
 		return nil
 	}
@@ -82,7 +83,8 @@ func (s *Server) bulkClaim(w http.ResponseWriter, r *http.Request) error {
 	if err := claimError(err); err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("You are on %s.", views.Counted(int64(len(res.IDs)), "registration", "registrations"))
+	loc := i18n.From(r.Context())
+	msg := loc.T("claim.bulkDone", "Count", len(res.IDs))
 	if len(res.TakenFrom) > 0 {
 		seen := map[string]bool{}
 		var names []string
@@ -92,7 +94,7 @@ func (s *Server) bulkClaim(w http.ResponseWriter, r *http.Request) error {
 				names = append(names, n)
 			}
 		}
-		msg += fmt.Sprintf(" %d of them you took over from %s.", len(res.TakenFrom), strings.Join(names, ", "))
+		msg += " " + loc.T("claim.bulkTakenOver", "Count", len(res.TakenFrom), "Names", strings.Join(names, ", "))
 	}
 	s.setFlash(r, msg)
 	redirect(w, r, back)
@@ -119,20 +121,18 @@ func (s *Server) claimVM(r *http.Request, c store.ClaimColumns, now time.Time) v
 	if claim == nil {
 		return views.ClaimVM{}
 	}
-	vm := views.ClaimVM{Set: true, Who: claim.AccountName, Since: views.NewWhen(&claim.ClaimedAt, now)}
-	if a := actorFrom(r.Context()); a != nil && a.ID == claim.AccountID {
-		vm.Mine, vm.Who = true, "You"
-		vm.Words = "You have been on this since " + views.Clock(claim.ClaimedAt) + "."
-		if !sameHelsinkiDay(claim.ClaimedAt, now) {
-			vm.Words = "You have been on this since " + vm.Since.Abs + "."
-		}
-		return vm
-	}
-	since := views.Clock(claim.ClaimedAt)
+	loc := i18n.From(r.Context())
+	vm := views.ClaimVM{Set: true, Who: claim.AccountName, Since: loc.When(&claim.ClaimedAt, now)}
+	since := loc.At(claim.ClaimedAt, now)
 	if !sameHelsinkiDay(claim.ClaimedAt, now) {
 		since = vm.Since.Abs
 	}
-	vm.Words = fmt.Sprintf("%s has been on this since %s.", claim.AccountName, since)
+	if a := actorFrom(r.Context()); a != nil && a.ID == claim.AccountID {
+		vm.Mine, vm.Who = true, loc.T("claim.you")
+		vm.Words = loc.T("claim.mineSince", "Since", since)
+		return vm
+	}
+	vm.Words = loc.T("claim.theirsSince", "Name", claim.AccountName, "Since", since)
 	return vm
 }
 
@@ -142,9 +142,10 @@ func sameHelsinkiDay(a, b time.Time) bool {
 
 // claimPanelVM is the registration page's claim panel.
 func (s *Server) claimPanelVM(r *http.Request, id string, c store.ClaimColumns, now time.Time) *views.ClaimPanelVM {
-	p := &views.ClaimPanelVM{Claim: s.claimVM(r, c, now), ClaimURL: "/registrations/" + id + "/claim", ClaimLabel: "I'm on it"}
+	loc := i18n.From(r.Context())
+	p := &views.ClaimPanelVM{Claim: s.claimVM(r, c, now), ClaimURL: "/registrations/" + id + "/claim", ClaimLabel: loc.T("claim.button")}
 	if p.Claim.Set && !p.Claim.Mine {
-		p.ClaimLabel = "Take it over"
+		p.ClaimLabel = loc.T("claim.takeOver")
 	}
 	if p.Claim.Mine {
 		p.ReleaseURL = "/registrations/" + id + "/release"
@@ -153,14 +154,14 @@ func (s *Server) claimPanelVM(r *http.Request, id string, c store.ClaimColumns, 
 }
 
 // waitingVM draws how long a row that needs a person has waited, marked past the target.
-func (s *Server) waitingVM(st schedule.Status, row store.ScheduleColumns, now time.Time) views.WaitingVM {
+func (s *Server) waitingVM(loc *i18n.Localizer, st schedule.Status, row store.ScheduleColumns, now time.Time) views.WaitingVM {
 	if !st.NeedsAdmin {
 		return views.WaitingVM{}
 	}
 	since := row.StateChangedAt
 	return views.WaitingVM{
-		Since:   views.NewWhen(&since, now),
+		Since:   loc.When(&since, now),
 		Overdue: schedule.PastWaitingTarget(since, now, s.waitingTarget),
-		Target:  fmt.Sprintf("Waiting for a person since %s; the target is %s.", views.NewWhen(&since, now).Abs, views.Counted(int64(s.waitingTarget), "working day", "working days")),
+		Target:  loc.T("claim.waitingTarget", "Since", loc.Abs(since, now), "Count", int64(s.waitingTarget)),
 	}
 }

@@ -280,7 +280,7 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 		rv := queueRowVM(loc, row, now)
 		rv.Selectable = canAct
 		rv.Claim = s.claimVM(r, row.ClaimColumns, now)
-		rv.Waiting = s.waitingVM(schedule.Classify(row.ScheduleRow(), now), row.ScheduleColumns, now)
+		rv.Waiting = s.waitingVM(loc, schedule.Classify(row.ScheduleRow(), now), row.ScheduleColumns, now)
 		vm.Rows = append(vm.Rows, rv)
 	}
 	if canAct && len(rows) > 0 {

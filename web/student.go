@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -29,13 +28,13 @@ const (
 )
 
 // searchQuery reads the search box's q, or says what is wrong with it.
-func searchQuery(q url.Values) (query, problem string) {
+func searchQuery(loc *i18n.Localizer, q url.Values) (query, problem string) {
 	v := strings.TrimSpace(q.Get("q"))
 	if !utf8.ValidString(v) || strings.ContainsFunc(v, unicode.IsControl) {
-		return "", "The search holds characters that are not text. Type a student number, a name or an e-mail address."
+		return "", loc.T("search.notText")
 	}
 	if n := utf8.RuneCountInString(v); n > searchMaxRunes {
-		return "", fmt.Sprintf("The search is %d characters long; use at most %d.", n, searchMaxRunes)
+		return "", loc.T("search.tooLong", "N", n, "Max", searchMaxRunes)
 	}
 	return v, ""
 }
@@ -43,7 +42,8 @@ func searchQuery(q url.Values) (query, problem string) {
 // searchResults finds up to limit students for the query in q, within the person's courses. A
 // problem with the query is a 422 with its message, never a search.
 func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.SearchResultsVM, int, error) {
-	query, problem := searchQuery(q)
+	loc := i18n.From(r.Context())
+	query, problem := searchQuery(loc, q)
 	vm := views.SearchResultsVM{Query: query}
 	if problem != "" {
 		vm.Active, vm.Message = true, problem
@@ -71,17 +71,17 @@ func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.
 			Name:          row.Name,
 			Number:        store.Deref(row.StudentNumber),
 			Email:         row.Email,
-			Registrations: views.Counted(row.RegistrationCount, "registration", "registrations"),
+			Registrations: loc.T("course.total", "Count", row.RegistrationCount),
 		})
 	}
 	if len(rows) == 0 {
-		vm.Empty = "No student matches “" + query + "”."
+		vm.Empty = loc.T("search.none", "Query", query)
 		if n < 3 {
-			vm.Empty += " Type at least three letters of a name, or a whole student number."
+			vm.Empty = loc.T("search.noneShort", "Query", query)
 		}
 	}
 	if scope != nil {
-		vm.ScopeNote = "Only students of your courses are searched."
+		vm.ScopeNote = loc.T("search.scopeNote")
 	}
 	return vm, http.StatusOK, nil
 }
@@ -101,7 +101,7 @@ func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
 	q, err := query(r)
 	if vm, refused := searchRefused(r.Context(), err); refused {
 		if !wantsFragment(r) {
-			return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, "Students"), Results: vm}), nil)
+			return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, i18n.T(r.Context(), "search.title")), Results: vm}), nil)
 		}
 		return s.render(w, r, http.StatusUnprocessableEntity, nil, views.SearchResults(vm))
 	}
@@ -124,7 +124,7 @@ func (s *Server) studentSearch(w http.ResponseWriter, r *http.Request) error {
 func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 	q, err := query(r)
 	if vm, refused := searchRefused(r.Context(), err); refused {
-		return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, "Students"), Results: vm}), nil)
+		return s.render(w, r, http.StatusUnprocessableEntity, views.StudentsPage(views.StudentsVM{Page: s.page(r, i18n.T(r.Context(), "search.title")), Results: vm}), nil)
 	}
 	if err != nil {
 		return err
@@ -136,11 +136,11 @@ func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case vm.MoreURL != "":
 		vm.MoreURL = ""
-		vm.Summary = fmt.Sprintf("The first %d matches; add to the search to narrow it.", searchPageLimit)
+		vm.Summary = i18n.T(r.Context(), "search.firstN", "N", searchPageLimit)
 	case len(vm.Results) > 0:
 		vm.Summary = views.Counted(int64(len(vm.Results)), "student matches", "students match") + "."
 	}
-	page := s.page(r, "Students")
+	page := s.page(r, i18n.T(r.Context(), "search.title"))
 	page.SearchQuery = vm.Query
 	return s.render(w, r, status, views.StudentsPage(views.StudentsVM{Page: page, Results: vm}), nil)
 }
