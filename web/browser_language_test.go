@@ -127,17 +127,24 @@ func TestBrowserEveryLanguage(t *testing.T) {
 	}
 }
 
-// copyMessage clicks the card's copy button and returns what reached the clipboard.
+// copyMessage clicks the card's copy button and returns the text the page wrote to the clipboard.
+// The system clipboard is shared by every tab of the browser, and other tests copy in parallel, so
+// the page's write is read where it is made.
 func (bt *browserTest) copyMessage(t *testing.T, card string) string {
 	t.Helper()
-	bt.eval(t, `delete document.querySelector('`+card+` [data-testid="copy-message"]').dataset.copied; "ok"`)
+	bt.eval(t, `(function () {
+		if (!window.__copyWatched) {
+			var write = navigator.clipboard.writeText.bind(navigator.clipboard);
+			navigator.clipboard.writeText = function (text) { window.__copied = text; return write(text); };
+			window.__copyWatched = true;
+		}
+		window.__copied = "";
+		delete document.querySelector('`+card+` [data-testid="copy-message"]').dataset.copied;
+		return "ok";
+	})()`)
 	bt.do(t,
 		chromedp.Click(chromedp.CSS(card+` [data-testid="copy-message"]`)),
 		chromedp.WaitVisible(chromedp.CSS(card+` [data-testid="copy-message"][data-copied="clipboard"]`)),
 	)
-	clip, err := chromedp.Run(bt.ctx, chromedp.Evaluate[string](`navigator.clipboard.readText()`, chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatalf("read the clipboard: %v", err)
-	}
-	return strings.TrimSpace(clip)
+	return strings.TrimSpace(bt.eval(t, `window.__copied`))
 }
