@@ -21,9 +21,10 @@ type AccountRowVM struct {
 	URL                   string
 	Courses               string
 	LastSignIn            When
-	// Status is "active" or "disabled"; SignIn "password", "single sign-on" or "password link sent".
-	Status, SignIn string
-	Disabled       bool
+	// Status is "active" or "disabled", StatusLabel its words; SignIn is how they sign in, in
+	// words; RoleLabel the role's.
+	Status, StatusLabel, SignIn, RoleLabel string
+	Disabled                               bool
 }
 
 // AccountFormVM is the form that adds an account, with what was typed when it comes back.
@@ -55,10 +56,11 @@ type AccountChangeVM struct {
 
 // PasswordLinkVM shows a one-time password link, once, to the admin who made it.
 type PasswordLinkVM struct {
-	Page       Page
-	Account    AccountRowVM
-	Link       string
-	Expires    When
+	Page    Page
+	Account AccountRowVM
+	Link    string
+	// ExpiresAt is when the link stops working, in words.
+	ExpiresAt  string
 	AccountURL string
 }
 

@@ -22,8 +22,8 @@ type WaitingVM struct {
 	Since When
 	// Overdue marks a row past the waiting target.
 	Overdue bool
-	// Target names the target in words, for the badge's title.
-	Target string
+	// Label is the badge's words ("waiting 3 h"); Target names the target in words, for its title.
+	Label, Target string
 }
 
 // ClaimPanelVM is the registration page's claim panel: the claim and the forms to take or drop it.

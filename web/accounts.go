@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // This file is /admin/accounts: admins list, add and change accounts in the browser, and make
@@ -23,28 +23,43 @@ import (
 // accountChangesShown bounds the record of changes a page shows.
 const accountChangesShown = 50
 
-var roleLabels = map[string]string{
-	store.AccountRoleAdmin:   "admin: everything, and accounts",
-	store.AccountRoleSupport: "support: the queue, hand actions, the audit",
-	store.AccountRoleTeacher: "teacher: their courses' students, read only",
+// roleChoices are the catalogue keys of the roles to choose from, each saying what it may do.
+var roleChoices = []struct{ role, key string }{
+	{store.AccountRoleSupport, "accounts.role.support"},
+	{store.AccountRoleTeacher, "accounts.role.teacher"},
+	{store.AccountRoleAdmin, "accounts.role.admin"},
 }
 
-var accountChangeLabels = map[string]string{
-	store.AccountChangeCreated:            "added",
-	store.AccountChangeRoleChanged:        "role changed",
-	store.AccountChangeCoursesChanged:     "courses changed",
-	store.AccountChangeDisabled:           "disabled",
-	store.AccountChangeEnabled:            "enabled",
-	store.AccountChangePasswordLinkIssued: "password link made",
-	store.AccountChangePasswordSet:        "password set",
+// roleNames are the catalogue keys of the roles' names.
+var roleNames = map[string]string{
+	store.AccountRoleAdmin: "role.admin", store.AccountRoleSupport: "role.support", store.AccountRoleTeacher: "role.teacher",
 }
 
-func roleOptions(selected string) []views.Option {
+// changeNames are the catalogue keys of the recorded changes.
+var changeNames = map[string]string{
+	store.AccountChangeCreated:            "accounts.change.created",
+	store.AccountChangeRoleChanged:        "accounts.change.role_changed",
+	store.AccountChangeCoursesChanged:     "accounts.change.courses_changed",
+	store.AccountChangeDisabled:           "accounts.change.disabled",
+	store.AccountChangeEnabled:            "accounts.change.enabled",
+	store.AccountChangePasswordLinkIssued: "accounts.change.password_link_issued",
+	store.AccountChangePasswordSet:        "accounts.change.password_set",
+}
+
+func roleOptions(loc *i18n.Localizer, selected string) []views.Option {
 	var out []views.Option
-	for _, r := range []string{store.AccountRoleSupport, store.AccountRoleTeacher, store.AccountRoleAdmin} {
-		out = append(out, views.Option{Value: r, Label: roleLabels[r], Selected: r == selected})
+	for _, c := range roleChoices {
+		out = append(out, views.Option{Value: c.role, Label: loc.T(c.key), Selected: c.role == selected})
 	}
 	return out
+}
+
+// named says a key of names in words, or the value itself when it has no entry.
+func named(loc *i18n.Localizer, names map[string]string, v string) string {
+	if key, ok := names[v]; ok {
+		return loc.T(key)
+	}
+	return v
 }
 
 func courseOptions(courses []store.Course, selected []string) []views.Option {
@@ -55,14 +70,14 @@ func courseOptions(courses []store.Course, selected []string) []views.Option {
 	return out
 }
 
-func accountRowVM(a store.Account, lastSignIn *time.Time, courseNames map[string]string, now time.Time) views.AccountRowVM {
-	vm := views.AccountRowVM{ID: a.ID, Name: a.Name, Email: a.Email, Role: a.Role, URL: "/admin/accounts/" + a.ID,
-		LastSignIn: views.NewWhen(lastSignIn, now), Status: "active", SignIn: "password"}
+func accountRowVM(loc *i18n.Localizer, a store.Account, lastSignIn *time.Time, courseNames map[string]string, now time.Time) views.AccountRowVM {
+	vm := views.AccountRowVM{ID: a.ID, Name: a.Name, Email: a.Email, Role: a.Role, RoleLabel: named(loc, roleNames, a.Role), URL: "/admin/accounts/" + a.ID,
+		LastSignIn: views.NewWhen(lastSignIn, now), Status: "active", StatusLabel: loc.T("accounts.status.active"), SignIn: loc.T("accounts.signIn.password")}
 	if a.DisabledAt != nil {
-		vm.Status, vm.Disabled = "disabled", true
+		vm.Status, vm.StatusLabel, vm.Disabled = "disabled", loc.T("accounts.status.disabled"), true
 	}
 	if a.PasswordHash == nil {
-		vm.SignIn = "single sign-on"
+		vm.SignIn = loc.T("accounts.signIn.sso")
 	}
 	var names []string
 	for _, id := range a.CourseIDs {
@@ -70,7 +85,7 @@ func accountRowVM(a store.Account, lastSignIn *time.Time, courseNames map[string
 	}
 	vm.Courses = strings.Join(names, ", ")
 	if a.Role != store.AccountRoleTeacher {
-		vm.Courses = "every course"
+		vm.Courses = loc.T("accounts.everyCourse")
 	}
 	return vm
 }
@@ -100,14 +115,15 @@ func (s *Server) accountChangeVMs(ctx context.Context, accountID string, now tim
 	for _, a := range accounts {
 		names[a.ID] = a.Name
 	}
+	loc := i18n.From(ctx)
 	out := make([]views.AccountChangeVM, 0, len(list))
 	for _, c := range list {
-		who := "the server's command line"
+		who := loc.T("accounts.commandLine")
 		if c.ActorID != nil {
 			who = cmp.Or(store.Deref(c.ActorName), *c.ActorID)
 		}
 		out = append(out, views.AccountChangeVM{When: views.NewWhen(&c.CreatedAt, now), Account: names[c.AccountID],
-			AccountURL: "/admin/accounts/" + c.AccountID, Change: cmp.Or(accountChangeLabels[c.Change], c.Change), Who: who, Reason: c.Reason})
+			AccountURL: "/admin/accounts/" + c.AccountID, Change: named(loc, changeNames, c.Change), Who: who, Reason: c.Reason})
 	}
 	return out, nil
 }
@@ -128,11 +144,12 @@ func (s *Server) renderAccounts(w http.ResponseWriter, r *http.Request, status i
 	if err != nil {
 		return err
 	}
-	vm := views.AccountsVM{Page: s.page(r, "Accounts"), Add: form}
+	loc := i18n.From(ctx)
+	vm := views.AccountsVM{Page: s.page(r, loc.T("accounts.title")), Add: form}
 	for _, a := range list {
-		vm.Accounts = append(vm.Accounts, accountRowVM(a.Account, a.LastSignInAt, names, now))
+		vm.Accounts = append(vm.Accounts, accountRowVM(loc, a.Account, a.LastSignInAt, names, now))
 	}
-	vm.Add.Roles = roleOptions(form.Role)
+	vm.Add.Roles = roleOptions(loc, form.Role)
 	if vm.Add.Courses == nil {
 		vm.Add.Courses = courseOptions(courses, nil)
 	}
@@ -161,15 +178,16 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	form.Courses = courseOptions(courses, f["course"])
+	loc := i18n.From(ctx)
 	retry := func(msg string) error {
-		form.Message = msg + " Nothing was saved."
+		form.Message = msg
 		return s.renderAccounts(w, r, http.StatusUnprocessableEntity, form)
 	}
 	if form.SignIn != "sso" && form.SignIn != "password" {
-		return retry("Pick how the person signs in.")
+		return retry(loc.T("accounts.err.signIn"))
 	}
 	if form.Role == store.AccountRoleTeacher && len(f["course"]) == 0 {
-		return retry("Pick the courses the teacher teaches: a teacher sees only those.")
+		return retry(loc.T("accounts.err.courses"))
 	}
 	courseIDs := f["course"]
 	if form.Role != store.AccountRoleTeacher {
@@ -178,10 +196,12 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 	by := s.changeBy(r)
 	acct, err := s.store.AccountAdd(ctx, store.AccountAddParams{Name: form.Name, Email: form.Email, Role: form.Role, CourseIDs: courseIDs, By: by})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
-		return retry(ve.Message)
+		// The store's words are English; the form's own checks above say the common ones in the
+		// person's language.
+		return retry(ve.Message + " " + loc.T("accounts.nothingSaved"))
 	}
 	if errors.Is(err, store.ErrConflict) {
-		return retry(fmt.Sprintf("%s already has an account.", strings.TrimSpace(form.Email)))
+		return retry(loc.T("accounts.err.taken", "Email", strings.TrimSpace(form.Email)))
 	}
 	if err != nil {
 		return err
@@ -190,7 +210,7 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 		by.Reason = "First password for the new account."
 		return s.issuePasswordLink(w, r, acct, by)
 	}
-	s.setFlash(r, fmt.Sprintf("Added %s (%s). They sign in through single sign-on.", acct.Name, acct.Role))
+	s.setFlash(r, loc.T("accounts.added.sso", "Name", acct.Name))
 	redirect(w, r, "/admin/accounts/"+acct.ID)
 	return nil
 }
@@ -221,7 +241,8 @@ func (s *Server) accountShow(w http.ResponseWriter, r *http.Request) error {
 			last = a.LastSignInAt
 		}
 	}
-	vm := views.AccountVM{Page: s.page(r, acct.Name), Account: accountRowVM(acct, last, names, now), Roles: roleOptions(acct.Role),
+	loc := i18n.From(ctx)
+	vm := views.AccountVM{Page: s.page(r, acct.Name), Account: accountRowVM(loc, acct, last, names, now), Roles: roleOptions(loc, acct.Role),
 		Courses: courseOptions(courses, acct.CourseIDs), Self: acct.ID == actorFrom(ctx).ID}
 	if vm.Changes, err = s.accountChangeVMs(ctx, acct.ID, now); err != nil {
 		return err
@@ -232,11 +253,13 @@ func (s *Server) accountShow(w http.ResponseWriter, r *http.Request) error {
 // accountError says in words why a change was refused; nothing was written.
 func accountError(err error) error {
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Message: ve.Message + " Nothing was changed.", Err: err}
+		if ve.Field == "reason" {
+			return &Error{Status: http.StatusUnprocessableEntity, Key: "accounts.err.reason", Err: err}
+		}
+		return &Error{Status: http.StatusUnprocessableEntity, Message: ve.Message, Err: err}
 	}
 	if errors.Is(err, store.ErrLastAdmin) {
-		return &Error{Status: http.StatusConflict, Err: err,
-			Message: "This is the last active admin: make another account admin first, or nobody could manage accounts. Nothing was changed."}
+		return &Error{Status: http.StatusConflict, Key: "accounts.err.lastAdmin", Err: err}
 	}
 	return err
 }
@@ -253,7 +276,7 @@ func (s *Server) accountUpdate(w http.ResponseWriter, r *http.Request) error {
 	role := r.PostForm.Get("role")
 	courses := r.PostForm["course"]
 	if role == store.AccountRoleTeacher && len(courses) == 0 {
-		return accountError(&store.ValidationError{Field: "courses", Message: "Pick the courses the teacher teaches: a teacher sees only those."})
+		return &Error{Status: http.StatusUnprocessableEntity, Key: "accounts.err.courses"}
 	}
 	if role != store.AccountRoleTeacher {
 		courses = nil
@@ -262,7 +285,7 @@ func (s *Server) accountUpdate(w http.ResponseWriter, r *http.Request) error {
 	if err := accountError(err); err != nil {
 		return err
 	}
-	s.setFlash(r, map[bool]string{true: "Saved.", false: "Nothing to change: the role and courses were already so."}[changed])
+	s.setFlash(r, i18n.T(r.Context(), map[bool]string{true: "accounts.saved", false: "accounts.unchanged"}[changed]))
 	redirect(w, r, "/admin/accounts/"+id)
 	return nil
 }
@@ -288,14 +311,14 @@ func (s *Server) accountSetDisabled(w http.ResponseWriter, r *http.Request, disa
 	if err := accountError(err); err != nil {
 		return err
 	}
-	msg := "Enabled: they can sign in again."
+	key := "accounts.enabled"
 	if disabled {
-		msg = "Disabled: their open sessions end at their next request."
+		key = "accounts.disabled"
 	}
 	if !changed {
-		msg = "Nothing to change."
+		key = "accounts.nothing"
 	}
-	s.setFlash(r, msg)
+	s.setFlash(r, i18n.T(r.Context(), key))
 	redirect(w, r, "/admin/accounts/"+id)
 	return nil
 }
@@ -328,9 +351,10 @@ func (s *Server) issuePasswordLink(w http.ResponseWriter, r *http.Request, acct 
 		return err
 	}
 	now := s.clock()
+	loc := i18n.From(r.Context())
 	w.Header().Set("Cache-Control", "no-store")
-	vm := views.PasswordLinkVM{Page: s.page(r, "Password link"), Account: accountRowVM(acct, nil, names, now),
-		Link: origin(r) + "/password/" + token, Expires: views.NewWhen(&expires, now), AccountURL: "/admin/accounts/" + acct.ID}
+	vm := views.PasswordLinkVM{Page: s.page(r, loc.T("accounts.link.title")), Account: accountRowVM(loc, acct, nil, names, now),
+		Link: origin(r) + "/password/" + token, ExpiresAt: loc.At(expires, now), AccountURL: "/admin/accounts/" + acct.ID}
 	return s.render(w, r, http.StatusOK, views.PasswordLinkPage(vm), nil)
 }
 
@@ -347,8 +371,7 @@ func origin(r *http.Request) string {
 var tokenPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
 
 // errLinkGone is the answer to a link that no longer works, in words that say what to do.
-var errLinkGone = &Error{Status: http.StatusGone,
-	Message: "This password link no longer works: it was used, replaced by a newer one, or is more than a day old. Ask a regdesk admin for a new one."}
+var errLinkGone = errorKey(http.StatusGone, "password.gone")
 
 func (s *Server) passwordLinkAccount(r *http.Request) (store.Account, string, error) {
 	token := r.PathValue("token")
@@ -371,7 +394,7 @@ func (s *Server) passwordSetForm(w http.ResponseWriter, r *http.Request) error {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	vm := views.PasswordSetVM{Page: s.page(r, "Set your password"), Email: acct.Email, Action: "/password/" + token, MinLen: store.MinPasswordLength}
+	vm := views.PasswordSetVM{Page: s.page(r, i18n.T(r.Context(), "password.title")), Email: acct.Email, Action: "/password/" + token, MinLen: store.MinPasswordLength}
 	return s.render(w, r, http.StatusOK, views.PasswordSetPage(vm), nil)
 }
 
@@ -384,18 +407,19 @@ func (s *Server) passwordSet(w http.ResponseWriter, r *http.Request) error {
 	// Bounded like every form, but a password may hold anything, so checkInput does not read it.
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		return badRequest("The form could not be read. Reload the page and try again; nothing was saved.")
+		return badRequest("login.unreadable")
 	}
+	loc := i18n.From(r.Context())
 	password, confirm := r.PostForm.Get("password"), r.PostForm.Get("confirm")
-	vm := views.PasswordSetVM{Page: s.page(r, "Set your password"), Email: acct.Email, Action: "/password/" + token, MinLen: store.MinPasswordLength}
+	vm := views.PasswordSetVM{Page: s.page(r, loc.T("password.title")), Email: acct.Email, Action: "/password/" + token, MinLen: store.MinPasswordLength}
 	w.Header().Set("Cache-Control", "no-store")
 	if password != confirm {
-		vm.Message = "The two passwords differ; type the same one twice. Nothing was saved."
+		vm.Message = loc.T("password.differ")
 		return s.render(w, r, http.StatusUnprocessableEntity, views.PasswordSetPage(vm), nil)
 	}
 	hash, err := s.store.HashPassword(password)
 	if errors.Is(err, store.ErrPasswordTooShort) || errors.Is(err, store.ErrPasswordTooLong) {
-		vm.Message = fmt.Sprintf("Use at least %d characters, and at most 72 bytes (about 72 letters without accents). Nothing was saved.", store.MinPasswordLength)
+		vm.Message = loc.T("password.length", "Min", store.MinPasswordLength)
 		return s.render(w, r, http.StatusUnprocessableEntity, views.PasswordSetPage(vm), nil)
 	}
 	if err != nil {
@@ -407,7 +431,7 @@ func (s *Server) passwordSet(w http.ResponseWriter, r *http.Request) error {
 		}
 		return err
 	}
-	s.setFlash(r, "Your password is set. Sign in with it.")
+	s.setFlash(r, loc.T("password.done"))
 	redirect(w, r, "/login")
 	return nil
 }

@@ -21,8 +21,8 @@ const auditPageSize = 50
 // action name, with their labels; auditOwnActionOrder is the filter's order of them.
 var (
 	auditOwnActions = map[string]string{
-		"claim":   "Claimed (I'm on it)",
-		"release": "Released a claim",
+		"claim":   "audit.claim",
+		"release": "audit.release",
 	}
 	auditOwnActionOrder = []string{"claim", "release"}
 )
@@ -128,7 +128,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 		results.NextURL = "/audit?" + nv.Encode()
 	}
 	for _, e := range entries {
-		results.Rows = append(results.Rows, auditRowVM(e, now))
+		results.Rows = append(results.Rows, auditRowVM(i18n.From(ctx), e, now))
 	}
 	if wantsFragment(r) {
 		return s.render(w, r, http.StatusOK, nil, views.AuditResults(results))
@@ -155,7 +155,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 		f.Actions = append(f.Actions, views.Option{Value: string(a), Label: a.Label(), Selected: string(a) == p.action})
 	}
 	for _, a := range auditOwnActionOrder {
-		f.Actions = append(f.Actions, views.Option{Value: a, Label: auditOwnActions[a], Selected: a == p.action})
+		f.Actions = append(f.Actions, views.Option{Value: a, Label: i18n.T(ctx, auditOwnActions[a]), Selected: a == p.action})
 	}
 	for _, c := range courses {
 		f.Courses = append(f.Courses, views.Option{Value: c.ID, Label: c.Name, Selected: c.ID == p.course})
@@ -171,13 +171,13 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, views.AuditPage(vm), views.AuditResults(results))
 }
 
-func auditRowVM(e store.AuditEntry, now time.Time) views.AuditRowVM {
+func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.AuditRowVM {
 	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: views.NewWhen(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
 		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
 	if a := schedule.Action(e.HandAction); a.Valid() {
 		vm.Action, vm.ActionKey = a.Label(), string(a)
-	} else if label, ok := auditOwnActions[e.Action]; ok {
-		vm.Action, vm.ActionKey = label, e.Action
+	} else if key, ok := auditOwnActions[e.Action]; ok {
+		vm.Action, vm.ActionKey = loc.T(key), e.Action
 	}
 	d := store.ReadAuditDetails(e.Details)
 	if d.Rows != nil {

@@ -178,3 +178,33 @@ func TestBrowserClaimFromTheQueueShowsOnAnotherScreen(t *testing.T) {
 		t.Errorf("Aino's registration page says %q", got)
 	}
 }
+
+func TestClaimAndAccountsSpeakThePersonsLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	if resp, _ := b.postForm(t, b.client, "/registrations/"+b.permanent+"/claim", url.Values{}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("claim: %d", resp.StatusCode)
+	}
+	for _, c := range []struct{ lang, claim, accounts string }{
+		{"fi", "Sami Support on hoitanut tätä", "Lisää käyttäjätili"},
+		{"sv", "Sami Support har arbetat med den här sedan", "Lägg till ett konto"},
+		{"en", "Sami Support has been on this since", "Add an account"},
+	} {
+		_, page := b.getLang(t, admin, "/registrations/"+b.permanent, c.lang)
+		if !strings.Contains(page, c.claim) || strings.Contains(page, "⟦") {
+			t.Errorf("%s: the registration page lacks %q or has a missing key", c.lang, c.claim)
+		}
+		_, page = b.getLang(t, admin, "/admin/accounts", c.lang)
+		if !strings.Contains(page, c.accounts) || strings.Contains(page, "⟦") {
+			t.Errorf("%s: the accounts page lacks %q or has a missing key", c.lang, c.accounts)
+		}
+		_, page = b.getLang(t, admin, "/?show=all", c.lang)
+		if strings.Contains(page, "⟦") {
+			t.Errorf("%s: the queue has a missing key", c.lang)
+		}
+	}
+	if resp, body := b.getLang(t, admin, "/?claimed=theirs", "fi"); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "Tuntematon valinta") {
+		t.Errorf("a bad claim filter in Finnish: %d", resp.StatusCode)
+	}
+}

@@ -350,7 +350,7 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 		items = append(items, views.NavItem{Label: loc.T("nav.audit"), URL: "/audit"})
 	}
 	if a.Role == RoleAdmin {
-		items = append(items, views.NavItem{Label: "Accounts", URL: "/admin/accounts"})
+		items = append(items, views.NavItem{Label: loc.T("nav.accounts"), URL: "/admin/accounts"})
 	}
 	if a.Role == RoleTeacher {
 		items = []views.NavItem{{Label: loc.T("nav.myCourses"), URL: "/courses"}}
