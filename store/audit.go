@@ -79,15 +79,47 @@ const auditRegistrationIDs = `(SELECT a.target_id WHERE a.target_kind = 'credit_
 // (nil: the first page), and the cursor of the next page (nil: this was the last). An id in the
 // filter that is not a UUID matches nothing.
 func (q *Queries) AuditList(ctx context.Context, f AuditFilter, after *AuditCursor, limit int) ([]AuditEntry, *AuditCursor, error) {
+	where, args, ok := auditWhere(f, after)
+	if !ok {
+		return nil, nil, nil
+	}
+	rows, _ := q.db.Query(ctx, auditSelect(where)+fmt.Sprintf(`
+LIMIT %d`, limit+1), args...)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AuditEntry])
+	if err != nil {
+		return nil, nil, dbError("AuditList", err)
+	}
+	if len(list) <= limit {
+		return list, nil, nil
+	}
+	list = list[:limit]
+	last := list[limit-1]
+	return list, &AuditCursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
+}
+
+// auditSelect reads audit entries (AuditEntry) matching where, newest first.
+func auditSelect(where string) string {
+	return `SELECT ` + auditColumns + `
+FROM credit_registration_admin_actions a
+  LEFT JOIN accounts ac ON ac.id = a.actor_user_id
+  LEFT JOIN credit_registrations tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
+  LEFT JOIN students ts ON ts.id = tr.user_id
+  LEFT JOIN courses tc ON tc.id = tr.course_id
+WHERE ` + where + `
+ORDER BY a.created_at DESC, a.id DESC`
+}
+
+// auditWhere is the condition on "a" that f and the cursor ask for, with its arguments; ok is
+// false when f names an id that is not a UUID, which matches nothing.
+func auditWhere(f AuditFilter, after *AuditCursor) (where string, args []any, ok bool) {
 	var conds []string
-	var args []any
 	arg := func(v any) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
 	for _, id := range []string{f.ActorID, f.CourseID, f.RegistrationID} {
 		if id != "" && !IsUUID(id) {
-			return nil, nil, nil
+			return "", nil, false
 		}
 	}
 	if f.ActorID != "" {
@@ -113,29 +145,11 @@ func (q *Queries) AuditList(ctx context.Context, f AuditFilter, after *AuditCurs
 	if after != nil {
 		conds = append(conds, `(a.created_at, a.id) < (`+arg(after.CreatedAt)+`, `+arg(after.ID)+`::uuid)`)
 	}
-	where := "true"
+	where = "true"
 	if len(conds) > 0 {
 		where = strings.Join(conds, "\n  AND ")
 	}
-	rows, _ := q.db.Query(ctx, `SELECT `+auditColumns+`
-FROM credit_registration_admin_actions a
-  LEFT JOIN accounts ac ON ac.id = a.actor_user_id
-  LEFT JOIN credit_registrations tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
-  LEFT JOIN students ts ON ts.id = tr.user_id
-  LEFT JOIN courses tc ON tc.id = tr.course_id
-WHERE `+where+`
-ORDER BY a.created_at DESC, a.id DESC
-LIMIT `+sqlLimit(limit+1), args...)
-	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AuditEntry])
-	if err != nil {
-		return nil, nil, dbError("AuditList", err)
-	}
-	if len(list) <= limit {
-		return list, nil, nil
-	}
-	list = list[:limit]
-	last := list[limit-1]
-	return list, &AuditCursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
+	return where, args, true
 }
 
 // auditActionOf maps a hand action onto the LMS's audit enum: its transition endpoint records

@@ -24,6 +24,8 @@ type AuditFilterVM struct {
 
 // AuditResultsVM is the list and its pager.
 type AuditResultsVM struct {
+	// Export are the filtered audit's CSV and JSON links.
+	Export   ExportLinksVM
 	Rows     []AuditRowVM
 	NextURL  string
 	FirstURL string

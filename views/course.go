@@ -49,11 +49,13 @@ type CourseItemVM struct {
 // CourseVM is a course's page: its registrations by student-facing status, those whose students
 // can act first.
 type CourseVM struct {
-	Page  Page
-	ID    string
-	Name  string
-	Alert AlertBannerVM
-	Total string
+	Page Page
+	// Export are the course's CSV and JSON links.
+	Export ExportLinksVM
+	ID     string
+	Name   string
+	Alert  AlertBannerVM
+	Total  string
 	// Counts has one entry per status, in the order of Groups.
 	Counts []StatusCountVM
 	Groups []StatusGroupVM

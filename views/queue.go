@@ -71,6 +71,8 @@ type QueueResultsVM struct {
 	PageLimit int
 	// Bulk is the bulk selection; nil for people who may not act (no checkboxes either).
 	Bulk *BulkBarVM
+	// Export are the view's CSV and JSON links.
+	Export ExportLinksVM
 }
 
 // QueueRowVM is one registration in the queue.

@@ -118,7 +118,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := s.clock()
 	base := p.values()
-	results := views.AuditResultsVM{IsFirst: p.after == nil, FirstURL: "/audit?" + base.Encode(), Empty: "No hand action matches these filters."}
+	results := views.AuditResultsVM{Export: s.exportLinks("/audit", base.Encode()), IsFirst: p.after == nil, FirstURL: "/audit?" + base.Encode(), Empty: "No hand action matches these filters."}
 	if len(base) == 0 {
 		results.Empty = "Nobody has acted by hand yet."
 	}

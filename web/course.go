@@ -68,7 +68,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	course, counts, rows := page.Course, page.Counts, page.Registrations
 	staff := seesPipeline(actorFrom(ctx))
 	loc := i18n.From(ctx)
-	vm := views.CourseVM{Page: s.page(r, course.Name), ID: course.ID, Name: course.Name}
+	vm := views.CourseVM{Page: s.page(r, course.Name), ID: course.ID, Name: course.Name, Export: s.exportLinks("/courses/"+course.ID, "")}
 	if staff {
 		vm.QueueURL = "/?" + url.Values{"show": {"all"}, "course": {id}}.Encode()
 		vm.NeedsAdminURL = "/?" + url.Values{"show": {"needs_admin"}, "course": {id}}.Encode()

@@ -265,6 +265,7 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 	}
 	base := p.values()
 	vm := views.QueueResultsVM{
+		Export:    s.exportLinks("/queue", base.Encode()),
 		IsFirst:   p.after == nil,
 		FirstURL:  "/?" + base.Encode(),
 		PageLimit: queuePageSize,

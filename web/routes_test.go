@@ -86,7 +86,17 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			// A teacher's landing page is their courses; support's is the triage queue.
 			{path: "/", anon: toLogin("/"), teacher: seeOther("/courses"), support: ok200, admin: ok200},
 		},
-		"GET /queue/counts": {{path: "/queue/counts", anon: toLogin("/queue/counts"), teacher: ok200, support: ok200, admin: ok200}},
+		// Exports: whoever sees the list gets it, scoped like it.
+		"GET /queue/export.csv":  {{path: "/queue/export.csv?show=all", anon: toLogin("/queue/export.csv?show=all"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /queue/export.json": {{path: "/queue/export.json", anon: toLogin("/queue/export.json"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /courses/{id}/export.csv": {
+			{path: "/courses/" + b.course.ID + "/export.csv", anon: toLogin("/courses/" + b.course.ID + "/export.csv"), teacher: ok200, support: ok200, admin: ok200},
+			{path: "/courses/" + elsewhere.CourseID + "/export.csv", anon: toLogin("/courses/" + elsewhere.CourseID + "/export.csv"), teacher: notFound404, support: ok200, admin: ok200},
+		},
+		"GET /courses/{id}/export.json": {{path: "/courses/" + b.course.ID + "/export.json", anon: toLogin("/courses/" + b.course.ID + "/export.json"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /audit/export.csv":         {{path: "/audit/export.csv", anon: toLogin("/audit/export.csv"), teacher: forbidden403, support: ok200, admin: ok200}},
+		"GET /audit/export.json":        {{path: "/audit/export.json", anon: toLogin("/audit/export.json"), teacher: forbidden403, support: ok200, admin: ok200}},
+		"GET /queue/counts":             {{path: "/queue/counts", anon: toLogin("/queue/counts"), teacher: ok200, support: ok200, admin: ok200}},
 		// Without Suotar configured (as here) support and admins get past the role check to the 503
 		// that says so; teachers never get that far.
 		"POST /registrations/{id}/lookup": {

@@ -57,6 +57,8 @@ type Deps struct {
 	LookupTimeout time.Duration
 	// ClaimLapse is how long a claim nobody touches keeps counting (store.DefaultClaimLapse when 0).
 	ClaimLapse time.Duration
+	// ExportLimit caps an export's rows (store.ExportMaxRows when 0 or more).
+	ExportLimit int
 	// PasswordLinkTTL is how long a one-time password link works (store.DefaultPasswordLinkTTL
 	// when 0).
 	PasswordLinkTTL time.Duration
@@ -145,6 +147,7 @@ type Server struct {
 	overview        *sharedReading[overviewRead]
 	stopBackground  context.CancelFunc
 	background      sync.WaitGroup
+	exportLimit     int
 }
 
 // New builds a Server from its dependencies.
@@ -152,7 +155,11 @@ func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
 		counts: newCountsCache(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
-		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing}
+		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
+		exportLimit: store.ExportMaxRows}
+	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
+		s.exportLimit = d.ExportLimit
+	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -257,6 +264,11 @@ func (s *Server) Routes() http.Handler {
 			r.Get("/", s.handle(s.queueShow))
 			r.Post("/language", s.handle(s.languageSet))
 			r.Get("/queue/counts", s.handle(s.queueCountsShow))
+			// Exports: every row the view matches, in the person's courses, as CSV or JSON.
+			r.Get("/queue/export.csv", s.handle(s.queueExport))
+			r.Get("/queue/export.json", s.handle(s.queueExport))
+			r.Get("/courses/{id}/export.csv", s.handle(s.courseExport))
+			r.Get("/courses/{id}/export.json", s.handle(s.courseExport))
 			r.Get("/registrations/{id}", s.handle(s.registrationShow))
 			// Students and courses, in plain words for teachers; every query is scoped to the
 			// person's courses, so a teacher finds only their own students.
@@ -283,6 +295,8 @@ func (s *Server) Routes() http.Handler {
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
 				r.Get("/overview", s.handle(s.overviewShow))
+				r.Get("/audit/export.csv", s.handle(s.auditExport))
+				r.Get("/audit/export.json", s.handle(s.auditExport))
 			})
 
 			// Accounts: admins only.

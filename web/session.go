@@ -193,6 +193,9 @@ func (s *Server) deadline(next http.Handler) http.Handler {
 		if r.Method == http.MethodPost && isLookupPath(r.URL.Path) {
 			d += s.lookupTimeout
 		}
+		if isExportPath(r.URL.Path) {
+			d = exportTimeout
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))

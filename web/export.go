@@ -1,0 +1,303 @@
+package web
+
+import (
+	"bufio"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/store"
+	"regdesk/views"
+	"regdesk/views/i18n"
+)
+
+// This file is the exports: CSV and JSON of what a list shows, the queue under its filter, a
+// course's registrations and the audit under its filter. Every matching row is written (up to
+// store.ExportMaxRows, which the answer states), row by row as the database sends them, never
+// held as a list. Columns are named as the page names them; times are ISO 8601 in Helsinki time
+// with their offset; the CSV is UTF-8 with a byte-order mark, so a spreadsheet reads its accents,
+// and a cell a spreadsheet would take for a formula is neutralised.
+
+// exportTimeout is how long an export may take: the database's bound for it and a little.
+const exportTimeout = store.ExportStatementTimeout + 10*time.Second
+
+// isExportPath reports whether path is an export, which may take longer than a page.
+func isExportPath(path string) bool {
+	return strings.HasSuffix(path, "/export.csv") || strings.HasSuffix(path, "/export.json")
+}
+
+// exportEncoder writes an export in one format.
+type exportEncoder interface {
+	head(columns []string, h store.ExportHead) error
+	row(cells []string) error
+	end() error
+}
+
+// csvEncoder writes RFC 4180 CSV with a byte-order mark.
+type csvEncoder struct {
+	w *csv.Writer
+	n int
+}
+
+func (e *csvEncoder) head(columns []string, _ store.ExportHead) error {
+	return e.w.Write(columns)
+}
+
+func (e *csvEncoder) row(cells []string) error {
+	for i, c := range cells {
+		cells[i] = neutralise(c)
+	}
+	if err := e.w.Write(cells); err != nil {
+		return err
+	}
+	if e.n++; e.n%500 == 0 {
+		e.w.Flush()
+		return e.w.Error()
+	}
+	return nil
+}
+
+func (e *csvEncoder) end() error {
+	e.w.Flush()
+	return e.w.Error()
+}
+
+// neutralise keeps a spreadsheet from reading a cell as a formula: a cell starting with = + - @,
+// a tab or a carriage return gets a leading apostrophe, which spreadsheets show as text. A name
+// or a reason someone typed is then shown, never run.
+func neutralise(c string) string {
+	if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
+		return "'" + c
+	}
+	return c
+}
+
+// jsonEncoder writes {"columns": [...], "rows": [{column: value}...], "count": n, "truncated": b,
+// "limit": n}, one row at a time.
+type jsonEncoder struct {
+	w       *bufio.Writer
+	columns []string
+	h       store.ExportHead
+	n       int
+	limit   int
+}
+
+func (e *jsonEncoder) head(columns []string, h store.ExportHead) error {
+	e.columns, e.h = columns, h
+	cols, err := json.Marshal(columns)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(e.w, `{"columns":%s,"rows":[`, cols)
+	return err
+}
+
+func (e *jsonEncoder) row(cells []string) error {
+	if e.n > 0 {
+		if err := e.w.WriteByte(','); err != nil {
+			return err
+		}
+	}
+	e.n++
+	// An object keyed by column, in column order: json.Marshal of a map would sort the keys.
+	if err := e.w.WriteByte('{'); err != nil {
+		return err
+	}
+	for i, c := range cells {
+		k, _ := json.Marshal(e.columns[i])
+		v, _ := json.Marshal(c)
+		if i > 0 {
+			_ = e.w.WriteByte(',')
+		}
+		_, _ = e.w.Write(k)
+		_ = e.w.WriteByte(':')
+		if _, err := e.w.Write(v); err != nil {
+			return err
+		}
+	}
+	return e.w.WriteByte('}')
+}
+
+func (e *jsonEncoder) end() error {
+	if _, err := fmt.Fprintf(e.w, `],"count":%d,"truncated":%t,"limit":%d}`+"\n", e.n, e.h.Truncated, e.limit); err != nil {
+		return err
+	}
+	return e.w.Flush()
+}
+
+// export is one export in progress: the answer's headers are written with its head, so a mistake
+// before the first row is still an error page.
+type export struct {
+	s       *Server
+	w       http.ResponseWriter
+	r       *http.Request
+	name    string
+	format  string
+	columns []string
+	enc     exportEncoder
+	started bool
+}
+
+// newExport starts an export of the list called name, in the format of the path's extension.
+func (s *Server) newExport(w http.ResponseWriter, r *http.Request, name string, columns []string) *export {
+	format := "csv"
+	if strings.HasSuffix(r.URL.Path, ".json") {
+		format = "json"
+	}
+	// The whole answer may take longer than a page's write deadline.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(exportTimeout))
+	return &export{s: s, w: w, r: r, name: name, format: format, columns: columns}
+}
+
+// head writes the answer's headers and the columns.
+func (e *export) head(h store.ExportHead) error {
+	hd := e.w.Header()
+	stamp := time.Now().In(schedule.Helsinki()).Format("20060102-1504")
+	hd.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="regdesk-%s-%s.%s"`, e.name, stamp, e.format))
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Export-Rows", strconv.Itoa(h.Rows))
+	hd.Set("X-Export-Limit", strconv.Itoa(e.s.exportLimit))
+	hd.Set("X-Export-Truncated", strconv.FormatBool(h.Truncated))
+	bw := bufio.NewWriterSize(e.w, 32<<10)
+	if e.format == "json" {
+		hd.Set("Content-Type", "application/json; charset=utf-8")
+		e.enc = &jsonEncoder{w: bw, limit: e.s.exportLimit}
+	} else {
+		hd.Set("Content-Type", "text/csv; charset=utf-8")
+		// The byte-order mark tells a spreadsheet the file is UTF-8, so "Äijälä" opens as written.
+		_, _ = bw.WriteString("\uFEFF")
+		e.enc = &csvEncoder{w: csv.NewWriter(bw)}
+	}
+	e.w.WriteHeader(http.StatusOK)
+	e.started = true
+	return e.enc.head(e.columns, h)
+}
+
+// finish ends the export. An error after the first byte cannot become an error page: it is
+// logged, and the answer ends short (a CSV without its last rows, a JSON that does not parse).
+func (e *export) finish(err error) error {
+	if err == nil && e.started {
+		err = e.enc.end()
+	}
+	if err != nil && e.started {
+		e.s.log.ErrorContext(e.r.Context(), "export ended early", "export", e.name, "err", err, "request_id", requestIDFrom(e.r.Context()))
+		return nil
+	}
+	return err
+}
+
+// isoTime writes an instant as ISO 8601 in Helsinki time with its offset; "" for none.
+func isoTime(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.In(schedule.Helsinki()).Format(time.RFC3339)
+}
+
+// queueColumns are the queue table's columns, and what an export adds to them.
+var queueColumns = []string{"Registration id", "Student", "Student number", "E-mail", "Course", "Module", "Course code",
+	"State", "Error code", "Attempt", "Phase", "Next check", "Escalates", "Attention", "On it", "On it since",
+	"Waiting since", "Last activity"}
+
+// queueExport is the queue under its filter as CSV or JSON: GET /queue/export.csv, …/export.json,
+// with the queue's own query string. Every matching row in the person's courses, up to the cap.
+func (s *Server) queueExport(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	p, err := parseQueueParams(q)
+	if err != nil {
+		return err
+	}
+	p.after = nil
+	now := s.clock()
+	f := s.queueFilter(r, p, s.courseScope(r))
+	e := s.newExport(w, r, "queue", queueColumns)
+	err = s.store.RegistrationExport(r.Context(), now, f, s.exportLimit, e.head, func(row store.RegistrationListRow) error {
+		return e.enc.row(s.queueExportCells(row, now))
+	})
+	return e.finish(err)
+}
+
+func (s *Server) queueExportCells(row store.RegistrationListRow, now time.Time) []string {
+	st := schedule.Classify(row.ScheduleRow(), now)
+	reasons := make([]string, 0, st.Reasons.Len())
+	for _, x := range st.Reasons.List() {
+		reasons = append(reasons, string(x))
+	}
+	var who, since, waiting string
+	if c := row.ClaimColumns.Claim(now, s.claimLapse); c != nil {
+		who, since = c.AccountName, isoTime(&c.ClaimedAt)
+	}
+	if st.NeedsAdmin {
+		waiting = isoTime(&row.StateChangedAt)
+	}
+	return []string{row.ID, row.StudentName, store.Deref(row.StudentNumber), row.StudentEmail, row.CourseName, row.ModuleName,
+		store.Deref(row.UhCourseCode), string(row.State), string(row.ErrorCode), strconv.Itoa(int(row.AttemptNumber)),
+		string(st.Phase), isoTime(instant(st.NextCheckAt)), isoTime(instant(st.EscalatesAt)), strings.Join(reasons, " "), who, since,
+		waiting, isoTime(&row.UpdatedAt)}
+}
+
+// courseColumns are the course page's columns, with the group each row is listed under.
+var courseColumns = []string{"Registration id", "Status", "Student", "Student number", "Module", "Grade", "Waits on",
+	"What happens next"}
+
+// courseExport is a course's registrations as its page lists them: GET /courses/{id}/export.csv,
+// …/export.json. A course outside the person's courses is not found.
+func (s *Server) courseExport(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	loc := i18n.From(r.Context())
+	e := s.newExport(w, r, "course", courseColumns)
+	err = s.store.RegistrationExportByCourse(r.Context(), id, s.courseScope(r), s.exportLimit, e.head, func(row store.RegistrationOverview) error {
+		sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
+		vm := courseRowVM(loc, row, sum, now)
+		return e.enc.row([]string{row.ID, loc.Code("studentStatus", string(sum.Status)), vm.StudentName, vm.StudentNumber, vm.Module, vm.Grade,
+			vm.WaitsOnLabel, vm.Sentence})
+	})
+	return e.finish(err)
+}
+
+// auditColumns are the audit page's columns, the state split into its two ends.
+var auditColumns = []string{"Entry id", "When", "Who", "Role", "Action", "Registration", "Registration id", "State before",
+	"State after", "Reason", "Rows"}
+
+// auditExport is the audit under its filter: GET /audit/export.csv, …/export.json.
+func (s *Server) auditExport(w http.ResponseWriter, r *http.Request) error {
+	q, err := query(r)
+	if err != nil {
+		return err
+	}
+	p, err := parseAuditParams(q)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	loc := i18n.From(r.Context())
+	e := s.newExport(w, r, "audit", auditColumns)
+	err = s.store.AuditExport(r.Context(), p.filter(), s.exportLimit, e.head, func(a store.AuditEntry) error {
+		vm := auditRowVM(loc, a, now)
+		return e.enc.row([]string{a.ID, isoTime(&a.CreatedAt), vm.Who, a.ActorRole, vm.Action, vm.TargetLabel,
+			store.Deref(a.TargetID), vm.Before, vm.After, a.Reason, strconv.Itoa(int(a.Affected))})
+	})
+	return e.finish(err)
+}
+
+// exportLinks are the export links of a list page for its query string.
+func (s *Server) exportLinks(base, rawQuery string) views.ExportLinksVM {
+	suffix := ""
+	if rawQuery != "" {
+		suffix = "?" + rawQuery
+	}
+	return views.ExportLinksVM{CSV: base + "/export.csv" + suffix, JSON: base + "/export.json" + suffix,
+		Limit: views.Count(int64(s.exportLimit))}
+}
