@@ -5,6 +5,8 @@ package views
 type SettingsPageVM struct {
 	Page Page
 	Mail SettingsMailVM
+	// Tokens is the API-token section.
+	Tokens APITokensVM
 }
 
 // SettingsMailVM is the section that chooses which alert mails an account gets.

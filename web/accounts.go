@@ -44,6 +44,8 @@ var changeNames = map[string]string{
 	store.AccountChangeEnabled:            "accounts.change.enabled",
 	store.AccountChangePasswordLinkIssued: "accounts.change.password_link_issued",
 	store.AccountChangePasswordSet:        "accounts.change.password_set",
+	store.AccountChangeAPITokenCreated:    "accounts.change.api_token_created",
+	store.AccountChangeAPITokenRevoked:    "accounts.change.api_token_revoked",
 }
 
 func roleOptions(loc *i18n.Localizer, selected string) []views.Option {
@@ -407,7 +409,7 @@ func (s *Server) passwordSet(w http.ResponseWriter, r *http.Request) error {
 	// Bounded like every form, but a password may hold anything, so checkInput does not read it.
 	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
 	if err := r.ParseForm(); err != nil {
-		return badRequest("login.unreadable")
+		return badRequestKey("login.unreadable")
 	}
 	loc := i18n.From(r.Context())
 	password, confirm := r.PostForm.Get("password"), r.PostForm.Get("confirm")

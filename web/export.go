@@ -28,7 +28,8 @@ const exportTimeout = store.ExportStatementTimeout + 10*time.Second
 
 // isExportPath reports whether path is an export, which may take longer than a page.
 func isExportPath(path string) bool {
-	return strings.HasSuffix(path, "/export.csv") || strings.HasSuffix(path, "/export.json")
+	return strings.HasSuffix(path, "/export.csv") || strings.HasSuffix(path, "/export.json") ||
+		strings.HasPrefix(path, "/api/v1/courses/") || path == "/api/v1/audit"
 }
 
 // exportEncoder writes an export in one format.
@@ -145,9 +146,10 @@ type export struct {
 
 // newExport starts an export of the list called name, in the format of the path's extension.
 func (s *Server) newExport(w http.ResponseWriter, r *http.Request, name string, columns []string) *export {
-	format := "csv"
-	if strings.HasSuffix(r.URL.Path, ".json") {
-		format = "json"
+	// CSV only when asked for by name; the API's lists are JSON.
+	format := "json"
+	if strings.HasSuffix(r.URL.Path, ".csv") {
+		format = "csv"
 	}
 	// The whole answer may take longer than a page's write deadline.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(exportTimeout))
@@ -158,7 +160,9 @@ func (s *Server) newExport(w http.ResponseWriter, r *http.Request, name string, 
 func (e *export) head(h store.ExportHead) error {
 	hd := e.w.Header()
 	stamp := time.Now().In(schedule.Helsinki()).Format("20060102-1504")
-	hd.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="regdesk-%s-%s.%s"`, e.name, stamp, e.format))
+	if !strings.HasPrefix(e.r.URL.Path, "/api/") {
+		hd.Set("Content-Disposition", fmt.Sprintf(`attachment; filename="regdesk-%s-%s.%s"`, e.name, stamp, e.format))
+	}
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Export-Rows", strconv.Itoa(h.Rows))
 	hd.Set("X-Export-Limit", strconv.Itoa(e.s.exportLimit))

@@ -142,8 +142,17 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			{path: "/students/" + elsewhere.StudentID, anon: toLogin("/students/" + elsewhere.StudentID), teacher: notFound404, support: ok200, admin: ok200},
 		},
 		// Alerts: everyone sees those that concern them; acknowledging is for those who act.
-		"GET /alerts":   {{path: "/alerts", anon: toLogin("/alerts"), teacher: ok200, support: ok200, admin: ok200}},
-		"GET /settings": {{path: "/settings", anon: toLogin("/settings"), teacher: ok200, support: ok200, admin: ok200}},
+		"GET /alerts": {{path: "/alerts", anon: toLogin("/alerts"), teacher: ok200, support: ok200, admin: ok200}},
+		// API tokens: each person's own; an empty form is told what is missing, a token of nobody is not found.
+		"POST /settings/tokens": {{path: "/settings/tokens", form: url.Values{}, anon: unauth401, teacher: unproc422, support: unproc422, admin: unproc422}},
+		"POST /settings/tokens/{id}/revoke": {{path: "/settings/tokens/" + b.uncertainOverdue + "/revoke", form: url.Values{},
+			anon: unauth401, teacher: notFound404, support: notFound404, admin: notFound404}},
+		// The API takes a token, never the session: without one, everyone gets 401.
+		"GET /api/v1/registrations":              {{path: "/api/v1/registrations", public: true, want: unauth401}},
+		"GET /api/v1/registrations/{id}":         {{path: "/api/v1/registrations/" + b.uncertainOverdue, public: true, want: unauth401}},
+		"GET /api/v1/courses/{id}/registrations": {{path: "/api/v1/courses/" + b.course.ID + "/registrations", public: true, want: unauth401}},
+		"GET /api/v1/audit":                      {{path: "/api/v1/audit", public: true, want: unauth401}},
+		"GET /settings":                          {{path: "/settings", anon: toLogin("/settings"), teacher: ok200, support: ok200, admin: ok200}},
 		"POST /settings/mail": {{path: "/settings/mail", form: url.Values{"immediate": {"loud"}},
 			anon: unauth401, teacher: unproc422, support: unproc422, admin: unproc422}},
 		"POST /alerts/{id}/acknowledge": {{path: "/alerts/" + storetest.NewID() + "/acknowledge", form: url.Values{},

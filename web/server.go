@@ -248,6 +248,19 @@ func (s *Server) Routes() http.Handler {
 	r.Get("/favicon.ico", static.Favicon().ServeHTTP)
 	r.Get("/healthz", s.healthz)
 
+	// The read-only JSON API: a token, never a session, names the person; only GET (and HEAD).
+	r.Route("/api/v1", func(r chi.Router) {
+		r.Use(s.apiAuth)
+		r.NotFound(s.apiNotFound)
+		r.Get("/courses/{id}/registrations", s.apiHandle(s.courseExport))
+		r.Group(func(r chi.Router) {
+			r.Use(s.apiRequirePipeline)
+			r.Get("/registrations", s.apiHandle(s.apiRegistrationList))
+			r.Get("/registrations/{id}", s.apiHandle(s.apiRegistrationShow))
+			r.Get("/audit", s.apiHandle(s.auditExport))
+		})
+	})
+
 	r.Group(func(r chi.Router) {
 		r.Use(s.loadSession, s.identify)
 		r.Get("/login", s.handle(s.loginForm))
@@ -280,6 +293,8 @@ func (s *Server) Routes() http.Handler {
 			// Alerts concern everyone, each person only what touches them; settings are one's own.
 			r.Get("/alerts", s.handle(s.alertsShow))
 			r.Get("/settings", s.handle(s.settingsShow))
+			r.Post("/settings/tokens", s.handle(s.apiTokenCreate))
+			r.Post("/settings/tokens/{id}/revoke", s.handle(s.apiTokenRevoke))
 			r.Post("/settings/mail", s.handle(s.settingsMailSave))
 
 			// Hand actions, lookups in Sisu and the audit page go here: support and admin only.

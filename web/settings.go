@@ -19,6 +19,9 @@ func (s *Server) settingsShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	vm := views.SettingsPageVM{Page: s.page(r, i18n.T(r.Context(), "settings.title")), Mail: settingsMailVM(i18n.From(r.Context()), a, set)}
+	if vm.Tokens, err = s.apiTokensVM(r, "", ""); err != nil {
+		return err
+	}
 	return s.render(w, r, http.StatusOK, views.SettingsPage(vm), nil)
 }
 
@@ -81,8 +84,12 @@ func (s *Server) settingsMailSave(w http.ResponseWriter, r *http.Request) error 
 	if problem != "" {
 		vm := settingsMailVM(loc, a, set)
 		vm.Error, vm.Defaults = loc.T(problem), false
+		tokens, err := s.apiTokensVM(r, "", "")
+		if err != nil {
+			return err
+		}
 		return s.render(w, r, http.StatusUnprocessableEntity,
-			views.SettingsPage(views.SettingsPageVM{Page: s.page(r, loc.T("settings.title")), Mail: vm}), views.SettingsMail(vm))
+			views.SettingsPage(views.SettingsPageVM{Page: s.page(r, loc.T("settings.title")), Mail: vm, Tokens: tokens}), views.SettingsMail(vm))
 	}
 	if err := s.store.AlertSettingsSave(r.Context(), a.ID, a.ID, set, s.clock()); err != nil {
 		return err
