@@ -187,7 +187,7 @@ func TestClaimAndAccountsSpeakThePersonsLanguage(t *testing.T) {
 		t.Fatalf("claim: %d", resp.StatusCode)
 	}
 	for _, c := range []struct{ lang, claim, accounts string }{
-		{"fi", "Sami Support on hoitanut tätä", "Lisää käyttäjätili"},
+		{"fi", "Sami Support on käsitellyt tätä", "Lisää käyttäjätili"},
 		{"sv", "Sami Support har arbetat med den här sedan", "Lägg till ett konto"},
 		{"en", "Sami Support has been on this since", "Add an account"},
 	} {
