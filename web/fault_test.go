@@ -121,8 +121,25 @@ func TestHungDatabaseEndsEveryRequestWithinItsDeadline(t *testing.T) {
 
 	// When the database answers again, so does regdesk, and the person is still signed in.
 	f.proxy.Set(faultproxy.Pass)
-	if resp, _, _ := f.timed(t, support, http.MethodGet, "/", nil, false); resp.StatusCode != http.StatusOK {
-		t.Errorf("after the database came back: GET / = %d", resp.StatusCode)
+	f.answersAgain(t, support)
+}
+
+// answersAgain waits a bounded time for the queue to answer 200 once the database is back. The
+// fault tests' request deadline is one second, which a loaded machine can overrun on the first
+// queue page after an outage (cold counts, cold banner); a regdesk that never recovers still fails.
+func (f *faultBundle) answersAgain(t *testing.T, c *http.Client) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		resp, _, _ := f.timed(t, c, http.MethodGet, "/", nil, false)
+		if resp.StatusCode == http.StatusOK {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("after the database came back: GET / still %d after 15 s", resp.StatusCode)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -168,9 +185,7 @@ func TestStoppedDatabaseIs503WithAQuietLog(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if resp, _, _ := f.timed(t, support, http.MethodGet, "/", nil, false); resp.StatusCode != http.StatusOK {
-		t.Errorf("after the database came back: GET / = %d", resp.StatusCode)
-	}
+	f.answersAgain(t, support)
 }
 
 // An action that committed is answered as done even when its session (the flash it leaves, the
