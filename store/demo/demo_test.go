@@ -170,8 +170,16 @@ func TestDefaultDemo(t *testing.T) {
 					landed++
 				}
 			case schedule.StatePartiallyRegistered:
-				if !ok || len(s.Attainments) != 1 || s.Attainments[0].Type != "AssessmentItemAttainment" {
-					t.Errorf("partial row %s: truth %+v, want its assessment item attainment only", r.id, s)
+				// What Sisu shows by now: a course unit attainment that lands later (the row is
+				// still being verified) is Sisu's future, not a contradiction of the partial state.
+				var shown []demo.SisuAttainment
+				for _, a := range s.Attainments {
+					if !a.VisibleAt.After(now) {
+						shown = append(shown, a)
+					}
+				}
+				if !ok || len(shown) != 1 || shown[0].Type != "AssessmentItemAttainment" {
+					t.Errorf("partial row %s: truth %+v, want its assessment item attainment only by %v", r.id, s, now)
 				}
 			case schedule.StateRegistered:
 				if !ok || !slices.ContainsFunc(s.Attainments, func(a demo.SisuAttainment) bool {
