@@ -59,7 +59,7 @@ bench: build ## The performance table: every page at 1M rows (BENCH_ROWS=1000000
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	go test -run '^$$' -bench 'Classify' -benchmem -count=1 ./schedule/; \
-	mkdir -p .benchlogs; out=.benchlogs/bench-$${BENCH_ROWS:-1000000}.md; \
+	mkdir -p .benchlogs; out=$(CURDIR)/.benchlogs/bench-$${BENCH_ROWS:-1000000}.md; \
 	BENCH_TABLE=1 BENCH_OUT=$$out TEST_DATABASE_URL="$$url" go test -run '^TestBenchTable$$' -count=1 -timeout 150m ./cmd/regdesk/; \
 	cat $$out
 
