@@ -51,10 +51,10 @@ type AccountChangeBy struct {
 func (b AccountChangeBy) validate() (AccountChangeBy, error) {
 	b.Reason = strings.TrimSpace(b.Reason)
 	if b.Reason == "" {
-		return b, &ValidationError{Field: "reason", Message: "Say why: the reason is kept with the change."}
+		return b, &ValidationError{Field: "reason", Message: "Say why: the reason is kept with the change.", Key: "invalid.accountReason"}
 	}
 	if len([]rune(b.Reason)) > AccountReasonMaxLength {
-		return b, &ValidationError{Field: "reason", Message: fmt.Sprintf("Keep the reason under %d characters.", AccountReasonMaxLength)}
+		return b, &ValidationError{Field: "reason", Message: fmt.Sprintf("Keep the reason under %d characters.", AccountReasonMaxLength), Key: "invalid.reasonTooLong", Args: []any{"Max", AccountReasonMaxLength}}
 	}
 	if b.ActorID != "" && !IsUUID(b.ActorID) {
 		return b, fmt.Errorf("account change by %q: %w", b.ActorID, ErrNotFound)
@@ -148,7 +148,7 @@ func (q *Queries) validateCourses(ctx context.Context, role string, courseIDs []
 	}
 	for _, id := range ids {
 		if !IsUUID(id) {
-			return nil, &ValidationError{Field: "courses", Message: "Pick the courses from the list."}
+			return nil, &ValidationError{Field: "courses", Message: "Pick the courses from the list.", Key: "invalid.courses"}
 		}
 	}
 	var n int
@@ -156,7 +156,7 @@ func (q *Queries) validateCourses(ctx context.Context, role string, courseIDs []
 		return nil, dbError("validateCourses", err)
 	}
 	if n != len(ids) {
-		return nil, &ValidationError{Field: "courses", Message: "One of those courses does not exist; pick the courses from the list."}
+		return nil, &ValidationError{Field: "courses", Message: "One of those courses does not exist; pick the courses from the list.", Key: "invalid.courseGone"}
 	}
 	return ids, nil
 }
@@ -180,13 +180,13 @@ func (s *Store) AccountAdd(ctx context.Context, p AccountAddParams) (Account, er
 	}
 	name, email := strings.TrimSpace(p.Name), strings.TrimSpace(p.Email)
 	if name == "" || len([]rune(name)) > 200 {
-		return Account{}, &ValidationError{Field: "name", Message: "Give the person's name, as the top bar and the audit show it (up to 200 characters)."}
+		return Account{}, &ValidationError{Field: "name", Message: "Give the person's name, as the top bar and the audit show it (up to 200 characters).", Key: "invalid.accountName", Args: []any{"Max", 200}}
 	}
 	if a, err := mail.ParseAddress(email); err != nil || a.Address != email || len(email) > 254 {
-		return Account{}, &ValidationError{Field: "email", Message: "Give an e-mail address such as sami@helsinki.fi."}
+		return Account{}, &ValidationError{Field: "email", Message: "Give an e-mail address such as sami@helsinki.fi.", Key: "invalid.email"}
 	}
 	if !validRole(p.Role) {
-		return Account{}, &ValidationError{Field: "role", Message: "Pick a role: admin, support or teacher."}
+		return Account{}, &ValidationError{Field: "role", Message: "Pick a role: admin, support or teacher.", Key: "invalid.role"}
 	}
 	var acct Account
 	err = s.InTx(ctx, func(q *Queries) error {
@@ -268,7 +268,7 @@ func (s *Store) AccountUpdate(ctx context.Context, p AccountUpdateParams) (bool,
 		return false, err
 	}
 	if !validRole(p.Role) {
-		return false, &ValidationError{Field: "role", Message: "Pick a role: admin, support or teacher."}
+		return false, &ValidationError{Field: "role", Message: "Pick a role: admin, support or teacher.", Key: "invalid.role"}
 	}
 	changed := false
 	err = s.InTx(ctx, func(q *Queries) error {

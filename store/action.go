@@ -35,11 +35,14 @@ type ActionActor struct {
 	Role string
 }
 
-// ValidationError reports input the person must correct; nothing was written. Message is written
-// for that person.
+// ValidationError reports input the person must correct; nothing was written. Key and Args name
+// the sentence in the catalogue (views/i18n), so the edge tells the person in their language;
+// Message is the same in English, for logs and the command line.
 type ValidationError struct {
 	Field   string
 	Message string
+	Key     string
+	Args    []any
 }
 
 func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
@@ -221,17 +224,17 @@ type ActionResult struct {
 // validateAction checks what a person typed or the page sent, so a mistake writes nothing.
 func validateAction(a schedule.Action, reason string, actor ActionActor) (string, error) {
 	if !a.Valid() {
-		return "", &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(a))}
+		return "", &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(a)), Key: "invalid.action", Args: []any{"Action", string(a)}}
 	}
 	if !IsUUID(actor.ID) || strings.TrimSpace(actor.Role) == "" {
-		return "", &ValidationError{Field: "actor", Message: "a hand action must name the person taking it"}
+		return "", &ValidationError{Field: "actor", Message: "a hand action must name the person taking it", Key: "invalid.actor"}
 	}
 	reason = strings.TrimSpace(reason)
 	if reason == "" {
-		return "", &ValidationError{Field: "reason", Message: "Give a reason: it is recorded with the action."}
+		return "", &ValidationError{Field: "reason", Message: "Give a reason: it is recorded with the action.", Key: "invalid.actionReason"}
 	}
 	if n := utf8.RuneCountInString(reason); n > ActionReasonMaxLength {
-		return "", &ValidationError{Field: "reason", Message: fmt.Sprintf("The reason is %d characters long; keep it under %d.", n, ActionReasonMaxLength)}
+		return "", &ValidationError{Field: "reason", Message: fmt.Sprintf("The reason is %d characters long; keep it under %d.", n, ActionReasonMaxLength), Key: "invalid.actionReasonLong", Args: []any{"Count", n, "Max", ActionReasonMaxLength}}
 	}
 	return reason, nil
 }

@@ -43,7 +43,7 @@ type APIToken struct {
 func (s *Store) APITokenCreate(ctx context.Context, accountID, name string, at time.Time) (string, APIToken, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len([]rune(name)) > APITokenNameMaxLength {
-		return "", APIToken{}, &ValidationError{Field: "name", Message: fmt.Sprintf("Name the token (up to %d characters): what script or tool uses it.", APITokenNameMaxLength)}
+		return "", APIToken{}, &ValidationError{Field: "name", Message: fmt.Sprintf("Name the token (up to %d characters): what script or tool uses it.", APITokenNameMaxLength), Key: "invalid.tokenName", Args: []any{"Max", APITokenNameMaxLength}}
 	}
 	token := APITokenPrefix + newToken()
 	var t APIToken

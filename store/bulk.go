@@ -70,7 +70,7 @@ type BulkPreview struct {
 // *ValidationError.
 func (q *Queries) RegistrationBulkPreview(ctx context.Context, now time.Time, p BulkPreviewParams) (BulkPreview, error) {
 	if !p.Action.Valid() {
-		return BulkPreview{}, &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(p.Action))}
+		return BulkPreview{}, &ValidationError{Field: "action", Message: fmt.Sprintf("%q is not a hand action", string(p.Action)), Key: "invalid.action", Args: []any{"Action", string(p.Action)}}
 	}
 	ids := p.IDs
 	scope := p.Scope
@@ -80,7 +80,7 @@ func (q *Queries) RegistrationBulkPreview(ctx context.Context, now time.Time, p 
 			return BulkPreview{}, fmt.Errorf("RegistrationBulkPreview: %w", err)
 		}
 		if len(list) > BulkMaxRows {
-			return BulkPreview{}, &ValidationError{Field: "filter", Message: fmt.Sprintf("More than %d rows match; narrow the filter.", BulkMaxRows)}
+			return BulkPreview{}, &ValidationError{Field: "filter", Message: fmt.Sprintf("More than %d rows match; narrow the filter.", BulkMaxRows), Key: "invalid.bulkTooMany", Args: []any{"Max", BulkMaxRows}}
 		}
 		ids = make([]string, len(list))
 		for i, r := range list {
@@ -132,10 +132,10 @@ func bulkIDs(ids []string, picked bool) (good, bad []string, err error) {
 		}
 	}
 	if picked && len(good)+len(bad) == 0 {
-		return nil, nil, &ValidationError{Field: "rows", Message: "Select at least one row."}
+		return nil, nil, &ValidationError{Field: "rows", Message: "Select at least one row.", Key: "invalid.bulkNone"}
 	}
 	if len(good)+len(bad) > BulkMaxRows {
-		return nil, nil, &ValidationError{Field: "rows", Message: fmt.Sprintf("Select at most %d rows at once.", BulkMaxRows)}
+		return nil, nil, &ValidationError{Field: "rows", Message: fmt.Sprintf("Select at most %d rows at once.", BulkMaxRows), Key: "invalid.bulkMax", Args: []any{"Max", BulkMaxRows}}
 	}
 	slices.Sort(good)
 	return good, bad, nil
@@ -308,7 +308,7 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+` ORDER BY cr.
 		}
 		if !IsUUID(target[0]) {
 			// Every id was malformed: nothing to name as the target, and nothing was done.
-			return &ValidationError{Field: "rows", Message: "None of the selected rows exists."}
+			return &ValidationError{Field: "rows", Message: "None of the selected rows exists.", Key: "invalid.bulkNoneExists"}
 		}
 		return q.auditInsert(ctx, auditRow{ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: target[0],
 			Actor: p.Actor, Reason: reason, After: after, Details: details, Affected: out.Applied})

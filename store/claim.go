@@ -105,7 +105,7 @@ type claimTarget struct {
 func claimReason(reason, fallback string) (string, error) {
 	reason = strings.TrimSpace(reason)
 	if len([]rune(reason)) > ClaimReasonMaxLength {
-		return "", &ValidationError{Field: "reason", Message: fmt.Sprintf("Keep the note under %d characters.", ClaimReasonMaxLength)}
+		return "", &ValidationError{Field: "reason", Message: fmt.Sprintf("Keep the note under %d characters.", ClaimReasonMaxLength), Key: "invalid.noteTooLong", Args: []any{"Max", ClaimReasonMaxLength}}
 	}
 	if reason == "" {
 		reason = fallback

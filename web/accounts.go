@@ -198,9 +198,7 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 	by := s.changeBy(r)
 	acct, err := s.store.AccountAdd(ctx, store.AccountAddParams{Name: form.Name, Email: form.Email, Role: form.Role, CourseIDs: courseIDs, By: by})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
-		// The store's words are English; the form's own checks above say the common ones in the
-		// person's language.
-		return retry(ve.Message + " " + loc.T("accounts.nothingSaved"))
+		return retry(loc.T("accounts.nothingSavedAfter", "Problem", validationWords(loc, ve)))
 	}
 	if errors.Is(err, store.ErrConflict) {
 		return retry(loc.T("accounts.err.taken", "Email", strings.TrimSpace(form.Email)))
@@ -257,6 +255,9 @@ func accountError(err error) error {
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		if ve.Field == "reason" {
 			return &Error{Status: http.StatusUnprocessableEntity, Key: "accounts.err.reason", Err: err}
+		}
+		if ve.Key != "" {
+			return &Error{Status: http.StatusUnprocessableEntity, Key: ve.Key, Args: ve.Args, Err: err}
 		}
 		return &Error{Status: http.StatusUnprocessableEntity, Message: ve.Message, Err: err}
 	}

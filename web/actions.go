@@ -108,7 +108,7 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		if field != "reason" {
 			field = ""
 		}
-		return s.renderActionPanel(w, r, id, now, http.StatusUnprocessableEntity, sent.retry(field, ve.Message))
+		return s.renderActionPanel(w, r, id, now, http.StatusUnprocessableEntity, sent.retry(field, validationWords(i18n.From(r.Context()), ve)))
 	}
 	if re, ok := errors.AsType[*store.RiskConfirmationError](err); ok {
 		msg := i18n.T(r.Context(), "act.tickRisk", "Risk", i18n.From(r.Context()).Code("risk", string(re.Risk)))

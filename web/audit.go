@@ -183,12 +183,12 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 	if d.Rows != nil {
 		b := &views.AuditBulkVM{}
 		for _, row := range d.Rows {
-			br := views.AuditBulkRowVM{Label: row.ID, Outcome: outcomeLabel(row.Outcome)}
+			br := views.AuditBulkRowVM{Label: row.ID, Outcome: loc.Code("bulk.outcome", string(row.Outcome))}
 			if store.IsUUID(row.ID) {
 				br.URL = "/registrations/" + row.ID
 			}
 			if row.Refusal != "" {
-				br.Outcome += ": " + row.Refusal.Label()
+				br.Outcome = loc.T("bulk.outcome.skippedBecause", "Refusal", refusalLabel(loc, row.Refusal))
 			}
 			b.Rows = append(b.Rows, br)
 		}

@@ -2,7 +2,6 @@ package web
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -33,10 +32,10 @@ func bulkActions() []schedule.Action {
 // defaultBulkAction is preselected: it asks Sisu or ends a backoff, and never sends or writes off.
 const defaultBulkAction = schedule.ActionCheckNow
 
-func bulkActionOptions(selected schedule.Action) []views.Option {
+func bulkActionOptions(loc *i18n.Localizer, selected schedule.Action) []views.Option {
 	var out []views.Option
 	for _, a := range bulkActions() {
-		out = append(out, views.Option{Value: string(a), Label: a.Label(), Selected: a == selected})
+		out = append(out, views.Option{Value: string(a), Label: loc.Code("action", string(a)), Selected: a == selected})
 	}
 	return out
 }
@@ -48,7 +47,7 @@ func parseBulkAction(v string) (schedule.Action, error) {
 	}
 	a, err := schedule.ParseAction(v)
 	if err != nil || !slices.Contains(bulkActions(), a) {
-		return "", badRequest(fmt.Sprintf("%q is not an action that can be taken in bulk.", v))
+		return "", badRequestKey("bulk.badAction", "Action", v)
 	}
 	return a, nil
 }
@@ -56,7 +55,8 @@ func parseBulkAction(v string) (schedule.Action, error) {
 // bulkBar is the queue's bulk selection for the view p. Counting every match is needed only when
 // the list has more than one page; it stops just past the bulk limit.
 func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, now time.Time, scope []string) (*views.BulkBarVM, error) {
-	b := &views.BulkBarVM{URL: "/bulk/preview", Actions: bulkActionOptions(defaultBulkAction), ClaimURL: "/bulk/claim"}
+	loc := i18n.From(r.Context())
+	b := &views.BulkBarVM{URL: "/bulk/preview", Actions: bulkActionOptions(loc, defaultBulkAction), ClaimURL: "/bulk/claim"}
 	for k, vals := range p.values() {
 		for _, v := range vals {
 			b.Filter = append(b.Filter, views.Hidden{Name: k, Value: v})
@@ -71,9 +71,9 @@ func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, 
 		}
 	}
 	if n > store.BulkMaxRows {
-		b.TooMany = fmt.Sprintf("More than %d rows match: narrow the filter to act on all of them at once.", store.BulkMaxRows)
+		b.TooMany = loc.T("bulk.tooMany", "Max", store.BulkMaxRows)
 	} else {
-		b.AllLabel = fmt.Sprintf("Select all %d matching this filter (up to %d)", n, store.BulkMaxRows)
+		b.AllLabel = loc.T("bulk.selectAll", "Count", n, "Max", store.BulkMaxRows)
 	}
 	return b, nil
 }
@@ -90,10 +90,11 @@ func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := s.clock()
+	loc := i18n.From(r.Context())
 	params := store.BulkPreviewParams{Action: action, Scope: s.courseScope(r)}
 	queueURL := "/"
-	var selection string
-	if r.PostForm.Get("select") == "all" {
+	all := r.PostForm.Get("select") == "all"
+	if all {
 		p, err := parseQueueParams(r.PostForm)
 		if err != nil {
 			return err
@@ -101,15 +102,13 @@ func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
 		f := s.queueFilter(r, p, s.courseScope(r))
 		params.Filter = &f
 		queueURL = "/?" + p.values().Encode()
-		selection = "Every row matching the queue's filter at " + views.Clock(now) + ": %d rows."
 	} else {
 		params.IDs = r.PostForm["id"]
-		selection = "The rows you ticked: %d."
 	}
 	preview, err := s.store.RegistrationBulkPreview(r.Context(), now, params)
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
-		vm := views.BulkPreviewVM{Page: s.page(r, "Bulk action"), Action: string(action), ActionLabel: action.Label(),
-			ActionExplanation: action.Explanation(), QueueURL: queueURL, Message: ve.Message}
+		vm := views.BulkPreviewVM{Page: s.page(r, loc.T("bulk.pageTitle")), Action: string(action), ActionLabel: loc.Code("action", string(action)),
+			ActionExplanation: loc.CodeExplain("action", string(action)), QueueURL: queueURL, Message: validationWords(loc, ve)}
 		return s.renderBulk(w, r, http.StatusUnprocessableEntity, views.BulkPreviewPage(vm))
 	}
 	if err != nil {
@@ -120,7 +119,11 @@ func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	vm.QueueURL = queueURL
-	vm.Selection = fmt.Sprintf(selection, len(preview.Rows)+len(preview.NotFound))
+	if n := len(preview.Rows) + len(preview.NotFound); all {
+		vm.Selection = loc.T("bulk.selection.all", "At", loc.Clock(now), "Count", n)
+	} else {
+		vm.Selection = loc.T("bulk.selection.ticked", "Count", n)
+	}
 	return s.renderBulk(w, r, http.StatusOK, views.BulkPreviewPage(vm))
 }
 
@@ -137,8 +140,10 @@ func (s *Server) renderBulk(w http.ResponseWriter, r *http.Request, status int, 
 // would be acted on.
 func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now time.Time) (views.BulkPreviewVM, error) {
 	a := preview.Action
-	vm := views.BulkPreviewVM{Page: s.page(r, "Bulk action: "+a.Label()), Action: string(a), ActionLabel: a.Label(),
-		ActionExplanation: a.Explanation(), Actions: bulkActionOptions(a), NotFound: preview.NotFound}
+	loc := i18n.From(r.Context())
+	label := loc.Code("action", string(a))
+	vm := views.BulkPreviewVM{Page: s.page(r, loc.T("bulk.pageTitleAction", "Action", label)), Action: string(a), ActionLabel: label,
+		ActionExplanation: loc.CodeExplain("action", string(a)), Actions: bulkActionOptions(loc, a), NotFound: preview.NotFound}
 	ids := make([]string, 0, len(preview.Rows))
 	for _, row := range preview.Rows {
 		ids = append(ids, row.ID)
@@ -153,28 +158,37 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		gv := views.BulkGroupVM{Allowed: g.Allowed, Count: len(g.Rows)}
 		if g.Allowed {
 			gv.Key = "apply"
-			gv.Title = "Would apply: " + views.Counted(int64(len(g.Rows)), "row", "rows")
-			if g.Target != "" && !slices.Contains([]schedule.Action{schedule.ActionCheckNow, schedule.ActionClearFlag, schedule.ActionDismissAttention}, a) {
-				gv.Title += " → " + string(g.Target)
+			// Each combination is one sentence of the catalogue: the target state and the risk
+			// are placeholders, never pieces joined on.
+			moves := g.Target != "" && !slices.Contains([]schedule.Action{schedule.ActionCheckNow, schedule.ActionClearFlag, schedule.ActionDismissAttention}, a)
+			risk := loc.Code("risk", string(g.Risk))
+			switch n := len(g.Rows); {
+			case moves && g.Risk.NeedsConfirmation():
+				gv.Title = loc.T("bulk.group.applyToRisk", "Count", n, "State", string(g.Target), "Risk", risk)
+			case moves:
+				gv.Title = loc.T("bulk.group.applyTo", "Count", n, "State", string(g.Target))
+			case g.Risk.NeedsConfirmation():
+				gv.Title = loc.T("bulk.group.applyRisk", "Count", n, "Risk", risk)
+			default:
+				gv.Title = loc.T("bulk.group.apply", "Count", n)
 			}
-			gv.Words = g.Rows[0].Decision.Explanation
+			gv.Words = decisionWords(loc, g.Rows[0].Decision, now)
 			if g.Risk.NeedsConfirmation() {
-				gv.Title += " · risk: " + g.Risk.Label()
-				gv.Words += " " + g.Risk.Explanation()
+				gv.Words += " " + loc.CodeExplain("risk", string(g.Risk))
 				if !slices.ContainsFunc(apply.Risks, func(x views.RiskVM) bool { return x.Value == string(g.Risk) }) {
-					apply.Risks = append(apply.Risks, views.RiskVM{Value: string(g.Risk), Label: g.Risk.Label(), Warning: g.Risk.Explanation()})
+					apply.Risks = append(apply.Risks, views.RiskVM{Value: string(g.Risk), Label: risk, Warning: loc.CodeExplain("risk", string(g.Risk))})
 				}
 			}
 		} else {
 			gv.Key = string(g.Refusal)
-			gv.Title = fmt.Sprintf("Skipped: %s (%s)", g.Refusal.Label(), views.Counted(int64(len(g.Rows)), "row", "rows"))
-			gv.Words = g.Refusal.Explanation()
+			gv.Title = loc.T("bulk.group.skipped", "Refusal", refusalLabel(loc, g.Refusal), "Count", len(g.Rows))
+			gv.Words = refusalWords(loc, g.Refusal)
 		}
 		for _, row := range g.Rows {
 			rv := names.row(row.ID)
 			rv.State = string(row.State)
 			if !g.Allowed {
-				rv.Words = decisionWords(i18n.For(i18n.EN), row.Decision, now)
+				rv.Words = decisionWords(loc, row.Decision, now)
 			} else {
 				apply.Rows = append(apply.Rows, row.ID+":"+strconv.FormatInt(row.Version, 10)+":"+row.LookupID)
 			}
@@ -183,9 +197,8 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 		vm.Groups = append(vm.Groups, gv)
 	}
 	if apply.Count = len(apply.Rows); apply.Count > 0 {
-		rows := views.Counted(int64(apply.Count), "row", "rows")
-		apply.Title = "Apply to these " + rows
-		apply.Button = a.Label() + ": " + rows
+		apply.Title = loc.T("bulk.applyTitle", "Count", apply.Count)
+		apply.Button = loc.T("bulk.applyButton", "Action", label, "Count", apply.Count)
 		vm.Apply = apply
 	}
 	return vm, nil
@@ -227,20 +240,21 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	form := r.PostForm
+	loc := i18n.From(r.Context())
 	action, err := parseBulkAction(form.Get("action"))
 	if err != nil || form.Get("action") == "" {
-		return badRequest("The form does not say which action to apply. Go back to the queue and preview it again.")
+		return badRequestKey("bulk.noAction")
 	}
 	var rows []store.BulkRow
 	for _, v := range form["row"] {
 		row, ok := parseBulkRow(v)
 		if !ok {
-			return badRequest("The form is damaged: a row it carries cannot be read. Go back to the queue and preview it again.")
+			return badRequestKey("bulk.damagedRow")
 		}
 		rows = append(rows, row)
 	}
 	if len(rows) == 0 {
-		return badRequest("The form carries no rows to act on. Go back to the queue and preview it again.")
+		return badRequestKey("bulk.noRows")
 	}
 	reason := form.Get("reason")
 	var confirmed []schedule.RiskLabel
@@ -251,14 +265,14 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 	for _, v := range form["risk"] {
 		if risk := schedule.RiskLabel(v); risk.NeedsConfirmation() && !slices.Contains(confirmed, risk) {
 			return s.bulkApplyAgain(w, r, action, rows, reason, "confirm_risk",
-				"Tick the box to confirm you accept the risk ("+risk.Label()+"); nothing was applied.", now)
+				loc.T("bulk.tickRisk", "Risk", loc.Code("risk", string(risk))), now)
 		}
 	}
 	actor := actorFrom(r.Context())
 	res, err := s.store.RegistrationBulkApply(r.Context(), now, store.BulkApplyParams{Action: action, Rows: rows, Reason: reason,
 		ConfirmedRisks: confirmed, Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, Scope: s.courseScope(r)})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
-		return s.bulkApplyAgain(w, r, action, rows, reason, ve.Field, ve.Message+" Nothing was applied.", now)
+		return s.bulkApplyAgain(w, r, action, rows, reason, ve.Field, loc.T("bulk.nothingApplied", "Problem", validationWords(loc, ve)), now)
 	}
 	if err != nil {
 		return err
@@ -299,7 +313,8 @@ func (s *Server) bulkApplyAgain(w http.ResponseWriter, r *http.Request, action s
 		return err
 	}
 	vm.QueueURL = "/"
-	vm.Selection = fmt.Sprintf("The %d rows of your preview, drawn again at %s: check them before applying.", len(ids), views.Clock(now))
+	loc := i18n.From(r.Context())
+	vm.Selection = loc.T("bulk.selection.again", "Count", len(ids), "At", loc.Clock(now))
 	if vm.Apply != nil {
 		vm.Apply.Reason, vm.Apply.Error, vm.Apply.ErrorField = reason, msg, field
 	} else {
@@ -308,29 +323,26 @@ func (s *Server) bulkApplyAgain(w http.ResponseWriter, r *http.Request, action s
 	return s.renderBulk(w, r, http.StatusUnprocessableEntity, views.BulkPreviewPage(vm))
 }
 
-// bulkOutcomes are the result's outcomes in the order the counts show them, with their words.
-var bulkOutcomes = []struct {
-	outcome store.BulkOutcome
-	label   string
-}{
-	{store.BulkApplied, "Applied"},
-	{store.BulkSkipped, "Skipped"},
-	{store.BulkChanged, "Changed since the preview: left alone"},
-	{store.BulkRiskNotConfirmed, "Risk not confirmed: left alone"},
-	{store.BulkNotFound, "Not found"},
-}
+// bulkOutcomes are the result's outcomes in the order the counts show them; their words are
+// the catalogue's bulk.outcome.<outcome>.
+var bulkOutcomes = []store.BulkOutcome{store.BulkApplied, store.BulkSkipped, store.BulkChanged, store.BulkRiskNotConfirmed, store.BulkNotFound}
 
-func outcomeLabel(o store.BulkOutcome) string {
-	for _, x := range bulkOutcomes {
-		if x.outcome == o {
-			return x.label
-		}
+// refusalLabel is a refusal's short name in the language; a code the catalogue lacks shows as
+// itself.
+func refusalLabel(loc *i18n.Localizer, c schedule.RefusalCode) string { return loc.Code("refusal", string(c)) }
+
+// refusalWords is a refusal in one line, without times.
+func refusalWords(loc *i18n.Localizer, c schedule.RefusalCode) string {
+	if k := "decision.refusal." + string(c); loc.Has(k) {
+		return loc.T(k)
 	}
-	return string(o)
+	return string(c)
 }
 
 func (s *Server) bulkResultVM(r *http.Request, action schedule.Action, reason string, res store.BulkResult, now time.Time) (views.BulkResultVM, error) {
-	vm := views.BulkResultVM{Page: s.page(r, "Bulk action done: "+action.Label()), ActionLabel: action.Label(),
+	loc := i18n.From(r.Context())
+	label := loc.Code("action", string(action))
+	vm := views.BulkResultVM{Page: s.page(r, loc.T("bulk.pageTitleDone", "Action", label)), ActionLabel: label,
 		Reason: strings.TrimSpace(reason), QueueURL: "/", AuditURL: "/audit?actor=" + url.QueryEscape(actorFrom(r.Context()).ID) + "#audit-" + res.AuditID}
 	ids := make([]string, len(res.Rows))
 	counts := map[store.BulkOutcome]int{}
@@ -342,26 +354,27 @@ func (s *Server) bulkResultVM(r *http.Request, action schedule.Action, reason st
 	if err != nil {
 		return views.BulkResultVM{}, err
 	}
-	for _, x := range bulkOutcomes {
-		n := counts[x.outcome]
-		vm.Counts = append(vm.Counts, views.CountItem{Key: string(x.outcome), Label: x.label, N: strconv.Itoa(n), Zero: n == 0})
+	for _, o := range bulkOutcomes {
+		n := counts[o]
+		vm.Counts = append(vm.Counts, views.CountItem{Key: string(o), Label: loc.Code("bulk.outcome", string(o)), N: loc.Count(int64(n)), Zero: n == 0})
 	}
 	for _, row := range res.Rows {
 		rv := names.row(row.ID)
-		rv.Outcome, rv.OutcomeLabel = string(row.Outcome), outcomeLabel(row.Outcome)
+		rv.Outcome, rv.OutcomeLabel = string(row.Outcome), loc.Code("bulk.outcome", string(row.Outcome))
 		rv.Before, rv.After = string(row.Before), string(row.After)
 		switch row.Outcome {
 		case store.BulkApplied:
-			rv.Words = row.Decision.Explanation
+			rv.Words = decisionWords(loc, row.Decision, now)
 		case store.BulkSkipped:
-			rv.OutcomeLabel += ": " + row.Decision.Refusal.Label()
-			rv.Words = decisionWords(i18n.For(i18n.EN), row.Decision, now)
+			rv.OutcomeLabel = loc.T("bulk.outcome.skippedBecause", "Refusal", refusalLabel(loc, row.Decision.Refusal))
+			rv.Words = decisionWords(loc, row.Decision, now)
 		case store.BulkChanged:
-			rv.Words = "Someone or the pipeline changed this row after the preview; preview it again to act on it."
+			rv.Words = loc.T("bulk.words.changed")
 		case store.BulkRiskNotConfirmed:
-			rv.Words = row.Decision.Risk.Label() + ": " + row.Decision.Risk.Explanation()
+			risk := string(row.Decision.Risk)
+			rv.Words = loc.T("bulk.words.risk", "Risk", loc.Code("risk", risk), "Warning", loc.CodeExplain("risk", risk))
 		case store.BulkNotFound:
-			rv.URL, rv.Words = "", "No registration you may act on has this id."
+			rv.URL, rv.Words = "", loc.T("bulk.words.notFound")
 		}
 		vm.Rows = append(vm.Rows, rv)
 	}

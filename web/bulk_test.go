@@ -57,7 +57,7 @@ func TestQueueOffersBulkSelectionOnlyToThoseWhoAct(t *testing.T) {
 	}
 	// The filter swap carries the bar too, with the new filter in it.
 	_, frag := b.get(t, "/?show=all&state=registered", true)
-	if !strings.Contains(frag, `name="state" value="registered"`) || !strings.Contains(frag, "Select all 1 matching") {
+	if !strings.Contains(frag, `name="state" value="registered"`) || !strings.Contains(frag, "Select the 1 row matching") {
 		t.Errorf("the swapped list has no bulk bar for its filter")
 	}
 
@@ -184,7 +184,7 @@ func TestBulkPreviewOfEveryRowMatchingTheFilter(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("preview = %d\n%s", resp.StatusCode, body)
 	}
-	if !strings.Contains(body, "Every row matching the queue&#39;s filter at "+views.Clock(testNow)+": 1 rows.") {
+	if !strings.Contains(body, "Every row matching the queue&#39;s filter at "+views.Clock(testNow)+": 1 row.") {
 		t.Errorf("the preview does not say it took the filter's rows")
 	}
 	if rows := previewRows(body); len(rows) != 1 || !strings.HasPrefix(rows[0], b.permanent+":") {

@@ -110,6 +110,9 @@ func (s *Server) claimParams(r *http.Request, ids []string) store.ClaimParams {
 // claimError turns a bad note into a 422 page in words; other errors pass through.
 func claimError(err error) error {
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
+		if ve.Key != "" {
+			return &Error{Status: http.StatusUnprocessableEntity, Key: "claim.nothingChanged", Args: []any{"Problem", validationName(ve)}, Err: err}
+		}
 		return &Error{Status: http.StatusUnprocessableEntity, Message: ve.Message + " Nothing changed.", Err: err}
 	}
 	return err

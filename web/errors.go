@@ -51,6 +51,21 @@ func (e *Error) Unwrap() error { return e.Err }
 // words come in the person's language.
 func badRequest(msg string) error { return &Error{Status: http.StatusBadRequest, Message: msg} }
 
+// validationWords is a store.ValidationError in the person's language: its catalogue sentence,
+// or its English message when it names none.
+func validationWords(loc *i18n.Localizer, ve *store.ValidationError) string {
+	if ve.Key != "" && loc.Has(ve.Key) {
+		return loc.T(ve.Key, ve.Args...)
+	}
+	return ve.Message
+}
+
+// validationName is a store.ValidationError as an argument of another sentence, said in the
+// language that sentence is rendered in.
+func validationName(ve *store.ValidationError) i18n.Name {
+	return i18n.Name{Key: ve.Key, Args: ve.Args, Fallback: ve.Message}
+}
+
 // badRequestKey reports a person's mistake in words they can act on: the catalogue's key.
 func badRequestKey(key string, args ...any) error {
 	return errorKey(http.StatusBadRequest, key, args...)

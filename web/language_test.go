@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"regdesk/store/storetest"
 	"regdesk/views/i18n"
 )
 
@@ -167,5 +168,69 @@ func TestStudentMessageInThreeLanguages(t *testing.T) {
 	_, body = b.getLang(t, teacher, "/students/"+b.anna.ID, "sv")
 	if !strings.Contains(body, `<textarea id="message-`+b.permanent+`" lang="sv"`) || !strings.Contains(body, "Kopiera som meddelande") {
 		t.Errorf("a row without a course language should start in the reader's Swedish")
+	}
+}
+
+// speaks fails unless body is a page in lang: one of words appears, no key is untranslated, and
+// none of the English sentinel phrases, which only an untranslated page would show, is there.
+func speaks(t *testing.T, lang, what, body string, words, english []string) {
+	t.Helper()
+	text := html.UnescapeString(body)
+	if i := strings.Index(text, "⟦"); i >= 0 {
+		t.Errorf("%s %s shows an untranslated key: %s", lang, what, text[i:min(len(text), i+80)])
+	}
+	if strings.Contains(text, "<html") && !strings.Contains(text, `<html lang="`+lang+`">`) {
+		t.Errorf("%s %s: wrong <html lang>", lang, what)
+	}
+	found := false
+	for _, w := range words {
+		found = found || strings.Contains(text, w)
+	}
+	if !found {
+		t.Errorf("%s %s has none of %q", lang, what, words)
+	}
+	for _, e := range english {
+		if strings.Contains(text, e) {
+			t.Errorf("%s %s still says %q in English", lang, what, e)
+		}
+	}
+}
+
+// TestBulkPagesInEveryLanguage previews and applies a bulk action in Finnish and Swedish: the
+// bar, the preview's groups and refusals, and the result are the reader's language, with no
+// English left.
+func TestBulkPagesInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	english := []string{"Would apply", "Skipped", "Preview", "Back to the queue", "Reason recorded", "Bulk action",
+		"Nothing happens until", " rows)", "Not found", "Applied", "Select all"}
+	for _, lang := range []string{"fi", "sv"} {
+		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+		}
+		words := map[string][]string{"fi": {"Esikatselu", "Ohitetaan", "Toteutettaisiin"}, "sv": {"Förhandsgranskning", "Hoppas över", "Skulle tillämpas"}}[lang]
+		_, body := b.getLang(t, admin, "/?show=all", "")
+		speaks(t, lang, "the queue's bulk bar", body, []string{"Joukkotoimenpide", "Massåtgärd"}, []string{"Bulk action", "Preview for the ticked", "Select all"})
+		resp, body := b.postForm(t, admin, "/bulk/preview", url.Values{"action": {"cancel"}, "select": {"ticked"},
+			"id": {b.permanent, b.uncertainOverdue, b.settled, storetest.NewID()}})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s preview = %d", lang, resp.StatusCode)
+		}
+		speaks(t, lang, "bulk preview", body, words, english)
+		if lang != "fi" {
+			continue
+		}
+		resp, body = b.postForm(t, admin, "/bulk/apply", url.Values{"action": {"cancel"}, "row": previewRows(body), "reason": {"Kurssi suljettu"}})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s apply = %d", lang, resp.StatusCode)
+		}
+		speaks(t, lang, "bulk result", body, []string{"Valmis: Peru", "Toteutettu"}, english)
+		// A mistake is told in the language too, and nothing is applied.
+		resp, body = b.postForm(t, admin, "/bulk/apply", url.Values{"action": {"cancel"}, "row": {b.settled + ":1:"}, "reason": {" "}})
+		if resp.StatusCode != http.StatusUnprocessableEntity {
+			t.Fatalf("%s apply without a reason = %d", lang, resp.StatusCode)
+		}
+		speaks(t, lang, "bulk apply without a reason", body, []string{"Mitään ei toteutettu"}, append(english, "Give a reason", "Nothing was applied"))
 	}
 }

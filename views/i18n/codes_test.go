@@ -54,3 +54,27 @@ func TestEveryCodeHasWords(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryHandActionCodeHasWords fails for a hand action, risk or refusal of schedule's that
+// the catalogue cannot name or explain in a language: the registration page and the bulk pages
+// say each in the reader's words, from the code alone.
+func TestEveryHandActionCodeHasWords(t *testing.T) {
+	t.Parallel()
+	var keys []string
+	for _, a := range schedule.Actions() {
+		keys = append(keys, "action."+string(a), "action."+string(a)+".explain")
+	}
+	for _, r := range schedule.RiskLabels() {
+		keys = append(keys, "risk."+string(r), "risk."+string(r)+".explain")
+	}
+	for _, c := range schedule.RefusalCodes() {
+		keys = append(keys, "refusal."+string(c), "decision.refusal."+string(c))
+	}
+	for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
+		for _, k := range keys {
+			if !i18n.For(lang).Has(k) {
+				t.Errorf("%s: the catalogue lacks %s", lang, k)
+			}
+		}
+	}
+}

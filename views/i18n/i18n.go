@@ -186,6 +186,9 @@ func pluralOperand(v any) any {
 type Name struct {
 	Key      string
 	Fallback string
+	// Args fill the entry's own placeholders, for a whole sentence quoted in another (a store
+	// validation message followed by "Nothing changed.").
+	Args []any
 }
 
 // value writes an argument the language's way.
@@ -193,7 +196,7 @@ func (l *Localizer) value(v any) any {
 	switch n := v.(type) {
 	case Name:
 		if l.Has(n.Key) {
-			return l.T(n.Key)
+			return l.T(n.Key, n.Args...)
 		}
 		return n.Fallback
 	case int:
