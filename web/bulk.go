@@ -329,7 +329,9 @@ var bulkOutcomes = []store.BulkOutcome{store.BulkApplied, store.BulkSkipped, sto
 
 // refusalLabel is a refusal's short name in the language; a code the catalogue lacks shows as
 // itself.
-func refusalLabel(loc *i18n.Localizer, c schedule.RefusalCode) string { return loc.Code("refusal", string(c)) }
+func refusalLabel(loc *i18n.Localizer, c schedule.RefusalCode) string {
+	return loc.Code("refusal", string(c))
+}
 
 // refusalWords is a refusal in one line, without times.
 func refusalWords(loc *i18n.Localizer, c schedule.RefusalCode) string {

@@ -159,3 +159,17 @@ func TestCatalogueHoldsEveryKeyUsed(t *testing.T) {
 		t.Fatalf("found only %d keys in the sources; the pattern has gone stale", used)
 	}
 }
+
+// TestCountHasPluralForms fails for a message that names {{.Count}} without plural forms: T
+// chooses a form by Count, and a message without a "one" form comes back missing for a count of
+// one, on a page showing ⟦key⟧.
+func TestCountHasPluralForms(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "fi", "sv"} {
+		for key, forms := range loadCatalogue(t, lang) {
+			if slices.Contains(placeholders(forms), "Count") && (forms["one"] == "" || forms["other"] == "") {
+				t.Errorf("%s.json %q names {{.Count}} but has no one and other forms", lang, key)
+			}
+		}
+	}
+}
