@@ -27,6 +27,46 @@ const (
 	sparkHeight = 22.0
 )
 
+// ChartWords are how a chart writes its days and its value ranges in the page's language
+// (ChartWordsFor fills them from a Localizer). A nil field falls back to a neutral form: ISO
+// dates, "a–b", "≥ a".
+type ChartWords struct {
+	// DayTick writes a day on an axis ("30.11.", "30 nov.", "30 Nov"); DayName in a table row and
+	// a tooltip, with its weekday and year.
+	DayTick, DayName func(schedule.Date) string
+	// Range writes a bin [from, to) from its formatted ends; AtLeast the open last bin.
+	Range   func(from, to string) string
+	AtLeast func(from string) string
+}
+
+func (w ChartWords) dayTick(d schedule.Date) string {
+	if w.DayTick == nil {
+		return strconv.Itoa(d.Day) + "." + strconv.Itoa(int(d.Month)) + "."
+	}
+	return w.DayTick(d)
+}
+
+func (w ChartWords) dayName(d schedule.Date) string {
+	if w.DayName == nil {
+		return d.String()
+	}
+	return w.DayName(d)
+}
+
+func (w ChartWords) rangeOf(from, to string) string {
+	if w.Range == nil {
+		return from + "–" + to
+	}
+	return w.Range(from, to)
+}
+
+func (w ChartWords) atLeast(from string) string {
+	if w.AtLeast == nil {
+		return "≥ " + from
+	}
+	return w.AtLeast(from)
+}
+
 // ChartSeries is one series of a chart: its legend label and its CSS class (c0–c7).
 type ChartSeries struct {
 	Label string
@@ -129,11 +169,6 @@ type DayRange struct {
 	Date       schedule.Date
 }
 
-// Label is the day as an axis writes it: "30.11.".
-func (d DayRange) Label() string {
-	return strconv.Itoa(d.Date.Day) + "." + strconv.Itoa(int(d.Date.Month)) + "."
-}
-
 // HelsinkiDays returns the n Helsinki days ending with the day of last, oldest first.
 func HelsinkiDays(last time.Time, n int) []DayRange {
 	loc := schedule.Helsinki()
@@ -161,11 +196,11 @@ func DayBounds(days []DayRange) []time.Time {
 }
 
 // dayTicks labels every k-th day so that about eight labels fit, always the last (today).
-func dayTicks(days []DayRange, slot float64) []Tick {
+func dayTicks(days []DayRange, slot float64, w ChartWords) []Tick {
 	k := max(1, (len(days)+7)/8)
 	var out []Tick
 	for i := len(days) - 1; i >= 0; i -= k {
-		out = append(out, Tick{Pos: chartLeft + slot*(float64(i)+0.5), Label: days[i].Label()})
+		out = append(out, Tick{Pos: chartLeft + slot*(float64(i)+0.5), Label: w.dayTick(days[i].Date)})
 	}
 	return out
 }
@@ -184,6 +219,8 @@ type HistogramSpec struct {
 	// Ticks are the values labelled on the value axis; Format writes them and the bins' ranges.
 	Ticks  []float64
 	Format func(float64) string
+	// Words write the bins' ranges in the page's language.
+	Words ChartWords
 }
 
 // BandSpec is a shaded span [From, To) of a histogram's value axis; To may be +Inf.
@@ -230,7 +267,7 @@ func Histogram(s HistogramSpec) HistogramChart {
 		c.Table.Head = append(c.Table.Head, se.Label)
 	}
 	for i := range bins {
-		label := binLabel(s.Edges, i, format)
+		label := binLabel(s.Edges, i, format, s.Words)
 		row := []string{label}
 		for j := range per {
 			var n int64
@@ -266,12 +303,13 @@ func Histogram(s HistogramSpec) HistogramChart {
 	return c
 }
 
-// binLabel writes bin i's range: "4.5–5 h", or "≥ 14 d" for the open last bin.
-func binLabel(edges []float64, i int, format func(float64) string) string {
+// binLabel writes bin i's range: "4.5 h–5 h", or "≥ 14 d" for the open last bin (in the words'
+// language).
+func binLabel(edges []float64, i int, format func(float64) string, w ChartWords) string {
 	if i == len(edges)-1 {
-		return "≥ " + format(edges[i])
+		return w.atLeast(format(edges[i]))
 	}
-	return format(edges[i]) + "–" + format(edges[i+1])
+	return w.rangeOf(format(edges[i]), format(edges[i+1]))
 }
 
 // slotPos maps a value to the histogram's x: bins are equal slots and a value sits within its bin
@@ -318,6 +356,8 @@ type DaySeriesSpec struct {
 	Series          []ChartSeries
 	// Values holds, per series, one value per day; a negative value is "no data" (a gap).
 	Values [][]int64
+	// Words write the days in the page's language.
+	Words ChartWords
 }
 
 // StackedChart is a bar per day with its series stacked.
@@ -354,7 +394,7 @@ func Stacked(s DaySeriesSpec) StackedChart {
 			}
 			y0, y1 := yPos(float64(base), top), yPos(float64(base+n), top)
 			c.Bars = append(c.Bars, Rect{X: chartLeft + slot*float64(d) + slot*0.1, Y: y1, W: slot * 0.8, H: y0 - y1,
-				Class: se.Class, Title: day.Date.String() + " " + se.Label + ": " + Count(n)})
+				Class: se.Class, Title: s.Words.dayName(day.Date) + " " + se.Label + ": " + Count(n)})
 			base += n
 		}
 	}
@@ -418,7 +458,7 @@ func Line(s DaySeriesSpec) LineChart {
 				flush()
 				continue
 			}
-			p := Point{X: chartLeft + slot*(float64(d)+0.5), Y: yPos(float64(v), top), Title: day.Date.String() + " " + se.Label + ": " + Count(v)}
+			p := Point{X: chartLeft + slot*(float64(d)+0.5), Y: yPos(float64(v), top), Title: s.Words.dayName(day.Date) + " " + se.Label + ": " + Count(v)}
 			if run.Points != "" {
 				run.Points += " "
 			}
@@ -434,14 +474,14 @@ func Line(s DaySeriesSpec) LineChart {
 func dayFrame(s DaySeriesSpec) ChartFrame {
 	f := ChartFrame{ID: s.ID, Title: s.Title, XLabel: s.XLabel, YLabel: s.YLabel, Note: s.Note, Series: s.Series, Empty: true}
 	if len(s.Days) > 0 {
-		f.XTicks = dayTicks(s.Days, plotW()/float64(len(s.Days)))
+		f.XTicks = dayTicks(s.Days, plotW()/float64(len(s.Days)), s.Words)
 	}
 	f.Table.Head = []string{s.DayHead}
 	for _, se := range s.Series {
 		f.Table.Head = append(f.Table.Head, se.Label)
 	}
 	for d, day := range s.Days {
-		row := []string{day.Date.String()}
+		row := []string{s.Words.dayName(day.Date)}
 		for j := range s.Series {
 			v := at(valuesOf(s.Values, j), d)
 			if v < 0 {

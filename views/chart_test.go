@@ -2,9 +2,12 @@ package views
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"regdesk/views/i18n"
 )
 
 func TestNiceScale(t *testing.T) {
@@ -203,4 +206,55 @@ func TestSparkline(t *testing.T) {
 func trimFloat(v float64) string {
 	s := Num(v)
 	return strings.TrimSuffix(s, ".0")
+}
+
+// Every word and number of the overview's charts is the page's language: units, decimal marks,
+// bin ranges, days on the axis, in the tables and the tooltips, across the autumn clock change.
+func TestOverviewChartsInEachLanguage(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 10, 27, 10, 0, 0, 0, time.UTC)
+	days := HelsinkiDays(now, 60)
+	n := len(LatencyEdges())
+	counts := make([]int64, n)
+	counts[9], counts[n-1] = 3, 1 // 4.5–5 h, and 14 days or more
+	outcomes := make([][]int64, len(outcomeKeys))
+	for i := range outcomes {
+		outcomes[i] = make([]int64, len(days))
+	}
+	outcomes[0][len(days)-3] = 2 // Sunday 25 October, the 25-hour day
+	d := OverviewData{Now: now, CountedAt: now, Days: days, Latency: [3][]int64{counts, counts, counts}, Outcomes: outcomes}
+	for _, c := range []struct {
+		lang                       i18n.Lang
+		bin, open, tick, day, axis string
+	}{
+		{i18n.FI, "4,5 t–5 t", "vähintään 14 pv", "4,5 t", "su 25.10.2026", "25.10."},
+		{i18n.SV, "4,5 h–5 h", "14 d eller mer", "4,5 h", "sön 25 okt. 2026", "25 okt."},
+		{i18n.EN, "4.5 h–5 h", "14 d or more", "4.5 h", "Sun 25 Oct 2026", "25 Oct"},
+	} {
+		vm := NewOverview(i18n.For(c.lang), Page{}, d)
+		rows := vm.Latency.Table.Rows
+		if rows[9][0] != c.bin || rows[n-1][0] != c.open {
+			t.Errorf("%s: bins %q and %q, want %q and %q", c.lang, rows[9][0], rows[n-1][0], c.bin, c.open)
+		}
+		if !slices.ContainsFunc(vm.Latency.XTicks, func(tk Tick) bool { return tk.Label == c.tick }) {
+			t.Errorf("%s: no tick %q in %+v", c.lang, c.tick, vm.Latency.XTicks)
+		}
+		if !slices.ContainsFunc(vm.Latency.Bars, func(b Rect) bool { return strings.Contains(b.Title, c.open) }) {
+			t.Errorf("%s: no bar's tooltip says %q", c.lang, c.open)
+		}
+		out := vm.Outcomes
+		if got := out.Table.Rows[len(days)-3][0]; got != c.day {
+			t.Errorf("%s: the table's day = %q, want %q", c.lang, got, c.day)
+		}
+		if len(out.Bars) != 1 || !strings.HasPrefix(out.Bars[0].Title, c.day+" ") {
+			t.Errorf("%s: bars %+v, want one titled with %q", c.lang, out.Bars, c.day)
+		}
+		// The axis labels today first (dayTicks walks back from it).
+		if last := out.XTicks[0].Label; last != strings.Replace(c.axis, "25", "27", 1) {
+			t.Errorf("%s: today on the axis = %q", c.lang, last)
+		}
+		if pile := vm.Pile.Table.Rows[len(days)-3][0]; pile != c.day {
+			t.Errorf("%s: the pile's day = %q", c.lang, pile)
+		}
+	}
 }

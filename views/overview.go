@@ -2,7 +2,6 @@ package views
 
 import (
 	"math"
-	"strconv"
 	"time"
 
 	"regdesk/schedule"
@@ -96,13 +95,25 @@ func latencyBands(loc *i18n.Localizer) []BandSpec {
 
 var inf = math.Inf(1)
 
-// latencyLabel writes seconds after submission as an axis does: "4.5 h", "3 d".
-func latencyLabel(sec float64) string {
-	h := sec / 3600
-	if h >= 48 {
-		return strconv.FormatFloat(h/24, 'f', -1, 64) + " d"
+// latencyLabel writes seconds after submission as an axis does, in loc's units and decimal
+// mark: "4.5 h", "3 d"; "4,5 t", "3 pv".
+func latencyLabel(loc *i18n.Localizer) func(sec float64) string {
+	return func(sec float64) string {
+		h := sec / 3600
+		if h >= 48 {
+			return loc.T("chart.unit.days", "N", loc.Decimal(h/24))
+		}
+		return loc.T("chart.unit.hours", "N", loc.Decimal(h))
 	}
-	return strconv.FormatFloat(h, 'f', -1, 64) + " h"
+}
+
+// ChartWordsFor are the chart words of loc's language: its days and its ranges.
+func ChartWordsFor(loc *i18n.Localizer) ChartWords {
+	return ChartWords{
+		DayTick: loc.DayMonth, DayName: loc.DayFull,
+		Range:   func(from, to string) string { return loc.T("chart.range", "From", from, "To", to) },
+		AtLeast: func(from string) string { return loc.T("chart.atLeast", "From", from) },
+	}
 }
 
 // NewOverview builds the overview's page from its numbers, in loc's language.
@@ -128,15 +139,16 @@ func NewOverview(loc *i18n.Localizer, page Page, d OverviewData) OverviewVM {
 	edges := LatencyEdges()
 	ticks := []float64{0, schedule.VerifyWindowStart.Seconds(), schedule.VerifyDenseWindowEnd.Seconds(), schedule.VerifyWindowEnd.Seconds(), (36 * time.Hour).Seconds(), schedule.VerifyMaxAge.Seconds()}
 	x, y := loc.T("overview.latency.x"), loc.T("overview.latency.y")
+	words := ChartWordsFor(loc)
 	vm.Latency = Histogram(HistogramSpec{
 		ID: "latency", Title: loc.T("overview.latency.title"), XLabel: x, YLabel: y, Note: loc.T("overview.latency.note"),
 		Edges: edges, Series: []ChartSeries{{loc.T("overview.last30"), "c0"}}, Counts: [][]int64{d.Latency[0]},
-		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel,
+		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel(loc), Words: words,
 	})
 	vm.Weeks = Histogram(HistogramSpec{
 		ID: "latency-weeks", Title: loc.T("overview.weeks.title"), XLabel: x, YLabel: y, Note: loc.T("overview.weeks.note"),
 		Edges: edges, Series: []ChartSeries{{loc.T("overview.thisWeek"), "c0"}, {loc.T("overview.lastWeek"), "c1"}}, Counts: [][]int64{d.Latency[1], d.Latency[2]},
-		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel,
+		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel(loc), Words: words,
 	})
 	outcomeClasses := []string{"c5", "c2", "c1", "c3", "c4"}
 	var outSeries []ChartSeries
@@ -144,7 +156,7 @@ func NewOverview(loc *i18n.Localizer, page Page, d OverviewData) OverviewVM {
 		outSeries = append(outSeries, ChartSeries{loc.T(k), outcomeClasses[i]})
 	}
 	vm.Outcomes = Stacked(DaySeriesSpec{ID: "outcomes", Title: loc.T("overview.outcomes.title"), YLabel: y, Note: loc.T("overview.outcomes.note"),
-		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: outSeries, Values: d.Outcomes})
+		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: outSeries, Values: d.Outcomes, Words: words})
 	vm.Pile = pileChart(loc, d)
 	if len(d.Failures) == 0 {
 		vm.FailuresEmpty = loc.T("overview.failures.empty")
@@ -225,7 +237,7 @@ func pileChart(loc *i18n.Localizer, d OverviewData) LineChart {
 		note += " " + loc.T("overview.pile.backfilled")
 	}
 	c := Line(DaySeriesSpec{ID: "pile", Title: loc.T("overview.pile.title"), YLabel: loc.T("overview.pile.y"), Note: note,
-		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: series, Values: values})
+		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: series, Values: values, Words: ChartWordsFor(loc)})
 	if backfilled {
 		c.Table.Head = append(c.Table.Head, "")
 		for day := range c.Table.Rows {

@@ -79,6 +79,33 @@ func (l *Localizer) Date(t time.Time) string {
 	return d + " " + monthsEN[m-1] + " " + y
 }
 
+// DayMonth writes a calendar day without its year, as a chart's day axis does: "30 Nov",
+// "30.11.", "30 nov.".
+func (l *Localizer) DayMonth(d schedule.Date) string {
+	day, m := strconv.Itoa(d.Day), d.Month
+	switch l.Lang {
+	case FI:
+		return day + "." + strconv.Itoa(int(m)) + "."
+	case SV:
+		return day + " " + monthsSV[m-1]
+	}
+	return day + " " + monthsEN[m-1]
+}
+
+// DayFull writes a calendar day with its weekday and year, as a chart's table and tooltips do:
+// "Mon 30 Nov 2026", "ma 30.11.2026", "mån 30 nov. 2026".
+func (l *Localizer) DayFull(d schedule.Date) string {
+	wd := time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, time.UTC).Weekday()
+	day, m, y := strconv.Itoa(d.Day), d.Month, strconv.Itoa(d.Year)
+	switch l.Lang {
+	case FI:
+		return weekdaysFI[wd] + " " + day + "." + strconv.Itoa(int(m)) + "." + y
+	case SV:
+		return weekdaysSV[wd] + " " + day + " " + monthsSV[m-1] + " " + y
+	}
+	return weekdaysEN[wd] + " " + day + " " + monthsEN[m-1] + " " + y
+}
+
 // day writes t's weekday and date, with the year only when it is not now's: "Tue 1 Dec",
 // "ti 1.12.", "tis 1 dec.".
 func (l *Localizer) day(t, now time.Time) string {
