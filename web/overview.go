@@ -173,9 +173,9 @@ func overviewVM(loc *i18n.Localizer, page views.Page, read overviewRead, at, now
 	return views.NewOverview(loc, page, d)
 }
 
-// snapshotLoop takes the day's snapshot of the needs-a-person pile and counts the course modules'
-// finished weeks, now and then every interval, until the server closes. Only the first call of a
-// Helsinki day (or week) across every instance writes.
+// snapshotLoop takes the day's snapshot of the needs-a-person pile, counts the course modules'
+// finished weeks and the registered rows' finished days, now and then every interval, until the
+// server closes. Only the first call of a Helsinki day (or week) across every instance writes.
 func (s *Server) snapshotLoop(ctx context.Context, every time.Duration) {
 	t := time.NewTicker(every)
 	defer t.Stop()
@@ -197,6 +197,15 @@ func (s *Server) snapshotLoop(ctx context.Context, every time.Duration) {
 			s.log.Warn("counting the course modules' weeks failed; trying again later", "err", err)
 		case weeks > 0:
 			s.log.Info("course modules' weeks counted", "weeks", weeks)
+		}
+		rctx, cancel = context.WithTimeout(ctx, 10*time.Minute)
+		days, err := s.store.RegisteredDaysRoll(rctx, s.clock())
+		cancel()
+		switch {
+		case err != nil && ctx.Err() == nil:
+			s.log.Warn("counting the registered rows' days failed; trying again later", "err", err)
+		case days > 0:
+			s.log.Info("registered rows' days counted", "days", days)
 		}
 		select {
 		case <-ctx.Done():

@@ -151,6 +151,10 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 	if _, err := st.CourseWeeksRoll(ctx, cfg.Now); err != nil {
 		return sum, fmt.Errorf("demo: %w", err)
 	}
+	// The overview counts registered rows by the finished day, as the server does.
+	if _, err := st.RegisteredDaysRoll(ctx, cfg.Now); err != nil {
+		return sum, fmt.Errorf("demo: %w", err)
+	}
 	return sum, nil
 }
 
