@@ -78,7 +78,7 @@ var reasonStates = []schedule.State{
 }
 
 // sqlAttentionCandidate is true for every row a reason can pick: a few per cent of the ledger.
-// idx_credit_registrations_attention_candidates has exactly this predicate (migration 0004), so
+// idx_credit_registrations_attention_covering has exactly this predicate (migrations 0004, 0018), so
 // the queue's reasons never scan the ledger.
 var sqlAttentionCandidate = `cr.superseded_by_id IS NULL AND (cr.state IN (` + quoteList(reasonStates...) + `)` +
 	` OR cr.needs_admin_attention OR cr.error_code = 'retry_window_expired'` +
@@ -87,11 +87,16 @@ var sqlAttentionCandidate = `cr.superseded_by_id IS NULL AND (cr.state IN (` + q
 
 // phasePredicate returns a condition true for the rows in phase p. The verification windows are
 // ranges of submitted_at, so idx_credit_registrations_verification serves them.
-func phasePredicate(p schedule.Phase) string {
+func phasePredicate(p schedule.Phase) string { return phaseCondition(p, cutoff) }
+
+// phaseCondition is phasePredicate with the instants d before now written by cut: cutoff's init
+// plan for the counts, where every window has its own index, or a parameter for the list, whose
+// planner must see the instant to know how few rows a window holds (see whereBuilder.cutoff).
+func phaseCondition(p schedule.Phase, cut func(time.Duration) string) string {
 	notSuperseded := `cr.superseded_by_id IS NULL AND `
 	verif := notSuperseded + sqlInVerification + ` AND `
-	after := func(d time.Duration) string { return `cr.submitted_at > ` + cutoff(d) }
-	atOrBefore := func(d time.Duration) string { return `cr.submitted_at <= ` + cutoff(d) }
+	after := func(d time.Duration) string { return `cr.submitted_at > ` + cut(d) }
+	atOrBefore := func(d time.Duration) string { return `cr.submitted_at <= ` + cut(d) }
 	switch p {
 	case schedule.PhaseSuperseded:
 		return `cr.superseded_by_id IS NOT NULL`

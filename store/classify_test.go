@@ -252,6 +252,18 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			}
 			for _, p := range schedule.Phases() {
 				check("phase "+string(p), idsWhere(ctx, t, st, now, `credit_registrations cr`, store.PhasePredicate(p)), wantPhase[p])
+				// The queue's phase filter writes the window's instants as parameters computed in Go
+				// (whereBuilder.cutoff), not as the database's $1 − d: it must pick the same rows.
+				list, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{Phases: []schedule.Phase{p}}, nil, 10_000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids := make([]string, 0, len(list))
+				for _, row := range list {
+					ids = append(ids, row.ID)
+				}
+				sort.Strings(ids)
+				check("queue filter phase "+string(p), ids, wantPhase[p])
 			}
 			// Every row with a reason must be an attention candidate, or the index would hide it.
 			check("candidates ⊇ rows with reasons",
