@@ -72,6 +72,9 @@ type Deps struct {
 	// OverviewTTL is how long one reading of /overview is shared (0: read on every request,
 	// for tests, where the clock stands still).
 	OverviewTTL time.Duration
+	// HeavyPages is how many of the heavy pages (a course's page, the course list, the overview)
+	// run at once, and as many exports more (heavySlots of the pool when 0); the others wait.
+	HeavyPages int
 	// SnapshotEvery is how often the server checks that today's snapshot of the needs-a-person
 	// pile exists, taking it if not; 0 never (tests take it themselves).
 	SnapshotEvery time.Duration
@@ -148,6 +151,8 @@ type Server struct {
 	stopBackground  context.CancelFunc
 	background      sync.WaitGroup
 	exportLimit     int
+	// heavy bounds the heavy pages, exports the exports, each to a share of the pool (gate).
+	heavy, exports gate
 }
 
 // New builds a Server from its dependencies.
@@ -157,6 +162,11 @@ func New(d Deps) *Server {
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
 		exportLimit: store.ExportMaxRows}
+	slots := d.HeavyPages
+	if slots <= 0 && d.Store != nil {
+		slots = heavySlots(d.Store.Pool().Config().MaxConns)
+	}
+	s.heavy, s.exports = newGate(slots), newGate(slots)
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
 		s.exportLimit = d.ExportLimit
 	}
@@ -252,12 +262,12 @@ func (s *Server) Routes() http.Handler {
 	r.Route("/api/v1", func(r chi.Router) {
 		r.Use(s.apiAuth)
 		r.NotFound(s.apiNotFound)
-		r.Get("/courses/{id}/registrations", s.apiHandle(s.courseExport))
+		r.Get("/courses/{id}/registrations", s.apiHandle(s.exports.wrap(s.courseExport)))
 		r.Group(func(r chi.Router) {
 			r.Use(s.apiRequirePipeline)
 			r.Get("/registrations", s.apiHandle(s.apiRegistrationList))
 			r.Get("/registrations/{id}", s.apiHandle(s.apiRegistrationShow))
-			r.Get("/audit", s.apiHandle(s.auditExport))
+			r.Get("/audit", s.apiHandle(s.exports.wrap(s.auditExport)))
 		})
 	})
 
@@ -278,18 +288,18 @@ func (s *Server) Routes() http.Handler {
 			r.Post("/language", s.handle(s.languageSet))
 			r.Get("/queue/counts", s.handle(s.queueCountsShow))
 			// Exports: every row the view matches, in the person's courses, as CSV or JSON.
-			r.Get("/queue/export.csv", s.handle(s.queueExport))
-			r.Get("/queue/export.json", s.handle(s.queueExport))
-			r.Get("/courses/{id}/export.csv", s.handle(s.courseExport))
-			r.Get("/courses/{id}/export.json", s.handle(s.courseExport))
+			r.Get("/queue/export.csv", s.handle(s.exports.wrap(s.queueExport)))
+			r.Get("/queue/export.json", s.handle(s.exports.wrap(s.queueExport)))
+			r.Get("/courses/{id}/export.csv", s.handle(s.exports.wrap(s.courseExport)))
+			r.Get("/courses/{id}/export.json", s.handle(s.exports.wrap(s.courseExport)))
 			r.Get("/registrations/{id}", s.handle(s.registrationShow))
 			// Students and courses, in plain words for teachers; every query is scoped to the
 			// person's courses, so a teacher finds only their own students.
 			r.Get("/students", s.handle(s.studentList))
 			r.Get("/students/search", s.handle(s.studentSearch))
 			r.Get("/students/{id}", s.handle(s.studentShow))
-			r.Get("/courses", s.handle(s.courseList))
-			r.Get("/courses/{id}", s.handle(s.courseShow))
+			r.Get("/courses", s.handle(s.heavy.wrap(s.courseList)))
+			r.Get("/courses/{id}", s.handle(s.heavy.wrap(s.courseShow)))
 			// Alerts concern everyone, each person only what touches them; settings are one's own.
 			r.Get("/alerts", s.handle(s.alertsShow))
 			r.Get("/settings", s.handle(s.settingsShow))
@@ -309,9 +319,9 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
-				r.Get("/overview", s.handle(s.overviewShow))
-				r.Get("/audit/export.csv", s.handle(s.auditExport))
-				r.Get("/audit/export.json", s.handle(s.auditExport))
+				r.Get("/overview", s.handle(s.heavy.wrap(s.overviewShow)))
+				r.Get("/audit/export.csv", s.handle(s.exports.wrap(s.auditExport)))
+				r.Get("/audit/export.json", s.handle(s.exports.wrap(s.auditExport)))
 			})
 
 			// Accounts: admins only.
