@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -64,6 +65,14 @@ func TestBrowserOverviewOnTheDemoData(t *testing.T) {
 	if n := bt.eval(t, `String(document.querySelectorAll('[data-testid="failure-group"]').length)`); n == "0" {
 		t.Errorf("no failure group on the demo data")
 	}
+	// The marks' colours switch with the scheme and stay readable in both: every bar, line and
+	// dot 3:1 against the panel and the bands behind it (WCAG 1.4.11), every band label 4.5:1 on
+	// its band.
+	light := bt.marksContrast(t, "light")
+	bt.do(t, colorScheme("dark"), chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(`[data-testid="overview"]`)))
+	if dark := bt.marksContrast(t, "dark"); dark == light {
+		t.Errorf("the first bar is %s in both schemes: the chart colours do not switch", dark)
+	}
 	if p := os.Getenv("REGDESK_SCREENSHOT"); p != "" {
 		png, err := chromedp.Run(bt.ctx, chromedp.FullScreenshot(100))
 		if err != nil || os.WriteFile(p, png, 0o644) != nil {
@@ -75,4 +84,82 @@ func TestBrowserOverviewOnTheDemoData(t *testing.T) {
 	if strings.Contains(bt.eval(t, `document.body.innerHTML`), "style=") {
 		t.Errorf("the page carries a style attribute, which the CSP refuses")
 	}
+}
+
+// marksContrastJS checks the colours of the overview's chart marks against what is behind them:
+// the panel's background, composited with any band the mark stands on (at the band's opacity).
+const marksContrastJS = `(() => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (top, a, under) => [0, 1, 2].map((i) => top[i] * a + under[i] * (1 - a));
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+  const panelOf = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c[3] >= 1) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const failures = [];
+  let checked = 0, first = "";
+  for (const svg of document.querySelectorAll('[data-testid="overview"] svg.chart-svg')) {
+    const panel = panelOf(svg);
+    const bands = [...svg.querySelectorAll("rect.band")].map((b) => {
+      const s = getComputedStyle(b);
+      return { x0: +b.getAttribute("x"), x1: +b.getAttribute("x") + +b.getAttribute("width"),
+        color: over(parse(s.fill), Number(s.fillOpacity), panel), label: b.getAttribute("class") };
+    });
+    const behind = (x0, x1) => [panel, ...bands.filter((b) => b.x0 < x1 && b.x1 > x0).map((b) => b.color)];
+    for (const m of svg.querySelectorAll('[data-testid="mark"], circle.dot')) {
+      const s = getComputedStyle(m);
+      const c = parse(m.tagName === "polyline" ? s.stroke : s.fill);
+      if (!c) { failures.push(m.tagName + " has no colour"); continue; }
+      if (!first) first = s.fill;
+      const x0 = m.tagName === "rect" ? +m.getAttribute("x") : m.tagName === "circle" ? +m.getAttribute("cx") : 0;
+      const x1 = m.tagName === "rect" ? x0 + +m.getAttribute("width") : m.tagName === "circle" ? x0 : 1e9;
+      for (const bg of behind(x0, x1)) {
+        checked++;
+        const r = ratio(c, bg);
+        if (r < 3) failures.push(m.tagName + "." + m.getAttribute("class") + " " + s.fill + "/" + s.stroke + " on rgb(" + bg.map(Math.round) + "): " + r.toFixed(2));
+      }
+    }
+    for (const t of svg.querySelectorAll("text.band-label")) {
+      const c = parse(getComputedStyle(t).fill), x = +t.getAttribute("x");
+      const band = bands.find((b) => b.x0 <= x && x < b.x1);
+      if (!band) continue;
+      checked++;
+      const r = ratio(c, band.color);
+      if (r < 4.5) failures.push("band label " + JSON.stringify(t.textContent) + " on " + band.label + ": " + r.toFixed(2));
+    }
+  }
+  return JSON.stringify({ checked, failures, first });
+})()`
+
+// marksContrast fails the test for every chart mark below its contrast, and returns the first
+// bar's fill, so two schemes can be compared.
+func (bt *browserTest) marksContrast(t *testing.T, scheme string) string {
+	t.Helper()
+	var rep struct {
+		Checked  int
+		Failures []string
+		First    string
+	}
+	if err := json.Unmarshal([]byte(bt.eval(t, marksContrastJS)), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Checked < 20 {
+		t.Errorf("%s: only %d chart marks checked; the charts did not draw", scheme, rep.Checked)
+	}
+	for _, f := range rep.Failures {
+		t.Errorf("%s: %s", scheme, f)
+	}
+	return rep.First
 }
