@@ -358,6 +358,10 @@ type DaySeriesSpec struct {
 	Values [][]int64
 	// Words write the days in the page's language.
 	Words ChartWords
+	// Derived marks the days whose values were not counted on the day but worked out later (a
+	// line chart shades them, labelled DerivedLabel, and draws their lines dashed).
+	Derived      []bool
+	DerivedLabel string
 }
 
 // StackedChart is a bar per day with its series stacked.
@@ -405,6 +409,8 @@ func Stacked(s DaySeriesSpec) StackedChart {
 type LineChart struct {
 	ChartFrame
 	Lines []Polyline
+	// Bands shade the derived days.
+	Bands []Rect
 }
 
 // Polyline is one connected run of a series' points.
@@ -414,6 +420,8 @@ type Polyline struct {
 	Label  string
 	// Dots are the points themselves, so a run of one day still shows.
 	Dots []Point
+	// Derived says the run's days were worked out later, not counted on the day.
+	Derived bool
 }
 
 // Point is a point of a line.
@@ -443,6 +451,7 @@ func Line(s DaySeriesSpec) LineChart {
 	top, step := NiceScale(float64(most))
 	c.YTicks = yTicks(top, step)
 	c.Empty = !any
+	derived := func(d int) bool { return d < len(s.Derived) && s.Derived[d] }
 	for j, se := range s.Series {
 		var run Polyline
 		flush := func() {
@@ -452,6 +461,7 @@ func Line(s DaySeriesSpec) LineChart {
 			run = Polyline{Class: se.Class, Label: se.Label}
 		}
 		flush()
+		var prev Point
 		for d, day := range s.Days {
 			v := at(valuesOf(s.Values, j), d)
 			if v < 0 {
@@ -459,13 +469,31 @@ func Line(s DaySeriesSpec) LineChart {
 				continue
 			}
 			p := Point{X: chartLeft + slot*(float64(d)+0.5), Y: yPos(float64(v), top), Title: s.Words.dayName(day.Date) + " " + se.Label + ": " + Count(v)}
+			if len(run.Dots) > 0 && run.Derived != derived(d) {
+				// Where derived days meet counted ones the line goes on, in the new run's dash.
+				flush()
+				run.Points = Num(prev.X) + "," + Num(prev.Y)
+			}
+			run.Derived = derived(d)
 			if run.Points != "" {
 				run.Points += " "
 			}
 			run.Points += Num(p.X) + "," + Num(p.Y)
 			run.Dots = append(run.Dots, p)
+			prev = p
 		}
 		flush()
+	}
+	for d := 0; d < len(s.Days); d++ {
+		if !derived(d) {
+			continue
+		}
+		e := d
+		for e+1 < len(s.Days) && derived(e+1) {
+			e++
+		}
+		c.Bands = append(c.Bands, Rect{X: chartLeft + slot*float64(d), Y: chartTop, W: slot * float64(e-d+1), H: plotH(), Class: "band-derived", Title: s.DerivedLabel})
+		d = e
 	}
 	return c
 }

@@ -258,3 +258,29 @@ func TestOverviewChartsInEachLanguage(t *testing.T) {
 		}
 	}
 }
+
+// Derived days (worked out afterwards, not counted on the day) are shaded and their lines drawn
+// apart, and the line still runs on unbroken into the counted days.
+func TestLineMarksDerivedDays(t *testing.T) {
+	t.Parallel()
+	days := HelsinkiDays(time.Date(2026, 10, 27, 10, 0, 0, 0, time.UTC), 5)
+	c := Line(DaySeriesSpec{ID: "l", Days: days, Series: []ChartSeries{{"Needs a person", "c0"}},
+		Values: [][]int64{{1, 2, 3, 4, 5}}, Derived: []bool{true, true, true, false, false}, DerivedLabel: "Derived"})
+	if len(c.Lines) != 2 || !c.Lines[0].Derived || c.Lines[1].Derived {
+		t.Fatalf("runs = %+v, want a derived one and a counted one", c.Lines)
+	}
+	if len(c.Lines[0].Dots) != 3 || len(c.Lines[1].Dots) != 2 {
+		t.Errorf("dots = %d and %d, want 3 and 2", len(c.Lines[0].Dots), len(c.Lines[1].Dots))
+	}
+	last := c.Lines[0].Dots[2]
+	if pts := strings.Fields(c.Lines[1].Points); len(pts) != 3 || pts[0] != Num(last.X)+","+Num(last.Y) {
+		t.Errorf("the counted run %q does not start where the derived one ends (%v)", c.Lines[1].Points, last)
+	}
+	slot := (c.PlotRight() - c.PlotLeft()) / 5
+	if len(c.Bands) != 1 || math.Abs(c.Bands[0].W-3*slot) > 0.01 || c.Bands[0].X != c.PlotLeft() || c.Bands[0].Title != "Derived" {
+		t.Errorf("bands = %+v, want one over the first three days", c.Bands)
+	}
+	if plain := Line(DaySeriesSpec{ID: "l", Days: days, Series: c.Series, Values: [][]int64{{1, 2, 3, 4, 5}}}); len(plain.Lines) != 1 || len(plain.Bands) != 0 {
+		t.Errorf("without derived days: %+v", plain)
+	}
+}

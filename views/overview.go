@@ -236,8 +236,13 @@ func pileChart(loc *i18n.Localizer, d OverviewData) LineChart {
 	if backfilled {
 		note += " " + loc.T("overview.pile.backfilled")
 	}
+	derived := make([]bool, len(d.Days))
+	for day := range d.Days {
+		derived[day] = day < len(d.Pile) && d.Pile[day] != nil && d.Pile[day].Backfilled
+	}
 	c := Line(DaySeriesSpec{ID: "pile", Title: loc.T("overview.pile.title"), YLabel: loc.T("overview.pile.y"), Note: note,
-		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: series, Values: values, Words: ChartWordsFor(loc)})
+		XLabel: loc.T("chart.dayAxis"), DayHead: loc.T("chart.day"), Days: d.Days, Series: series, Values: values, Words: ChartWordsFor(loc),
+		Derived: derived, DerivedLabel: loc.T("overview.pile.derivedBand")})
 	if backfilled {
 		c.Table.Head = append(c.Table.Head, "")
 		for day := range c.Table.Rows {

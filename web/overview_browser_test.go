@@ -48,6 +48,10 @@ func TestBrowserOverviewOnTheDemoData(t *testing.T) {
 			t.Errorf("chart %s has no legend", id)
 		}
 	}
+	// The demo's pile is derived before today: shaded and dashed, and the legend says so.
+	if bt.eval(t, `String(document.querySelectorAll('[data-testid="chart-pile"] polyline.derived').length > 0 && document.querySelectorAll('[data-testid="chart-pile"] rect.band-derived').length > 0)`) != "true" {
+		t.Errorf("the demo's derived pile days are drawn as if counted")
+	}
 	// The right edge is now: the demo's rows keep landing up to now. Just after Helsinki midnight
 	// "today" is minutes old, so today and yesterday are read together.
 	recent := bt.eval(t, `(() => { const r = document.querySelectorAll('[data-testid="chart-table-outcomes"] tbody tr'); const n = (i) => i >= 0 ? parseInt(r[i].cells[1].textContent.replace(/\D/g, '') || '0', 10) : 0; return String(n(r.length-1) + n(r.length-2)) })()`)
