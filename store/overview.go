@@ -146,23 +146,25 @@ WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlNeedsAdmin+` AND cr.sta
 }
 
 // inOneSnapshot runs parts at once, each in a read-only transaction of its own connection, all in
-// the snapshot of the first. A pool too small to lend that many connections runs them one after
-// another in one transaction instead (waiting for connections it holds itself would never end).
+// the snapshot of the first. It borrows the extra connections only when the pool would still have
+// one free for everybody else after lending them (the queue's views must never wait behind a
+// heavy page); otherwise the parts run one after another in the first transaction, the same
+// numbers a little later.
 func (s *Store) inOneSnapshot(ctx context.Context, parts []func(context.Context, *Queries) error) error {
 	if len(parts) == 0 {
 		return nil
 	}
-	if s.pool.Config().MaxConns < int32(len(parts))+1 {
-		return s.InReadTx(ctx, func(q *Queries) error {
+	return s.InReadTx(ctx, func(q *Queries) error {
+		// This transaction holds one connection already; the others would take len(parts)-1 more.
+		free := s.pool.Config().MaxConns - s.pool.Stat().AcquiredConns()
+		if free < int32(len(parts)) {
 			for _, part := range parts {
 				if err := part(ctx, q); err != nil {
 					return err
 				}
 			}
 			return nil
-		})
-	}
-	return s.InReadTx(ctx, func(q *Queries) error {
+		}
 		var snap string
 		if err := q.db.QueryRow(ctx, `SELECT pg_export_snapshot()`).Scan(&snap); err != nil {
 			return dbError("export snapshot", err)

@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -150,11 +152,18 @@ func expectedRegistered(p store.OverviewParams, rows []registeredFixture) (perDa
 // both equal a count made here from the rows themselves: across the autumn clock change (Sunday 25
 // October 2026 is 25 hours long in Helsinki, its 03:00–04:00 twice), at the bins' edges, for a
 // row registered before its submission, one without a submission time, one older than 14 days,
-// and one marked registered today with a registration time on a day counted already.
+// and one marked registered today with a registration time on a day counted already. A pool too
+// small to lend the overview three connections reads it in one transaction, to the same numbers.
 func TestOverviewCountedDaysEqualALiveCount(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
+	counter := &storetest.QueryCounter{}
+	st, url := storetest.NewWithURL(t, storetest.Options{Tracer: counter})
 	ctx := t.Context()
+	small, err := store.Open(ctx, url, store.Options{MaxConns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(small.Close)
 	// Tuesday 27 October 2026, 12:00 in Helsinki: the clock change was on Sunday, this week.
 	now := time.Date(2026, 10, 27, 10, 0, 0, 0, time.UTC)
 	p := overviewTestParams(now)
@@ -192,9 +201,20 @@ func TestOverviewCountedDaysEqualALiveCount(t *testing.T) {
 	}
 	check := func(when string) {
 		t.Helper()
+		counter.Reset()
 		got, err := st.OverviewGet(ctx, p)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !slices.ContainsFunc(counter.Statements(), func(q string) bool { return strings.HasPrefix(q, "SET TRANSACTION SNAPSHOT") }) {
+			t.Errorf("%s: the overview did not read on connections of its own in one snapshot", when)
+		}
+		one, err := small.OverviewGet(ctx, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(one, got) {
+			t.Errorf("%s: read in one transaction %+v,\non three connections %+v", when, one, got)
 		}
 		perDay, latency := expectedRegistered(p, rows)
 		if !slices.Equal(got.Outcomes[store.OutcomeRegistered], perDay) {
