@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/mail"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +48,59 @@ type AccountChangeBy struct {
 	ActorID string
 	At      time.Time
 	Reason  string
+	// ReasonCode, when regdesk itself words the reason (a first password, a token made), names
+	// it, with ReasonArgs its values; the row keeps them in details so the page says the reason
+	// in the reader's language, and Reason is the same in English, for the command line.
+	ReasonCode string
+	ReasonArgs map[string]string
+}
+
+// The reasons regdesk words itself; see AccountChangeBy.ReasonCode.
+const (
+	AccountReasonFirstPassword = "first_password"
+	AccountReasonOwnPassword   = "own_password"
+	AccountReasonTokenMade     = "api_token_made"
+	AccountReasonTokenRevoked  = "api_token_revoked"
+)
+
+// AccountChangeReason is the reason a change's details name, as AccountChangeBy gave it: its code
+// and values, or "" for a reason a person typed. A row written before reasons had codes holds
+// only the English sentence; ReadAccountChangeReason recognises the sentences regdesk wrote.
+type AccountChangeReason struct {
+	Code string            `json:"reason_code,omitempty"`
+	Args map[string]string `json:"reason_args,omitempty"`
+}
+
+// oldReasons are the English sentences regdesk wrote as reasons before they had codes.
+var oldReasons = []struct {
+	code string
+	re   *regexp.Regexp
+}{
+	{AccountReasonFirstPassword, regexp.MustCompile(`^First password for the new account\.$`)},
+	{AccountReasonOwnPassword, regexp.MustCompile(`^Set their own password through a one-time link\.$`)},
+	{AccountReasonTokenMade, regexp.MustCompile(`^Made the API token “(?P<Name>.*)”\.$`)},
+	{AccountReasonTokenRevoked, regexp.MustCompile(`^Revoked the API token “(?P<Name>.*)”\.$`)},
+}
+
+// ReadAccountChangeReason returns the coded reason of a change: from its details, or for a row
+// in the old shape from the English sentence regdesk wrote; a reason a person typed has none.
+func ReadAccountChangeReason(c AccountChange) AccountChangeReason {
+	var r AccountChangeReason
+	if len(c.Details) > 0 && json.Unmarshal(c.Details, &r) == nil && r.Code != "" {
+		return r
+	}
+	if c.ActorID != nil || c.Change == AccountChangePasswordSet {
+		for _, o := range oldReasons {
+			if m := o.re.FindStringSubmatch(c.Reason); m != nil {
+				r = AccountChangeReason{Code: o.code}
+				if i := o.re.SubexpIndex("Name"); i > 0 {
+					r.Args = map[string]string{"Name": m[i]}
+				}
+				return r
+			}
+		}
+	}
+	return AccountChangeReason{}
 }
 
 func (b AccountChangeBy) validate() (AccountChangeBy, error) {
@@ -75,6 +130,16 @@ type AccountChange struct {
 }
 
 func (q *Queries) accountChangeInsert(ctx context.Context, accountID, change string, by AccountChangeBy, details map[string]any) error {
+	if by.ReasonCode != "" {
+		details = maps.Clone(details)
+		if details == nil {
+			details = map[string]any{}
+		}
+		details["reason_code"] = by.ReasonCode
+		if len(by.ReasonArgs) > 0 {
+			details["reason_args"] = by.ReasonArgs
+		}
+	}
 	var raw []byte
 	if details != nil {
 		var err error
@@ -465,7 +530,7 @@ func (s *Store) AccountPasswordLinkUse(ctx context.Context, now time.Time, token
 			return err
 		}
 		if err := q.accountChangeInsert(ctx, l.AccountID, AccountChangePasswordSet,
-			AccountChangeBy{ActorID: l.AccountID, At: now, Reason: "Set their own password through a one-time link."}, nil); err != nil {
+			AccountChangeBy{ActorID: l.AccountID, At: now, Reason: "Set their own password through a one-time link.", ReasonCode: AccountReasonOwnPassword}, nil); err != nil {
 			return err
 		}
 		acct, err = q.AccountGet(ctx, l.AccountID)

@@ -59,7 +59,7 @@ VALUES ($1, $2, $3, $4, $5) RETURNING id::text AS id, name, created_at, last_use
 			return dbError("APITokenCreate", err)
 		}
 		return q.accountChangeInsert(ctx, accountID, AccountChangeAPITokenCreated,
-			AccountChangeBy{ActorID: accountID, At: at, Reason: "Made the API token “" + name + "”."}, map[string]any{"token_id": t.ID})
+			AccountChangeBy{ActorID: accountID, At: at, Reason: "Made the API token “" + name + "”.", ReasonCode: AccountReasonTokenMade, ReasonArgs: map[string]string{"Name": name}}, map[string]any{"token_id": t.ID})
 	})
 	if err != nil {
 		return "", APIToken{}, err
@@ -102,7 +102,7 @@ func (s *Store) APITokenRevoke(ctx context.Context, accountID, tokenID string, a
 			return dbError("APITokenRevoke", err)
 		}
 		return q.accountChangeInsert(ctx, accountID, AccountChangeAPITokenRevoked,
-			AccountChangeBy{ActorID: accountID, At: at, Reason: "Revoked the API token “" + name + "”."}, map[string]any{"token_id": tokenID})
+			AccountChangeBy{ActorID: accountID, At: at, Reason: "Revoked the API token “" + name + "”.", ReasonCode: AccountReasonTokenRevoked, ReasonArgs: map[string]string{"Name": name}}, map[string]any{"token_id": tokenID})
 	})
 }
 

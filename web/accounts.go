@@ -125,9 +125,20 @@ func (s *Server) accountChangeVMs(ctx context.Context, accountID string, now tim
 			who = cmp.Or(store.Deref(c.ActorName), *c.ActorID)
 		}
 		out = append(out, views.AccountChangeVM{When: views.NewWhen(&c.CreatedAt, now), Account: names[c.AccountID],
-			AccountURL: "/admin/accounts/" + c.AccountID, Change: named(loc, changeNames, c.Change), Who: who, Reason: c.Reason})
+			AccountURL: "/admin/accounts/" + c.AccountID, Change: named(loc, changeNames, c.Change), Who: who, Reason: accountChangeReason(loc, c)})
 	}
 	return out, nil
+}
+
+// accountChangeReason is a change's reason: a person's as they typed it, regdesk's own in the
+// reader's language.
+func accountChangeReason(loc *i18n.Localizer, c store.AccountChange) string {
+	r := store.ReadAccountChangeReason(c)
+	key := "accounts.reason." + r.Code
+	if r.Code == "" || !loc.Has(key) {
+		return c.Reason
+	}
+	return loc.T(key, "Name", r.Args["Name"])
 }
 
 // accountList is the admins' list of accounts: GET /admin/accounts.
@@ -207,7 +218,7 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if form.SignIn == "password" {
-		by.Reason = "First password for the new account."
+		by.Reason, by.ReasonCode = "First password for the new account.", store.AccountReasonFirstPassword
 		return s.issuePasswordLink(w, r, acct, by)
 	}
 	s.setFlash(r, loc.T("accounts.added.sso", "Name", acct.Name))
