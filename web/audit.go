@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -38,9 +37,9 @@ type auditParams struct {
 func parseAuditParams(q url.Values) (auditParams, error) {
 	p := auditParams{actor: q.Get("actor"), action: q.Get("action"), course: q.Get("course"), registration: q.Get("registration"),
 		from: q.Get("from"), to: q.Get("to")}
-	for name, v := range map[string]string{"person": p.actor, "course": p.course, "registration": p.registration} {
+	for key, v := range map[string]string{"audit.bad.person": p.actor, "audit.bad.course": p.course, "audit.bad.registration": p.registration} {
 		if v != "" && !store.IsUUID(v) {
-			return p, badRequest(fmt.Sprintf("Unknown %s %q: pick one from the list.", name, v))
+			return p, badRequestKey(key, "Value", v)
 		}
 	}
 	if _, ok := auditOwnActions[p.action]; ok {
@@ -48,7 +47,7 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 	} else if p.action != "" {
 		a, err := schedule.ParseAction(p.action)
 		if err != nil {
-			return p, badRequest(err.Error())
+			return p, badRequestKey("audit.bad.action", "Value", p.action)
 		}
 		p.action = string(a)
 	}
@@ -57,16 +56,16 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 			continue
 		}
 		if _, err := time.ParseInLocation(time.DateOnly, d, schedule.Helsinki()); err != nil {
-			return p, badRequest(fmt.Sprintf("%q is not a date: use the form YYYY-MM-DD.", d))
+			return p, badRequestKey("audit.bad.date", "Value", d)
 		}
 	}
 	if p.from != "" && p.to != "" && p.to < p.from {
-		return p, badRequest("The period ends before it starts: pick a “to” date on or after the “from” date.")
+		return p, badRequestKey("audit.bad.period")
 	}
 	if a := q.Get("after"); a != "" {
 		c, err := parseCursor(a)
 		if err != nil {
-			return p, badRequest("That page link is damaged: start again from the newest entries.")
+			return p, badRequestKey("audit.bad.cursor")
 		}
 		p.after = &store.AuditCursor{CreatedAt: c.UpdatedAt, ID: c.ID}
 	}
@@ -117,10 +116,11 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := s.clock()
+	loc := i18n.From(ctx)
 	base := p.values()
-	results := views.AuditResultsVM{Export: s.exportLinks("/audit", base.Encode()), IsFirst: p.after == nil, FirstURL: "/audit?" + base.Encode(), Empty: "No hand action matches these filters."}
+	results := views.AuditResultsVM{Export: s.exportLinks("/audit", base.Encode()), IsFirst: p.after == nil, FirstURL: "/audit?" + base.Encode(), Empty: loc.T("audit.empty.filtered")}
 	if len(base) == 0 {
-		results.Empty = "Nobody has acted by hand yet."
+		results.Empty = loc.T("audit.empty.none")
 	}
 	if next != nil {
 		nv := p.values()
@@ -128,7 +128,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 		results.NextURL = "/audit?" + nv.Encode()
 	}
 	for _, e := range entries {
-		results.Rows = append(results.Rows, auditRowVM(i18n.From(ctx), e, now))
+		results.Rows = append(results.Rows, auditRowVM(loc, e, now))
 	}
 	if wantsFragment(r) {
 		return s.render(w, r, http.StatusOK, nil, views.AuditResults(results))
@@ -146,13 +146,13 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 		if a.Role == store.AccountRoleTeacher {
 			continue // teachers cannot act, so they are never in the audit
 		}
-		f.Actors = append(f.Actors, views.Option{Value: a.ID, Label: a.Name + " (" + a.Role + ")", Selected: a.ID == p.actor})
+		f.Actors = append(f.Actors, views.Option{Value: a.ID, Label: loc.T("audit.actorOption", "Name", a.Name, "Role", named(loc, roleNames, a.Role)), Selected: a.ID == p.actor})
 	}
 	slices.SortStableFunc(f.Actors, func(x, y views.Option) int {
 		return strings.Compare(strings.ToLower(x.Label), strings.ToLower(y.Label))
 	})
 	for _, a := range schedule.Actions() {
-		f.Actions = append(f.Actions, views.Option{Value: string(a), Label: a.Label(), Selected: string(a) == p.action})
+		f.Actions = append(f.Actions, views.Option{Value: string(a), Label: loc.Code("action", string(a)), Selected: string(a) == p.action})
 	}
 	for _, a := range auditOwnActionOrder {
 		f.Actions = append(f.Actions, views.Option{Value: a, Label: i18n.T(ctx, auditOwnActions[a]), Selected: a == p.action})
@@ -167,15 +167,15 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 		without.Del("registration")
 		f.ClearRegistrationURL = "/audit?" + without.Encode()
 	}
-	vm := views.AuditVM{Page: s.page(r, "Audit"), Filter: f, Results: results}
+	vm := views.AuditVM{Page: s.page(r, loc.T("audit.pageTitle")), Filter: f, Results: results}
 	return s.render(w, r, http.StatusOK, views.AuditPage(vm), views.AuditResults(results))
 }
 
 func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.AuditRowVM {
-	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: views.NewWhen(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
-		Role: e.ActorRole, Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
+	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: loc.When(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
+		Role: named(loc, roleNames, e.ActorRole), Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
 	if a := schedule.Action(e.HandAction); a.Valid() {
-		vm.Action, vm.ActionKey = a.Label(), string(a)
+		vm.Action, vm.ActionKey = loc.Code("action", string(a)), string(a)
 	} else if key, ok := auditOwnActions[e.Action]; ok {
 		vm.Action, vm.ActionKey = loc.T(key), e.Action
 	}
@@ -192,9 +192,9 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 			}
 			b.Rows = append(b.Rows, br)
 		}
-		b.Summary = fmt.Sprintf("Bulk: %d of %s acted on", e.Affected, views.Counted(int64(len(d.Rows)), "row", "rows"))
+		b.Summary = loc.T("audit.bulkSummary", "Affected", e.Affected, "Count", len(d.Rows))
 		vm.Bulk = b
-		vm.TargetLabel = views.Counted(int64(len(d.Rows)), "registration", "registrations")
+		vm.TargetLabel = loc.T("audit.registrations", "Count", len(d.Rows))
 		return vm
 	}
 	if e.TargetID != nil && e.TargetKind == "credit_registration" {
@@ -202,17 +202,18 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
 	}
 	if d.Decision != nil && d.Decision.Risk.NeedsConfirmation() {
-		vm.Notes = append(vm.Notes, actionNote(i18n.For(i18n.EN), d.Decision.Risk, nil))
+		vm.Notes = append(vm.Notes, actionNote(loc, d.Decision.Risk, nil))
 	}
 	if d.Lookup != nil && d.Lookup.Verdict != "" {
-		n := "Rested on the lookup: " + d.Lookup.Verdict.Label()
+		verdict := loc.Code("verdict", string(d.Lookup.Verdict))
 		if d.Lookup.Match.ID != "" {
-			n += " (" + d.Lookup.Match.ID + ")"
+			vm.Notes = append(vm.Notes, loc.T("audit.restedOnMatch", "Verdict", verdict, "ID", d.Lookup.Match.ID))
+		} else {
+			vm.Notes = append(vm.Notes, loc.T("audit.restedOn", "Verdict", verdict))
 		}
-		vm.Notes = append(vm.Notes, n+".")
 	}
 	if d.Decision != nil && e.HandAction == string(schedule.ActionDismissAttention) && len(d.Decision.Reasons) > 0 {
-		vm.Notes = append(vm.Notes, actionNote(i18n.For(i18n.EN), "", d.Decision.Reasons))
+		vm.Notes = append(vm.Notes, actionNote(loc, "", d.Decision.Reasons))
 	}
 	return vm
 }

@@ -114,6 +114,9 @@ func TestEveryPageInEveryLanguage(t *testing.T) {
 		{teacher, "/courses"},
 		{admin, "/courses/" + b.course.ID},
 		{admin, "/audit"},
+		{admin, "/audit?action=claim&from=2020-01-01&to=2040-01-01"},
+		{admin, "/admin/accounts"},
+		{admin, "/admin/accounts/" + b.admin.ID},
 		{admin, "/no-such-page"},
 		{newClient(t), "/login"},
 	}
@@ -192,6 +195,57 @@ func speaks(t *testing.T, lang, what, body string, words, english []string) {
 	for _, e := range english {
 		if strings.Contains(text, e) {
 			t.Errorf("%s %s still says %q in English", lang, what, e)
+		}
+	}
+}
+
+// TestAuditAndAccountsInEveryLanguage: the audit (its filter, a bulk entry made in Finnish, the
+// lookup it rested on) and the accounts pages, read in Finnish and Swedish, speak that language;
+// a reason regdesk worded itself reads in the reader's language whether its row was written
+// with a code (new) or as an English sentence (old).
+func TestAuditAndAccountsInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	_, preview := b.postForm(t, admin, "/bulk/preview", url.Values{"action": {"cancel"}, "select": {"ticked"}, "id": {b.permanent}})
+	if resp, body := b.postForm(t, admin, "/bulk/apply", url.Values{"action": {"cancel"}, "row": previewRows(preview), "reason": {"Opiskelija perui"}}); resp.StatusCode != http.StatusOK {
+		t.Fatalf("bulk apply = %d\n%s", resp.StatusCode, body)
+	}
+	// New shape: the reason's code in details. Old shape: only the English sentence.
+	if resp, _ := b.postForm(t, admin, "/settings/tokens", url.Values{"name": {"raportti"}}); resp.StatusCode >= 400 {
+		t.Fatalf("making a token = %d", resp.StatusCode)
+	}
+	if _, err := b.store.Pool().Exec(context.Background(), `INSERT INTO account_changes (id, created_at, account_id, actor_user_id, change, reason)
+VALUES ($1, $2, $3, $3, 'api_token_revoked', 'Revoked the API token “vanha”.')`, storetest.NewID(), testNow, b.admin.ID); err != nil {
+		t.Fatal(err)
+	}
+	english := []string{"Audit of hand actions", "Anyone", "Any action", "Entries are never edited", "Bulk:", "acted on",
+		"Rested on the lookup", "Made the API token", "Revoked the API token", "When", "Who", "Details", "Older"}
+	words := map[string]map[string][]string{
+		"fi": {"audit": {"Toimenpiteiden muutosloki", "Peru", "Joukkotoimenpide: ", "1 rekisteröinti"}, "accounts": {"Loi API-avaimen ”raportti”", "Perui API-avaimen ”vanha”"}},
+		"sv": {"audit": {"Ändringslogg över åtgärder", "Avbryt", "Massåtgärd: ", "1 registrering"}, "accounts": {"Skapade API-nyckeln ”raportti”", "Återkallade API-nyckeln ”vanha”"}},
+	}
+	for _, lang := range []string{"fi", "sv"} {
+		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+		}
+		_, body := b.getLang(t, admin, "/audit", "")
+		speaks(t, lang, "/audit", body, words[lang]["audit"][:1], english)
+		for _, w := range words[lang]["audit"][1:] {
+			speaks(t, lang, "/audit", body, []string{w}, nil)
+		}
+		_, body = b.getLang(t, admin, "/audit?action=cancel&from=2020-01-01", "")
+		speaks(t, lang, "/audit filtered", body, words[lang]["audit"][:1], english)
+		resp, body := b.getLang(t, admin, "/audit?from=yesterday", "")
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: a bad date = %d", lang, resp.StatusCode)
+		}
+		speaks(t, lang, "/audit with a bad date", body, []string{map[string]string{"fi": "ei ole päivämäärä", "sv": "är inget datum"}[lang]}, []string{"is not a date"})
+		for _, path := range []string{"/admin/accounts", "/admin/accounts/" + b.admin.ID} {
+			_, body = b.getLang(t, admin, path, "")
+			for _, w := range words[lang]["accounts"] {
+				speaks(t, lang, path, body, []string{w}, english)
+			}
 		}
 	}
 }
