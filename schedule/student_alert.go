@@ -58,7 +58,7 @@ func SinceAlert(events []AlertEvent, current StudentSummary, alertedAt time.Time
 		if !e.At.After(alertedAt) {
 			continue
 		}
-		if changePhrase(e) != "" {
+		if e.ChangeCode() != "" {
 			a.Changes = append(a.Changes, e)
 		}
 	}
@@ -68,8 +68,53 @@ func SinceAlert(events []AlertEvent, current StudentSummary, alertedAt time.Time
 	return a
 }
 
-// changePhrase says what e changed, without the time; "" when it is not
-// worth a mention.
+// ChangeCode names what e changed, for the edge to word: "person.<what>" for
+// a staff member's action (resubmitted, cancelled, marked_registered, moved,
+// recheck, resolved, dismissed, looked_up, updated), "pipeline.<state>" for a
+// pipeline move into that state, "student_action"; "" when it is not worth a
+// mention (SinceAlert leaves such events out). A "person.moved" change moved
+// the row to MovedToStatus.
+func (e AlertEvent) ChangeCode() string {
+	if e.ByPerson {
+		if e.ToState != "" && e.ToState != e.FromState {
+			switch e.ToState {
+			case StateReadyToSubmit:
+				return "person.resubmitted"
+			case StateCancelled:
+				return "person.cancelled"
+			case StateRegistered, StateDuplicate:
+				return "person.marked_registered"
+			}
+			return "person.moved"
+		}
+		switch e.Action {
+		case "force_recheck", "retry_item":
+			return "person.recheck"
+		case "mark_resolved":
+			return "person.resolved"
+		case "dismiss_attention":
+			return "person.dismissed"
+		case "sisu_lookup":
+			return "person.looked_up"
+		}
+		return "person.updated"
+	}
+	if pipelinePhrase(e.ToState, e.FromState) != "" {
+		return "pipeline." + string(e.ToState)
+	}
+	if e.Action == "student_action" {
+		return "student_action"
+	}
+	return ""
+}
+
+// MovedToStatus is the student-facing status a person's move put the row in.
+func (e AlertEvent) MovedToStatus() StudentStatus {
+	return StudentStatusOf(Row{State: e.ToState}, Preconditions{})
+}
+
+// changePhrase says what e changed in English, without the time; "" when it
+// is not worth a mention. Sentence uses it; the pages word ChangeCode.
 func changePhrase(e AlertEvent) string {
 	if e.ByPerson {
 		return personPhrase(e)

@@ -31,9 +31,11 @@ type CountItem struct {
 	Label       string
 	Explanation string
 	N           string
-	Zero        bool
-	URL         string
-	Tone        string // "", "late", "bad", "ok"
+	// Value is the count N writes, for a sentence that must choose its plural form.
+	Value int64
+	Zero  bool
+	URL   string
+	Tone  string // "", "late", "bad", "ok"
 }
 
 // Option is one choice of a select.

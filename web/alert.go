@@ -12,6 +12,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // alertedAtKey is the query parameter an alert e-mail's link carries: the alert's instant in
@@ -26,8 +27,29 @@ type alertTime struct {
 	// set is true when the link carries one.
 	set bool
 	at  time.Time
-	// note says why the time cannot be used; then nothing is compared.
-	note string
+	// note says why the time cannot be used (a catalogue key, noteArgs its values); then nothing
+	// is compared.
+	note     string
+	noteArgs []any
+	// noteAt is the unusable time, for a note that quotes it.
+	noteAt *time.Time
+}
+
+// noteText is the note in the reader's language, with moments as seen at now.
+func (a alertTime) noteText(loc *i18n.Localizer, now time.Time) string {
+	if a.note == "" {
+		return ""
+	}
+	args := a.noteArgs
+	if a.noteAt != nil {
+		args = append(args, "At", loc.AtDated(*a.noteAt, now))
+	}
+	return loc.T(a.note, args...)
+}
+
+// unusable is the banner of a link whose alert time cannot be used: only the note.
+func (a alertTime) unusable(loc *i18n.Localizer, now time.Time) views.AlertBannerVM {
+	return views.AlertBannerVM{Show: a.set, Note: a.noteText(loc, now)}
 }
 
 // parseAlertedAt reads ?alerted_at=. A time that cannot be used does not fail the page: the
@@ -51,11 +73,9 @@ func parseAlertedAt(q url.Values, now time.Time) alertTime {
 	}
 	switch {
 	case err != nil:
-		a.note = "This link’s alert time, “" + shown(raw) + "”, is not a date and time regdesk can read " +
-			"(it looks like 2026-11-30T09:14:00Z), so nothing is compared: this is how things stand now."
+		a.note, a.noteArgs = "alert.note.unreadable", []any{"Value", shown(raw)}
 	case t.After(now.Add(time.Minute)):
-		a.note = "This link’s alert time, " + views.AtDated(t, now) + ", is in the future, so nothing is compared: " +
-			"this is how things stand now."
+		a.note, a.noteAt = "alert.note.future", &t
 	default:
 		a.at = t.UTC()
 	}
@@ -100,8 +120,9 @@ func (a alertTime) since() *time.Time {
 // only the changes since the alert are read besides.
 func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.RegistrationPage, now time.Time) (views.AlertBannerVM, error) {
 	a := parseAlertedAt(q, now)
+	loc := i18n.From(r.Context())
 	if !a.set || a.note != "" {
-		return views.AlertBannerVM{Show: a.set, Note: a.note}, nil
+		return a.unusable(loc, now), nil
 	}
 	changes, err := s.store.EventListSince(r.Context(), page.ID, a.at, s.courseScope(r))
 	if err != nil {
@@ -110,7 +131,7 @@ func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.Reg
 	sum := sinceAlert(changes, schedule.StudentView(page.ScheduleRow(), page.Preconditions(), now), a.at)
 	return views.AlertBannerVM{
 		Show:             true,
-		Headline:         sum.Sentence(func(t time.Time) string { return views.At(t, now) }),
+		Headline:         loc.SinceAlert(sum, now),
 		Changed:          len(sum.Changes) > 0,
 		StillNeedsAction: sum.StillNeedsAction,
 	}, nil
@@ -118,11 +139,10 @@ func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.Reg
 
 // studentAlert is the banner of a student's page: each registration that changed since the alert
 // or still needs action, in a short list. sums are where the page's registrations stand now.
-func studentAlert(a alertTime, page store.StudentPage, sums []schedule.StudentSummary, now time.Time) views.AlertBannerVM {
+func studentAlert(loc *i18n.Localizer, a alertTime, page store.StudentPage, sums []schedule.StudentSummary, now time.Time) views.AlertBannerVM {
 	if a.since() == nil {
-		return views.AlertBannerVM{Show: a.set, Note: a.note}
+		return a.unusable(loc, now)
 	}
-	at := func(t time.Time) string { return views.At(t, now) }
 	vm := views.AlertBannerVM{Show: true}
 	changed, needs := 0, 0
 	for i, reg := range page.Registrations {
@@ -138,23 +158,23 @@ func studentAlert(a alertTime, page store.StudentPage, sums []schedule.StudentSu
 		}
 		vm.Items = append(vm.Items, views.AlertItemVM{
 			// The status tells apart two registrations of one module, such as a replaced attempt.
-			ID: reg.ID, URL: "#reg-" + reg.ID, Label: reg.CourseName + " · " + reg.ModuleName + " (" + sums[i].Status.Label() + ")",
-			Sentence: sum.Sentence(at), StillNeedsAction: sum.StillNeedsAction,
+			ID: reg.ID, URL: "#reg-" + reg.ID,
+			Label:    loc.T("alert.itemLabel", "Course", reg.CourseName, "Module", reg.ModuleName, "Status", loc.Code("studentStatus", string(sums[i].Status))),
+			Sentence: loc.SinceAlert(sum, now), StillNeedsAction: sum.StillNeedsAction,
 		})
 	}
 	vm.Changed, vm.StillNeedsAction = changed > 0, needs > 0
-	vm.Headline = alertHeadline(at(a.at), changed, needs, page.FirstName+"’s registrations")
+	vm.Headline = alertHeadline(loc, loc.At(a.at, now), changed, needs, "alert.head.student.", page.FirstName)
 	return vm
 }
 
 // courseAlert is the banner of a course's page: the registrations that changed since the alert,
 // most recent first, at most alertChangesLimit of them. sums are where the page's registrations
 // stand now.
-func courseAlert(a alertTime, page store.CoursePage, sums []schedule.StudentSummary, now time.Time) views.AlertBannerVM {
+func courseAlert(loc *i18n.Localizer, a alertTime, page store.CoursePage, sums []schedule.StudentSummary, now time.Time) views.AlertBannerVM {
 	if a.since() == nil {
-		return views.AlertBannerVM{Show: a.set, Note: a.note}
+		return a.unusable(loc, now)
 	}
-	at := func(t time.Time) string { return views.At(t, now) }
 	vm := views.AlertBannerVM{Show: true}
 	ids := page.ChangedIDs
 	more := len(ids) > alertChangesLimit
@@ -184,66 +204,55 @@ func courseAlert(a alertTime, page store.CoursePage, sums []schedule.StudentSumm
 		row := rows[i]
 		vm.Items = append(vm.Items, views.AlertItemVM{
 			ID: id, URL: "/students/" + row.StudentID + "#reg-" + id, Label: row.StudentName + " · " + row.ModuleName,
-			Sentence: sum.Sentence(at), StillNeedsAction: sum.StillNeedsAction,
+			Sentence: loc.SinceAlert(sum, now), StillNeedsAction: sum.StillNeedsAction,
 		})
 	}
 	vm.Changed, vm.StillNeedsAction = changed > 0, needs > 0
-	vm.Headline = alertHeadline(at(a.at), changed, needs, "this course’s registrations")
+	vm.Headline = alertHeadline(loc, loc.At(a.at, now), changed, needs, "alert.head.course.", "")
 	if more {
-		vm.Headline += fmt.Sprintf(" The list shows the %d most recent changes.", alertChangesLimit)
+		// A second whole sentence, not a piece of the first.
+		vm.Headline += " " + loc.T("alert.head.more", "Count", alertChangesLimit)
 	}
 	return vm
 }
 
 // alertHeadline sums a banner up: "Since the alert at 09:14: 2 of Anna’s registrations changed;
-// 1 still needs action."
-func alertHeadline(alertedAt string, changed, needs int, whose string) string {
-	if changed == 0 && needs == 0 {
-		return "Nothing has changed since the alert at " + alertedAt + ", and nothing needs action now."
+// 1 still needs action." family is the student's or the course's sentences, name the student's.
+func alertHeadline(loc *i18n.Localizer, alertedAt string, changed, needs int, family, name string) string {
+	switch {
+	case changed == 0 && needs == 0:
+		return loc.T("alert.head.nothing", "At", alertedAt)
+	case changed == 0:
+		return loc.T("alert.head.unchangedNeeds", "At", alertedAt, "Count", needs)
+	case needs == 0:
+		return loc.T(family+"changed", "At", alertedAt, "Count", changed, "Name", name)
 	}
-	var parts []string
-	if changed == 0 {
-		parts = append(parts, "nothing has changed")
-	} else {
-		parts = append(parts, fmt.Sprintf("%d of %s changed", changed, whose))
-	}
-	switch needs {
-	case 0:
-		parts = append(parts, "nothing needs action now")
-	case 1:
-		parts = append(parts, "1 still needs action")
-	default:
-		parts = append(parts, fmt.Sprintf("%d still need action", needs))
-	}
-	return "Since the alert at " + alertedAt + ": " + strings.Join(parts, "; ") + "."
+	return loc.T(family+"changedNeeds", "At", alertedAt, "Changed", changed, "Count", needs, "Name", name)
 }
 
 // queueAlert is the banner of the queue: the queue cannot tell how a view looked at the alert, so
 // it says how it looks now and links to the view itself.
-func queueAlert(q url.Values, p queueParams, results views.QueueResultsVM, counts views.CountsVM, now time.Time) views.AlertBannerVM {
+func queueAlert(loc *i18n.Localizer, q url.Values, p queueParams, results views.QueueResultsVM, counts views.CountsVM, now time.Time) views.AlertBannerVM {
 	a := parseAlertedAt(q, now)
 	if !a.set || a.note != "" {
-		return views.AlertBannerVM{Show: a.set, Note: a.note}
+		return a.unusable(loc, now)
 	}
-	n := fmt.Sprintf("%d registrations", len(results.Rows))
+	at := loc.At(a.at, now)
+	n := len(results.Rows)
+	var lists string
 	switch {
 	case results.NextURL != "":
-		n = fmt.Sprintf("more than %d registrations", len(results.Rows))
-	case len(results.Rows) == 1:
-		n = "1 registration"
-	case len(results.Rows) == 0:
-		n = "no registrations"
-	}
-	needs := counts.NeedsAdmin.N + " registrations need admin"
-	if counts.NeedsAdmin.N == "1" {
-		needs = "1 registration needs admin"
+		lists = loc.T("alert.queue.more", "At", at, "Count", n)
+	case n == 0:
+		lists = loc.T("alert.queue.none", "At", at)
+	default:
+		lists = loc.T("alert.queue.rows", "At", at, "Count", n)
 	}
 	return views.AlertBannerVM{
-		Show: true,
-		Headline: "You were alerted about this view at " + views.At(a.at, now) + ". How it looked then is not kept; " +
-			"now it lists " + n + ", and " + needs + " across the queue.",
+		Show:             true,
+		Headline:         lists + " " + loc.T("alert.queue.needs", "Count", counts.NeedsAdmin.Value),
 		StillNeedsAction: !counts.NeedsAdmin.Zero,
 		ViewURL:          "/?" + p.values().Encode(),
-		ViewLabel:        "This view without the alert note",
+		ViewLabel:        loc.T("alert.queue.view"),
 	}
 }

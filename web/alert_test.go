@@ -137,7 +137,7 @@ func TestAlertBannerOnTheQueue(t *testing.T) {
 	_, body := b.get(t, path, false)
 	got := banner(t, path, body)
 	for _, want := range []string{
-		"You were alerted about this view at " + at(alertedAt) + ". How it looked then is not kept; now it lists 1 registration, and 2 registrations need admin across the queue.",
+		"You were alerted about this view at " + at(alertedAt) + ". How it looked then is not kept; now it lists 1 registration. 2 registrations need admin across the queue.",
 		`href="/?reason=uncertain_overdue&amp;show=all"`,
 	} {
 		if !strings.Contains(got, want) {

@@ -154,7 +154,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	if total == 0 {
 		vm.Truncated = loc.T("course.none")
 	}
-	vm.Alert = courseAlert(alert, page, sums, now)
+	vm.Alert = courseAlert(i18n.From(r.Context()), alert, page, sums, now)
 	return s.render(w, r, http.StatusOK, views.CoursePage(vm), nil)
 }
 

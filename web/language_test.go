@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"regdesk/store/storetest"
 	"regdesk/views/i18n"
@@ -286,5 +287,36 @@ func TestBulkPagesInEveryLanguage(t *testing.T) {
 			t.Fatalf("%s apply without a reason = %d", lang, resp.StatusCode)
 		}
 		speaks(t, lang, "bulk apply without a reason", body, []string{"Mitään ei toteutettu"}, append(english, "Give a reason", "Nothing was applied"))
+	}
+}
+
+// TestAlertBannersInEveryLanguage: the banner an alert's link opens (on a registration, a
+// student, a course and the queue, and for an alert time that cannot be used) is the reader's
+// language, with no English sentence left.
+func TestAlertBannersInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	at := url.QueryEscape(testNow.Add(-3 * time.Hour).Format(time.RFC3339))
+	paths := []string{"/registrations/" + b.uncertainOverdue, "/students/" + b.anna.ID, "/courses/" + b.course.ID, "/?show=all"}
+	english := []string{"Since the alert", "Nothing has changed", "You were alerted", "still need", "This view without", "alert time"}
+	words := map[string][]string{"fi": {"Hälytyksen", "hälytettiin", "Mikään ei ole muuttunut"}, "sv": {"Sedan larmet", "larmades", "Inget har ändrats"}}
+	for _, lang := range []string{"fi", "sv"} {
+		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+		}
+		for _, p := range paths {
+			sep := "?"
+			if strings.Contains(p, "?") {
+				sep = "&"
+			}
+			_, body := b.getLang(t, admin, p+sep+"alerted_at="+at, "")
+			if !strings.Contains(body, `data-testid="since-alert"`) {
+				t.Errorf("%s %s: no banner", lang, p)
+			}
+			speaks(t, lang, p+" banner", body, words[lang], english)
+		}
+		_, body := b.getLang(t, admin, "/registrations/"+b.uncertainOverdue+"?alerted_at=eilen", "")
+		speaks(t, lang, "an unreadable alert time", body, []string{map[string]string{"fi": "hälytysaika", "sv": "larmtid"}[lang]}, english)
 	}
 }

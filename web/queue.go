@@ -240,7 +240,7 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	vm := views.QueueVM{
 		Page:    s.page(r, i18n.T(r.Context(), "queue.title")),
-		Alert:   queueAlert(q, p, results, counts, now),
+		Alert:   queueAlert(i18n.From(r.Context()), q, p, results, counts, now),
 		Counts:  counts,
 		Filter:  queueFilterVM(i18n.From(r.Context()), p, courses, actorFrom(r.Context()).CanAct()),
 		Results: results,
@@ -381,7 +381,7 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 	}
 	vm := views.CountsVM{
 		NeedsAdmin: views.CountItem{
-			Key: "needs_admin", Label: loc.T("queue.needsAdmin"), N: countText(c.NeedsAdmin), Zero: c.NeedsAdmin == 0,
+			Key: "needs_admin", Label: loc.T("queue.needsAdmin"), N: countText(c.NeedsAdmin), Value: c.NeedsAdmin, Zero: c.NeedsAdmin == 0,
 			URL:         link("show", "needs_admin"),
 			Explanation: loc.T("queue.needsAdmin.explain"),
 		},

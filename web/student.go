@@ -187,7 +187,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	if scope != nil {
 		vm.ScopeNote = loc.T("student.scopeNote")
 	}
-	vm.Alert = studentAlert(alert, page, sums, now)
+	vm.Alert = studentAlert(i18n.From(r.Context()), alert, page, sums, now)
 	return s.render(w, r, http.StatusOK, views.StudentPage(vm), nil)
 }
 

@@ -1,7 +1,10 @@
 package i18n
 
 import (
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"regdesk/schedule"
 )
@@ -24,4 +27,70 @@ func (l *Localizer) Alert(a schedule.Alert) (title, summary, explanation string)
 		summary = l.T(key, "Count", a.Count, "Of", a.Of, "Subject", a.Subject)
 	}
 	return title, summary, explanation
+}
+
+// SinceAlert is what happened to a registration since an alert, in one sentence of l's language:
+// the changes (a clause each, ChangeCode's words, joined as the language lists things) and where
+// the registration stands. Moments are written as seen at now.
+func (l *Localizer) SinceAlert(a schedule.AlertSummary, now time.Time) string {
+	at := l.At(a.AlertedAt, now)
+	clauses := make([]string, len(a.Changes))
+	for i, e := range a.Changes {
+		who := e.Actor
+		if who == "" {
+			who = l.T("alert.someone")
+		}
+		code := e.ChangeCode()
+		key := "alertChange." + code
+		if !l.Has(key) {
+			key = "alertChange.person.updated"
+			if !e.ByPerson {
+				key = "alertChange.other"
+			}
+		}
+		clauses[i] = l.T(key, "Who", who, "At", l.At(e.At, now), "Status", l.Code("studentStatus", string(e.MovedToStatus())))
+	}
+	reasons := make([]string, len(a.Reasons))
+	for i, r := range a.Reasons {
+		reasons[i] = lowerFirst(l.Code("reason", string(r)))
+	}
+	head := "alert.since.none"
+	if len(a.Changes) > 0 {
+		head = "alert.since.changed"
+	}
+	switch {
+	case a.StillNeedsAction && len(reasons) > 0:
+		return l.T(head+".needsWhy", "At", at, "Changes", l.List(clauses), "Reasons", strings.Join(reasons, ", "))
+	case a.StillNeedsAction:
+		return l.T(head+".needs", "At", at, "Changes", l.List(clauses))
+	case a.Status != "":
+		return l.T(head+".status", "At", at, "Changes", l.List(clauses), "Status", l.Code("studentStatus", string(a.Status)))
+	}
+	return l.T(head, "At", at, "Changes", l.List(clauses))
+}
+
+// List joins items the way the language lists things: "a, b and c", "a, b ja c", "a, b och c".
+func (l *Localizer) List(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return l.T("list.and", "Rest", strings.Join(items[:len(items)-1], ", "), "Last", items[len(items)-1])
+}
+
+// lowerFirst lower-cases a label's first letter so it reads inside a sentence; a label that
+// starts with a name (Sisu, Suotar, MOOC) keeps it.
+func lowerFirst(s string) string {
+	for _, name := range []string{"Sisu", "Suotar", "MOOC"} {
+		if strings.HasPrefix(s, name) {
+			return s
+		}
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	if size == 0 {
+		return s
+	}
+	return string(unicode.ToLower(r)) + s[size:]
 }

@@ -78,3 +78,31 @@ func TestEveryHandActionCodeHasWords(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryAlertChangeHasWords fails for a change since an alert (schedule's ChangeCode) that
+// the catalogue cannot word in a language, so no banner falls back to a vaguer sentence.
+func TestEveryAlertChangeHasWords(t *testing.T) {
+	t.Parallel()
+	actions := []string{"", "force_recheck", "retry_item", "mark_resolved", "dismiss_attention", "sisu_lookup", "transition_item", "student_action", "state_changed"}
+	states := append([]schedule.State{""}, schedule.States()...)
+	seen := map[string]bool{}
+	for _, byPerson := range []bool{false, true} {
+		for _, action := range actions {
+			for _, to := range states {
+				if code := (schedule.AlertEvent{ByPerson: byPerson, Action: action, ToState: to}).ChangeCode(); code != "" {
+					seen[code] = true
+				}
+			}
+		}
+	}
+	if len(seen) < 20 {
+		t.Fatalf("only %d change codes: %v", len(seen), seen)
+	}
+	for code := range seen {
+		for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
+			if !i18n.For(lang).Has("alertChange." + code) {
+				t.Errorf("%s: the catalogue lacks alertChange.%s", lang, code)
+			}
+		}
+	}
+}
