@@ -10,6 +10,7 @@ import (
 
 	"regdesk/schedule"
 	"regdesk/store"
+	"regdesk/views/i18n"
 )
 
 // This file is the read-only JSON API, /api/v1, for scripts and other tools: the queue's list and
@@ -23,9 +24,25 @@ const (
 	apiPageDefault = 50
 )
 
-// apiError is every error the API answers with.
+// apiError is every error the API answers with: a stable code for a script to match, and the
+// words for the person writing it. The API speaks English whatever the token's account reads
+// the pages in (its keys and codes are English identifiers too), so a script's output does not
+// change with its owner's language; the pages are where the three languages live.
 type apiError struct {
+	Code  string `json:"code"`
 	Error string `json:"error"`
+}
+
+// apiCode is an Error's stable code: its catalogue key without the family ("notFound" for
+// error.notFound), or the status's name for words chosen in place.
+func apiCode(e *Error) string {
+	if e.Key != "" {
+		if _, name, ok := strings.Cut(e.Key, "."); ok {
+			return name
+		}
+		return e.Key
+	}
+	return strings.ReplaceAll(strings.ToLower(http.StatusText(e.Status)), " ", "_")
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -43,15 +60,15 @@ func (s *Server) apiHandle(h func(http.ResponseWriter, *http.Request) error) htt
 			return
 		}
 		if e, ok := errors.AsType[*Error](err); ok {
-			writeJSON(w, e.Status, apiError{Error: e.text(r.Context())})
+			writeJSON(w, e.Status, apiError{Code: apiCode(e), Error: e.text(i18n.With(r.Context(), i18n.For(i18n.EN)))})
 			return
 		}
 		if errors.Is(err, store.ErrNotFound) {
-			writeJSON(w, http.StatusNotFound, apiError{Error: "not found"})
+			writeJSON(w, http.StatusNotFound, apiError{Code: "not_found", Error: "not found"})
 			return
 		}
 		s.log.ErrorContext(r.Context(), "api request failed", "path", r.URL.Path, "err", err, "request_id", requestIDFrom(r.Context()))
-		writeJSON(w, http.StatusInternalServerError, apiError{Error: "regdesk could not answer; try again shortly"})
+		writeJSON(w, http.StatusInternalServerError, apiError{Code: "internal", Error: "regdesk could not answer; try again shortly"})
 	}
 }
 
@@ -61,24 +78,24 @@ func (s *Server) apiAuth(next http.Handler) http.Handler {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			// The API only reads; say so before asking who is there.
 			w.Header().Set("Allow", "GET, HEAD")
-			writeJSON(w, http.StatusMethodNotAllowed, apiError{Error: "the API only reads: use GET"})
+			writeJSON(w, http.StatusMethodNotAllowed, apiError{Code: "method", Error: "the API only reads: use GET"})
 			return
 		}
 		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 		if !ok {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="regdesk"`)
-			writeJSON(w, http.StatusUnauthorized, apiError{Error: "send a token: Authorization: Bearer rdk_… (make one on the settings page)"})
+			writeJSON(w, http.StatusUnauthorized, apiError{Code: "no_token", Error: "send a token: Authorization: Bearer rdk_… (make one on the settings page)"})
 			return
 		}
 		acct, err := s.store.APITokenAccount(r.Context(), strings.TrimSpace(token), s.clock())
 		if errors.Is(err, store.ErrTokenRefused) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="regdesk", error="invalid_token"`)
-			writeJSON(w, http.StatusUnauthorized, apiError{Error: "that token opens nothing: it is unknown or revoked, or its account is disabled"})
+			writeJSON(w, http.StatusUnauthorized, apiError{Code: "token_refused", Error: "that token opens nothing: it is unknown or revoked, or its account is disabled"})
 			return
 		}
 		if err != nil {
 			s.log.ErrorContext(r.Context(), "api token check failed", "err", err, "request_id", requestIDFrom(r.Context()))
-			writeJSON(w, http.StatusServiceUnavailable, apiError{Error: "regdesk could not check the token; try again shortly"})
+			writeJSON(w, http.StatusServiceUnavailable, apiError{Code: "token_unchecked", Error: "regdesk could not check the token; try again shortly"})
 			return
 		}
 		next.ServeHTTP(w, r.WithContext(withActor(r.Context(), actorOf(acct))))
@@ -90,7 +107,7 @@ func (s *Server) apiAuth(next http.Handler) http.Handler {
 func (s *Server) apiRequirePipeline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !seesPipeline(actorFrom(r.Context())) {
-			writeJSON(w, http.StatusForbidden, apiError{Error: "teachers read their courses at /api/v1/courses/{id}/registrations"})
+			writeJSON(w, http.StatusForbidden, apiError{Code: "teacher_scope", Error: "teachers read their courses at /api/v1/courses/{id}/registrations"})
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -247,5 +264,5 @@ func (s *Server) apiRegistrationShow(w http.ResponseWriter, r *http.Request) err
 
 // apiNotFound answers an unknown API path as JSON.
 func (s *Server) apiNotFound(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusNotFound, apiError{Error: "no such API path: see the README's API section"})
+	writeJSON(w, http.StatusNotFound, apiError{Code: "no_such_path", Error: "no such API path: see the README's API section"})
 }

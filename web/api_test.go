@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -122,5 +123,31 @@ func TestAPIReadsWithATokenScopedLikeItsAccount(t *testing.T) {
 	// A token of another person cannot be revoked by someone else.
 	if resp, _ := b.postForm(t, teacher, m[1], url.Values{}); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("revoking another's token: %d", resp.StatusCode)
+	}
+}
+
+// TestAPIErrorsHaveStableCodesInEnglish: the API answers a mistake with a stable code and an
+// English message, even for an account that reads the pages in Finnish, so a script's handling
+// does not change with its owner's language.
+func TestAPIErrorsHaveStableCodesInEnglish(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {"fi"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("choosing Finnish: %d", resp.StatusCode)
+	}
+	token := b.makeToken(t, admin, "skripti")
+	for path, want := range map[string][2]string{
+		"/api/v1/registrations?phase=nonsense": {"parse.unknown", "is not a known"},
+		"/api/v1/registrations?limit=0":        {"bad_request", "limit is a number"},
+		"/api/v1/nothing":                      {"no_such_path", "no such API path"},
+	} {
+		status, v := b.api(t, token, path)
+		if status < 400 || v["code"] != want[0] || !strings.Contains(fmt.Sprint(v["error"]), want[1]) {
+			t.Errorf("%s: %d %v, want code %q and English words %q", path, status, v, want[0], want[1])
+		}
+	}
+	if status, v := b.api(t, "", "/api/v1/registrations"); status != http.StatusUnauthorized || v["code"] != "no_token" {
+		t.Errorf("no token: %d %v", status, v)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,26 @@ func isExportPath(path string) bool {
 	return strings.HasSuffix(path, "/export.csv") || strings.HasSuffix(path, "/export.json") ||
 		strings.HasPrefix(path, "/api/v1/courses/") || path == "/api/v1/audit"
 }
+
+// exportColumn is one column of an export. JSON names it by its English name, a stable
+// identifier for scripts whatever the reader's language (the API's clients depend on it); a CSV,
+// opened by a person in a spreadsheet, heads it in that person's language, from the catalogue's
+// export.col.<key>.
+type exportColumn struct {
+	key  string
+	name string
+}
+
+// exportColumns makes columns of English names; the key is the name in snake case.
+func exportColumns(names ...string) []exportColumn {
+	out := make([]exportColumn, len(names))
+	for i, n := range names {
+		out[i] = exportColumn{key: strings.Trim(nonWord.ReplaceAllString(strings.ToLower(n), "_"), "_"), name: n}
+	}
+	return out
+}
+
+var nonWord = regexp.MustCompile(`[^a-z0-9]+`)
 
 // exportEncoder writes an export in one format.
 type exportEncoder interface {
@@ -139,13 +160,13 @@ type export struct {
 	r       *http.Request
 	name    string
 	format  string
-	columns []string
+	columns []exportColumn
 	enc     exportEncoder
 	started bool
 }
 
 // newExport starts an export of the list called name, in the format of the path's extension.
-func (s *Server) newExport(w http.ResponseWriter, r *http.Request, name string, columns []string) *export {
+func (s *Server) newExport(w http.ResponseWriter, r *http.Request, name string, columns []exportColumn) *export {
 	// CSV only when asked for by name; the API's lists are JSON.
 	format := "json"
 	if strings.HasSuffix(r.URL.Path, ".csv") {
@@ -177,9 +198,17 @@ func (e *export) head(h store.ExportHead) error {
 		_, _ = bw.WriteString("\uFEFF")
 		e.enc = &csvEncoder{w: csv.NewWriter(bw)}
 	}
+	names := make([]string, len(e.columns))
+	loc := i18n.From(e.r.Context())
+	for i, c := range e.columns {
+		names[i] = c.name
+		if e.format == "csv" {
+			names[i] = loc.T("export.col." + c.key)
+		}
+	}
 	e.w.WriteHeader(http.StatusOK)
 	e.started = true
-	return e.enc.head(e.columns, h)
+	return e.enc.head(names, h)
 }
 
 // finish ends the export. An error after the first byte cannot become an error page: it is
@@ -204,9 +233,7 @@ func isoTime(t *time.Time) string {
 }
 
 // queueColumns are the queue table's columns, and what an export adds to them.
-var queueColumns = []string{"Registration id", "Student", "Student number", "E-mail", "Course", "Module", "Course code",
-	"State", "Error code", "Attempt", "Phase", "Next check", "Escalates", "Attention", "On it", "On it since",
-	"Waiting since", "Last activity"}
+var queueColumns = exportColumns("Registration id", "Student", "Student number", "E-mail", "Course", "Module", "Course code", "State", "Error code", "Attempt", "Phase", "Next check", "Escalates", "Attention", "On it", "On it since", "Waiting since", "Last activity")
 
 // queueExport is the queue under its filter as CSV or JSON: GET /queue/export.csv, …/export.json,
 // with the queue's own query string. Every matching row in the person's courses, up to the cap.
@@ -249,8 +276,7 @@ func (s *Server) queueExportCells(row store.RegistrationListRow, now time.Time) 
 }
 
 // courseColumns are the course page's columns, with the group each row is listed under.
-var courseColumns = []string{"Registration id", "Status", "Student", "Student number", "Module", "Grade", "Waits on",
-	"What happens next"}
+var courseColumns = exportColumns("Registration id", "Status", "Student", "Student number", "Module", "Grade", "Waits on", "What happens next")
 
 // courseExport is a course's registrations as its page lists them: GET /courses/{id}/export.csv,
 // …/export.json. A course outside the person's courses is not found.
@@ -272,8 +298,7 @@ func (s *Server) courseExport(w http.ResponseWriter, r *http.Request) error {
 }
 
 // auditColumns are the audit page's columns, the state split into its two ends.
-var auditColumns = []string{"Entry id", "When", "Who", "Role", "Action", "Registration", "Registration id", "State before",
-	"State after", "Reason", "Rows"}
+var auditColumns = exportColumns("Entry id", "When", "Who", "Role", "Action", "Registration", "Registration id", "State before", "State after", "Reason", "Rows")
 
 // auditExport is the audit under its filter: GET /audit/export.csv, …/export.json.
 func (s *Server) auditExport(w http.ResponseWriter, r *http.Request) error {

@@ -166,3 +166,42 @@ func TestCourseAndAuditExports(t *testing.T) {
 		t.Errorf("teacher audit export: %d", resp.StatusCode)
 	}
 }
+
+// TestExportColumnsInTheReadersLanguage: a CSV, opened by a person, heads its columns in their
+// language; a JSON export keeps its keys the stable English names whatever the language, so a
+// script reading it does not break when its owner switches to Finnish.
+func TestExportColumnsInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	want := map[string]map[string]string{
+		"fi": {"/queue/export.csv?show=all": "Rekisteröinnin tunniste,Opiskelija,Opiskelijanumero,Sähköposti",
+			"/courses/" + b.course.ID + "/export.csv": "Rekisteröinnin tunniste,Tilanne,Opiskelija,Opiskelijanumero",
+			"/audit/export.csv":                       "Merkinnän tunniste,Milloin,Kuka,Rooli"},
+		"sv": {"/queue/export.csv?show=all": "Registreringens id,Studerande,Studentnummer,E-post",
+			"/courses/" + b.course.ID + "/export.csv": "Registreringens id,Status,Studerande,Studentnummer",
+			"/audit/export.csv":                       "Postens id,När,Vem,Roll"},
+	}
+	for _, lang := range []string{"fi", "sv"} {
+		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+		}
+		for path, head := range want[lang] {
+			resp, body := b.getWith(t, admin, path, false)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s %s = %d", lang, path, resp.StatusCode)
+			}
+			if got := strings.Join(readCSV(t, body)[0][:4], ","); got != head {
+				t.Errorf("%s %s columns: %s, want %s", lang, path, got, head)
+			}
+		}
+		_, body := b.getWith(t, admin, "/queue/export.json?show=all", false)
+		var doc struct {
+			Columns []string `json:"columns"`
+		}
+		if err := json.Unmarshal([]byte(body), &doc); err != nil || len(doc.Columns) < 4 ||
+			strings.Join(doc.Columns[:4], ",") != "Registration id,Student,Student number,E-mail" {
+			t.Errorf("%s: the JSON keys changed with the language: %v %v", lang, doc.Columns, err)
+		}
+	}
+}
