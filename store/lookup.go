@@ -126,9 +126,16 @@ type LookupCall struct {
 
 // LookupCallFailure is a failed call, without Suotar's body, which may quote anything.
 type LookupCallFailure struct {
+	// Kind is the failure's code (suotar.Kind, or "interrupted", "other"); the page words it in
+	// the reader's language from it, with HTTPStatus and LimitMS.
 	Kind       string `json:"kind"`
 	HTTPStatus int    `json:"http_status,omitempty"`
-	Message    string `json:"message"`
+	// LimitMS is the time limit that ran out, for a timeout of the client's own limit; rows
+	// written before it was kept have none.
+	LimitMS int64 `json:"limit_ms,omitempty"`
+	// Message is the failure in English, as the lookup saw it: what a row holds whose Kind the
+	// page cannot word, and what the logs and the command line read.
+	Message string `json:"message"`
 }
 
 // LookupAttainment is one attainment Sisu holds for the student on the course.

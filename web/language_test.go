@@ -2,13 +2,17 @@ package web_test
 
 import (
 	"context"
+	"encoding/json"
 	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"regdesk/schedule"
+	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/views/i18n"
 )
@@ -175,11 +179,14 @@ func TestStudentMessageInThreeLanguages(t *testing.T) {
 	}
 }
 
+var rawRecord = regexp.MustCompile(`(?s)<pre[ >].*?</pre>`)
+
 // speaks fails unless body is a page in lang: one of words appears, no key is untranslated, and
 // none of the English sentinel phrases, which only an untranslated page would show, is there.
 func speaks(t *testing.T, lang, what, body string, words, english []string) {
 	t.Helper()
-	text := html.UnescapeString(body)
+	// A record shown as it is stored (a <pre> of its JSON) is data, not words.
+	text := html.UnescapeString(rawRecord.ReplaceAllString(body, ""))
 	if i := strings.Index(text, "⟦"); i >= 0 {
 		t.Errorf("%s %s shows an untranslated key: %s", lang, what, text[i:min(len(text), i+80)])
 	}
@@ -194,8 +201,8 @@ func speaks(t *testing.T, lang, what, body string, words, english []string) {
 		t.Errorf("%s %s has none of %q", lang, what, words)
 	}
 	for _, e := range english {
-		if strings.Contains(text, e) {
-			t.Errorf("%s %s still says %q in English", lang, what, e)
+		if i := strings.Index(text, e); i >= 0 {
+			t.Errorf("%s %s still says %q in English: …%s…", lang, what, e, text[max(0, i-60):min(len(text), i+80)])
 		}
 	}
 }
@@ -318,5 +325,51 @@ func TestAlertBannersInEveryLanguage(t *testing.T) {
 		}
 		_, body := b.getLang(t, admin, "/registrations/"+b.uncertainOverdue+"?alerted_at=eilen", "")
 		speaks(t, lang, "an unreadable alert time", body, []string{map[string]string{"fi": "hälytysaika", "sv": "larmtid"}[lang]}, english)
+	}
+}
+
+// TestLookupFailuresInEveryLanguage: a lookup whose calls failed says why in the reader's
+// language, from the failure's kind, both for a record written before the time limit was kept
+// (old shape: kind and English message) and for one that keeps it (new shape). A kind the
+// catalogue cannot word shows the English message recorded.
+func TestLookupFailuresInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	record := func(held, verify store.LookupCallFailure) string {
+		rec := store.LookupRecord{V: store.LookupRecordVersion, Person: store.LookupPersonNotSeen,
+			AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, Answer: store.AnswerUnanswered, Failure: &held},
+			VerifyCall:      &store.LookupCall{Endpoint: store.EndpointVerifyAttainments, Answer: store.AnswerUnanswered, Failure: &verify},
+			Verdict:         &store.LookupVerdict{Kind: schedule.VerdictCannotTell, Reason: "The call failed."}}
+		raw, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	old := record(store.LookupCallFailure{Kind: "timeout", Message: "Suotar did not answer within 50 seconds; try again."},
+		store.LookupCallFailure{Kind: "rejected", HTTPStatus: 418, Message: "Suotar refused the lookup (HTTP 418): tell an administrator."})
+	b.addLookup(t, b.uncertainOverdue, testNow.Add(-2*time.Hour), b.admin, old)
+	other := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
+		StateChangedAt: testNow.Add(-3 * time.Hour)})
+	b.addLookup(t, other, testNow.Add(-time.Hour), b.admin, record(
+		store.LookupCallFailure{Kind: "timeout", LimitMS: 50000, Message: "Suotar did not answer within 50 seconds; try again."},
+		store.LookupCallFailure{Kind: "invalidInput", Message: "regdesk did not send the lookup to Suotar: no id."}))
+	want := map[string][]string{
+		"fi": {"Suotar ei vastannut ajoissa", "Suotar hylkäsi tarkistuksen (HTTP 418)", "Suotar ei vastannut 50 s kuluessa", "regdesk did not send the lookup to Suotar: no id."},
+		"sv": {"Suotar svarade inte i tid", "Suotar avvisade kontrollen (HTTP 418)", "Suotar svarade inte inom 50 s", "regdesk did not send the lookup to Suotar: no id."},
+	}
+	for _, lang := range []string{"fi", "sv"} {
+		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+		}
+		_, body := b.getLang(t, admin, "/registrations/"+b.uncertainOverdue, "")
+		for _, w := range want[lang][:2] {
+			speaks(t, lang, "an old-shape failed lookup", body, []string{w}, []string{"did not answer", "refused the lookup"})
+		}
+		_, body = b.getLang(t, admin, "/registrations/"+other, "")
+		for _, w := range want[lang][2:] {
+			speaks(t, lang, "a new-shape failed lookup", body, []string{w}, []string{"did not answer within"})
+		}
 	}
 }

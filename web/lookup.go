@@ -164,12 +164,28 @@ func failedWords(loc *i18n.Localizer, rec store.LookupRecord) (string, bool) {
 	var parts []string
 	held := rec.AttainmentsCall.Failure != nil
 	if held {
-		parts = append(parts, loc.T("lookup.noList", "Why", rec.AttainmentsCall.Failure.Message))
+		parts = append(parts, loc.T("lookup.noList", "Why", failureWords(loc, rec.AttainmentsCall.Failure)))
 	}
 	if rec.VerifyCall != nil && rec.VerifyCall.Failure != nil {
-		parts = append(parts, loc.T("lookup.verifyFailed", "Why", rec.VerifyCall.Failure.Message))
+		parts = append(parts, loc.T("lookup.verifyFailed", "Why", failureWords(loc, rec.VerifyCall.Failure)))
 	}
 	return strings.Join(parts, " "), held
+}
+
+// failureWords says why a Suotar call failed, in the reader's language, from the failure's kind.
+// A kind the catalogue cannot word (an invalid question, whose detail is the client's English,
+// or one added later) shows the message the lookup recorded.
+func failureWords(loc *i18n.Localizer, f *store.LookupCallFailure) string {
+	key := "suotarFailure." + f.Kind
+	switch {
+	case f.Kind == "timeout" && f.LimitMS > 0:
+		return loc.T("suotarFailure.timeoutWithin", "Limit", loc.Span(time.Duration(f.LimitMS)*time.Millisecond))
+	case f.Kind == "rejected":
+		return loc.T(key, "Status", strconv.Itoa(f.HTTPStatus))
+	case f.Kind != "" && f.Kind != "invalidInput" && loc.Has(key):
+		return loc.T(key)
+	}
+	return f.Message
 }
 
 func sentProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Property {
@@ -252,7 +268,7 @@ func callProperty(loc *i18n.Localizer, label string, c store.LookupCall) views.P
 func verifyVM(loc *i18n.Localizer, submittedID string, c store.LookupCall) *views.LookupVerifyVM {
 	vm := &views.LookupVerifyVM{SubmittedID: submittedID, Code: c.Code}
 	if c.Failure != nil {
-		vm.Error = c.Failure.Message
+		vm.Error = failureWords(loc, c.Failure)
 		return vm
 	}
 	switch c.Code {

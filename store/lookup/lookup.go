@@ -254,7 +254,7 @@ func callRecord(endpoint string, requested time.Time, took time.Duration, err er
 		c.Failure = &store.LookupCallFailure{Kind: "other", Message: "The Suotar lookup failed; try again."}
 		return c
 	}
-	c.Failure = &store.LookupCallFailure{Kind: string(e.Kind), HTTPStatus: e.HTTPStatus, Message: e.UserMessage()}
+	c.Failure = &store.LookupCallFailure{Kind: string(e.Kind), HTTPStatus: e.HTTPStatus, LimitMS: e.Limit.Milliseconds(), Message: e.UserMessage()}
 	if e.HTTPStatus != 0 {
 		c.AnsweredAt = &answered
 	}
