@@ -129,8 +129,30 @@ func (c LookupCall) Words() string {
 // FailedCall is a lookup call that brought no usable answer.
 type FailedCall struct {
 	Call LookupCall
-	// Why says what went wrong, in words a person reads ("Suotar did not answer in time").
+	// Why says what went wrong, in English ("Suotar did not answer in time").
 	Why string
+	// Kind is the failure's code, HTTPStatus and LimitMS its details, for the edge to word it;
+	// "" when unknown.
+	Kind       string
+	HTTPStatus int
+	LimitMS    int64
+}
+
+// phrase is the failure as a Phrase: its kind's words, or Why for a kind without any.
+func (f FailedCall) phrase() Phrase {
+	var why Phrase
+	switch {
+	case f.Kind == "timeout" && f.LimitMS > 0:
+		why = say("suotarFailure.timeoutWithin").span("Limit", time.Duration(f.LimitMS)*time.Millisecond)
+	case f.Kind == "rejected":
+		why = say("suotarFailure.rejected").arg("Status", fmt.Sprint(f.HTTPStatus))
+	case f.Kind != "" && f.Kind != "invalidInput":
+		why = say("suotarFailure." + f.Kind)
+	default:
+		why = say("why.failure")
+	}
+	why.Text = f.Why
+	return say("why.failedCall").part("Call", say("call."+string(f.Call))).part("Why", why)
 }
 
 // Lookup is what Suotar said about the student on the course code.
@@ -209,8 +231,10 @@ type Verdict struct {
 	// Match is the attainment that shows the submission; nil when none does (or when only
 	// Suotar's verify answer shows it).
 	Match *SisuAttainment
-	// Reason says why, and what to do about it.
+	// Reason says why, and what to do about it, in English; Say is the same as phrases, one a
+	// sentence, for the edge to word in the reader's language.
 	Reason string
+	Say    []Phrase
 	// Matches are the ids of every attainment that matches, Match among them, in the order given:
 	// a course unit attainment and the assessment item attainment it was built from both match.
 	Matches []string
@@ -229,8 +253,10 @@ type Verdict struct {
 type Conflict struct {
 	AttainmentID string
 	Type         string
-	// Differences say each way it differs, e.g. "grade 3, regdesk sent 4".
+	// Differences say each way it differs, e.g. "grade 3, regdesk sent 4"; Say is the same as
+	// phrases.
 	Differences []string
+	Say         []Phrase
 }
 
 // judged is one attainment weighed against the submission.
@@ -240,6 +266,7 @@ type judged struct {
 	byDate  bool // same attainment date
 	byReg   bool // registered within the window after the submission day
 	diffs   []string
+	say     []Phrase
 	related bool
 }
 
@@ -259,17 +286,21 @@ func Judge(sub Submission, l Lookup, now time.Time) Verdict {
 		return v
 	}
 	var failed []string
+	var failedSay []Phrase
 	for _, f := range l.Failed {
 		failed = append(failed, f.Call.Words()+" failed ("+strings.TrimSuffix(f.Why, ".")+")")
+		failedSay = append(failedSay, f.phrase())
 	}
 	if v.Kind == VerdictNotInSisu {
 		v.Kind, v.Match, v.Conflicts = VerdictCannotTell, nil, nil
 		v.Reason = capitalise(joinAnd(failed)) + ", and its answer could show the credit, so regdesk cannot say that Sisu lacks it. " +
 			"Do not resubmit on this lookup; look again."
+		v.Say = []Phrase{say("why.cannotTellFailed").part("Failed", failedSay...)}
 		return v
 	}
 	if v.Kind != VerdictCannotTell || !strings.Contains(v.Reason, "failed") {
 		v.Reason += " (" + capitalise(joinAnd(failed)) + ".)"
+		v.Say = append(v.Say, say("why.alsoFailed").part("Failed", failedSay...))
 	}
 	return v
 }
@@ -280,28 +311,32 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 	v := Verdict{Ours: ours, Window: WindowOf(sub.SubmittedAt)}
 
 	var missing []string
+	var missingSay []Phrase
 	if sub.GradeID == "" {
-		missing = append(missing, "grade")
+		missing, missingSay = append(missing, "grade"), append(missingSay, say("why.field.grade"))
 	}
 	if sub.GradeScaleID == "" {
-		missing = append(missing, "grade scale")
+		missing, missingSay = append(missing, "grade scale"), append(missingSay, say("why.field.scale"))
 	}
 	if sub.AttainedAt == nil {
-		missing = append(missing, "attainment date")
+		missing, missingSay = append(missing, "attainment date"), append(missingSay, say("why.field.date"))
 	}
 	if len(missing) > 0 {
 		v.Kind = VerdictCannotTell
 		v.Reason = "regdesk's frozen payload has no " + joinAnd(missing) + ", so there is nothing to compare Sisu's attainments with." + verifySentence(sub, l.Verify)
+		v.Say = append([]Phrase{say("why.noPayload").part("Missing", missingSay...)}, verifySay(sub, l.Verify)...)
 		return v
 	}
 	switch l.Code {
 	case "personNotFound":
 		v.Kind = VerdictCannotTell
 		v.Reason = "Sisu knows no person with this student number, so regdesk cannot see what Sisu holds for the student; check the student number." + verifySentence(sub, l.Verify)
+		v.Say = append([]Phrase{say("why.personNotFound")}, verifySay(sub, l.Verify)...)
 		return v
 	case "courseCodeNotFound":
 		v.Kind = VerdictCannotTell
 		v.Reason = "Sisu has no course unit with this course code, so regdesk cannot see attainments on it; check the course code." + verifySentence(sub, l.Verify)
+		v.Say = append([]Phrase{say("why.courseNotFound")}, verifySay(sub, l.Verify)...)
 		return v
 	}
 
@@ -316,7 +351,7 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 			v.Matches = append(v.Matches, j.a.ID)
 		}
 		if j.related && !j.matches() {
-			v.Conflicts = append(v.Conflicts, Conflict{AttainmentID: j.a.ID, Type: j.a.Type, Differences: j.diffs})
+			v.Conflicts = append(v.Conflicts, Conflict{AttainmentID: j.a.ID, Type: j.a.Type, Differences: j.diffs, Say: j.say})
 		}
 	}
 	// Course unit attainments first, so a conflicting one is read before its assessment item.
@@ -329,34 +364,42 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 	case best != nil && best.a.IsCourseUnit():
 		v.Kind, v.Match = VerdictRegistered, best.a
 		v.Reason = "Sisu holds " + describe(best.a) + matchedBy(*best, sub, l.Verify, sent, day) + " The credit counts; do not resubmit."
+		v.Say = append(matchedSay("why.holds.", *best, sub, l.Verify, sent, day), say("why.creditCounts"))
 	case verifiedAs(l.Verify, AttainmentCourseUnit) && !listed(l.Attainments, l.Verify.AttainmentID):
 		v.Kind = VerdictRegistered
 		v.Reason = fmt.Sprintf("Suotar's verify answer says the submitted attainment %s is registered as course unit attainment %s, "+
 			"but the course's attainment list does not show it (another course code, or Suotar's copy of Sisu lags). The credit counts; do not resubmit.",
 			sub.SubmittedAttainmentID, l.Verify.AttainmentID)
+		v.Say = []Phrase{say("why.verifiedCourseUnit").arg("Submitted", sub.SubmittedAttainmentID).arg("ID", l.Verify.AttainmentID)}
 	case best != nil:
 		v.Kind, v.Match = VerdictPartlyRegistered, best.a
 		v.Reason = "Sisu holds only " + describe(best.a) + matchedBy(*best, sub, l.Verify, sent, day) +
 			" The course unit attainment that makes the credit count is not there yet. Do not resubmit: Sisu builds it from the assessment item, " +
 			"usually within a day; if it has not after 3 days, ask in Sisu why."
+		v.Say = append(matchedSay("why.holdsOnly.", *best, sub, l.Verify, sent, day), say("why.partlyNext"))
 	case verifiedAs(l.Verify, "") && !listed(l.Attainments, l.Verify.AttainmentID):
 		v.Kind = VerdictPartlyRegistered
 		v.Reason = fmt.Sprintf("Suotar's verify answer says Sisu holds the submitted attainment %s as %s, but not yet a course unit attainment; "+
 			"the course's attainment list does not show it. Do not resubmit.", sub.SubmittedAttainmentID, typeWords(l.Verify.AttainmentType))
+		v.Say = []Phrase{say("why.verifiedItem").arg("Submitted", sub.SubmittedAttainmentID).part("Type", typeSay(l.Verify.AttainmentType))}
 	case len(v.Conflicts) > 0:
 		v.Kind = VerdictConflicting
 		c := v.Conflicts[0]
 		v.Reason = fmt.Sprintf("Sisu holds %s like this submission that %s not match it: %s %s has %s.",
 			count(len(v.Conflicts), "attainment", "attainments"), Plural(len(v.Conflicts), "does", "do"), typeWords(c.Type), c.AttainmentID, joinAnd(c.Differences)) +
 			" Check in Sisu which is right before doing anything: resubmitting may register the credit twice." + verifySentence(sub, l.Verify)
+		v.Say = append([]Phrase{say("why.conflicts").count(len(v.Conflicts)).arg("ID", c.AttainmentID).part("Type", typeSay(c.Type)).part("Diffs", c.Say...),
+			say("why.checkFirst")}, verifySay(sub, l.Verify)...)
 	default:
 		v.Kind = VerdictNotInSisu
 		v.Reason = notInSisuReason(sub, l, sent, day, now)
+		v.Say = notInSisuSay(sub, l, sent, day, now)
 	}
 	if v.Match != nil && len(v.Conflicts) > 0 {
 		n := len(v.Conflicts)
 		v.Reason += fmt.Sprintf(" Sisu also holds %s that %s related but %s; see the marked rows.",
 			count(n, "attainment", "attainments"), Plural(n, "looks", "look"), Plural(n, "differs", "differ"))
+		v.Say = append(v.Say, say("why.alsoConflicts").count(n))
 	}
 	return v
 }
@@ -390,20 +433,27 @@ func judge(sub Submission, a *SisuAttainment, sent Date, day RegistrationWindow,
 	j.related = ours || j.byDate || j.byReg
 	if a.State == AttainmentStateFailed {
 		j.diffs = append(j.diffs, "state FAILED")
+		j.say = append(j.say, say("why.diff.failed"))
 	}
 	if a.GradeID != sub.GradeID {
 		j.diffs = append(j.diffs, fmt.Sprintf("grade %s, regdesk sent %s", orNone(a.GradeID), sub.GradeID))
+		j.say = append(j.say, say("why.diff.grade").arg("Got", a.GradeID).arg("Sent", sub.GradeID))
 	}
 	if ScaleFamily(a.GradeScaleID) != ScaleFamily(sub.GradeScaleID) {
 		j.diffs = append(j.diffs, fmt.Sprintf("grade scale %s, regdesk sent %s", orNone(a.GradeScaleID), sub.GradeScaleID))
+		j.say = append(j.say, say("why.diff.scale").arg("Got", a.GradeScaleID).arg("Sent", sub.GradeScaleID))
 	}
 	if !j.byDate && !j.byReg {
 		d := fmt.Sprintf("attainment date %s, regdesk sent %s", orNone(a.AttainmentDate.String()), sent)
+		p := say("why.diff.date").date("Got", a.AttainmentDate).date("Sent", sent)
 		if !day.IsZero() {
 			d += fmt.Sprintf(", and it was registered %s, not within %d days after %s",
 				orNone(a.RegistrationDate.String()), RecoveryRegistrationWindowDays, day.Words())
+			p = say("why.diff.dateWindow").date("Got", a.AttainmentDate).date("Sent", sent).date("Registered", a.RegistrationDate).
+				count(RecoveryRegistrationWindowDays).part("Window", day.say())
 		}
 		j.diffs = append(j.diffs, d)
+		j.say = append(j.say, p)
 	}
 	return j
 }
@@ -606,4 +656,99 @@ func spanWords(d time.Duration) string {
 		return fmt.Sprintf("%d minutes", int(d/time.Minute))
 	}
 	return "a moment"
+}
+
+// say is the window's day as a Phrase; see Words.
+func (w RegistrationWindow) say() Phrase {
+	if w.HelsinkiDay == w.UTCDay {
+		return say("why.window.same").date("Day", w.HelsinkiDay)
+	}
+	return say("why.window.split").date("Helsinki", w.HelsinkiDay).date("UTC", w.UTCDay)
+}
+
+// matchedSay is the sentence of a matching attainment, prefix choosing "holds" or "holds only",
+// with how it was recognised; see matchedBy.
+func matchedSay(prefix string, j judged, sub Submission, ver *VerifyEvidence, sent Date, day RegistrationWindow) []Phrase {
+	p := func(variant string) Phrase {
+		return say(prefix+variant).part("Attainment", describeSay(j.a)).arg("Submitted", sub.SubmittedAttainmentID)
+	}
+	switch {
+	case j.ours && j.a.ID == sub.SubmittedAttainmentID:
+		return []Phrase{p("submitted")}
+	case j.ours && ver != nil && ver.Code == "registered" && j.a.ID == ver.AttainmentID:
+		return []Phrase{p("verified")}
+	case j.ours:
+		return []Phrase{p("builtFrom")}
+	case j.byDate:
+		return []Phrase{p("byDate")}
+	}
+	return []Phrase{p("byReg").date("Registered", j.a.RegistrationDate).count(RecoveryRegistrationWindowDays).part("Window", day.say()),
+		say("why.dateMoved").date("Date", j.a.AttainmentDate).date("Sent", sent)}
+}
+
+// notInSisuSay is notInSisuReason as phrases.
+func notInSisuSay(sub Submission, l Lookup, sent Date, day RegistrationWindow, now time.Time) []Phrase {
+	var out []Phrase
+	switch {
+	case len(l.Attainments) == 0:
+		out = append(out, say("why.nothingHeld"))
+	case day.IsZero():
+		out = append(out, say("why.noneDated").count(len(l.Attainments)).date("Sent", sent))
+	default:
+		out = append(out, say("why.noneDatedOrWindow").count(len(l.Attainments)).date("Sent", sent).
+			arg("Days", fmt.Sprint(RecoveryRegistrationWindowDays)).part("Window", day.say()))
+	}
+	out = append(out, verifySay(sub, l.Verify)...)
+	switch {
+	case l.Verify != nil && l.Verify.Code == "submissionPending":
+	case sub.SubmittedAt != nil && now.Before(sub.SubmittedAt.Add(SuotarPendingWindow)):
+		out = append(out, say("why.lagging").span("Ago", now.Sub(*sub.SubmittedAt)).at("Until", sub.SubmittedAt.Add(SuotarPendingWindow)))
+	default:
+		out = append(out, say("why.pendingPassed"))
+	}
+	return out
+}
+
+// verifySay is verifySentence as phrases: none, or one.
+func verifySay(sub Submission, v *VerifyEvidence) []Phrase {
+	if v == nil {
+		return nil
+	}
+	switch v.Code {
+	case "registered":
+		return []Phrase{say("why.verify.registered").arg("Submitted", sub.SubmittedAttainmentID).arg("ID", v.AttainmentID).part("Type", typeSay(v.AttainmentType))}
+	case "notRegistered":
+		return []Phrase{say("why.verify.notRegistered").arg("Submitted", sub.SubmittedAttainmentID)}
+	case "misregistered":
+		return []Phrase{say("why.verify.misregistered").arg("Submitted", sub.SubmittedAttainmentID)}
+	case "submissionPending":
+		if v.RetryAfter != nil {
+			return []Phrase{say("why.verify.pendingUntil").at("Until", *v.RetryAfter)}
+		}
+		return []Phrase{say("why.verify.pending")}
+	}
+	return nil
+}
+
+// describeSay is describe as a phrase.
+func describeSay(a *SisuAttainment) Phrase {
+	key := "why.attainment"
+	if !a.RegistrationDate.IsZero() {
+		key = "why.attainmentRegistered"
+	}
+	return say(key).part("Type", typeSay(a.Type)).arg("ID", a.ID).arg("Grade", a.GradeID).arg("Scale", a.GradeScaleID).
+		date("Date", a.AttainmentDate).date("Registered", a.RegistrationDate)
+}
+
+// typeSay is typeWords as a phrase.
+func typeSay(t string) Phrase {
+	switch t {
+	case AttainmentCourseUnit:
+		return say("why.type.courseUnit")
+	case AttainmentAssessmentItem:
+		return say("why.type.assessmentItem")
+	case "":
+		return say("why.type.any")
+	}
+	return say("why.type.other").arg("Type", t)
 }

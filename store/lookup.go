@@ -152,8 +152,12 @@ type LookupAttainment struct {
 
 // LookupVerdict is schedule.Judge's verdict as recorded.
 type LookupVerdict struct {
-	Kind   schedule.VerdictKind `json:"kind"`
-	Reason string               `json:"reason"`
+	Kind schedule.VerdictKind `json:"kind"`
+	// Reason is the verdict's reason in English; Say, in records written since it was kept, is
+	// the same as phrases the page words in the reader's language. A record without Say (the old
+	// shape) shows Reason.
+	Reason string            `json:"reason"`
+	Say    []schedule.Phrase `json:"say,omitempty"`
 	// MatchID is the attainment judged to be the submission; "" when none.
 	MatchID   string           `json:"match_id,omitempty"`
 	Matches   []string         `json:"matches,omitempty"`
@@ -174,6 +178,8 @@ type LookupWindow struct {
 type LookupConflict struct {
 	ID          string   `json:"id"`
 	Differences []string `json:"differences"`
+	// Say is Differences as phrases, in records written since it was kept.
+	Say []schedule.Phrase `json:"say,omitempty"`
 }
 
 // Message is the lookup in words, for the history's message column.

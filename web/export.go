@@ -203,7 +203,7 @@ func (e *export) head(h store.ExportHead) error {
 	for i, c := range e.columns {
 		names[i] = c.name
 		if e.format == "csv" {
-			names[i] = loc.T("export.col." + c.key)
+			names[i] = loc.Code("export.col", c.key)
 		}
 	}
 	e.w.WriteHeader(http.StatusOK)

@@ -373,3 +373,57 @@ func TestLookupFailuresInEveryLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestLookupVerdictOldAndNewShape: a verdict recorded with its phrases (new shape) gives its
+// reason and its differences in the reader's language; one recorded before (old shape: the
+// English reason and differences alone) still reads, in the English it was written in.
+func TestLookupVerdictOldAndNewShape(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	attained, submitted := testNow.Add(-72*time.Hour), testNow.Add(-48*time.Hour)
+	sub := schedule.Submission{GradeScaleID: "sis-0-5", GradeID: "4", AttainedAt: &attained, SubmittedAt: &submitted}
+	held := schedule.SisuAttainment{ID: "otm-cu", Type: schedule.AttainmentCourseUnit, GradeScaleID: "sis-0-5", GradeID: "3",
+		AttainmentDate: schedule.HelsinkiDate(attained), RegistrationDate: schedule.HelsinkiDate(testNow)}
+	v := schedule.Judge(sub, schedule.Lookup{Attainments: []schedule.SisuAttainment{held}}, testNow)
+	if v.Kind != schedule.VerdictConflicting || len(v.Conflicts) != 1 {
+		t.Fatalf("the fixture's verdict: %+v", v)
+	}
+	record := func(withPhrases bool) string {
+		verdict := &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason,
+			Conflicts: []store.LookupConflict{{ID: "otm-cu", Differences: v.Conflicts[0].Differences}}}
+		if withPhrases {
+			verdict.Say, verdict.Conflicts[0].Say = v.Say, v.Conflicts[0].Say
+		}
+		rec := store.LookupRecord{V: store.LookupRecordVersion, Person: store.LookupPersonNotSeen,
+			AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, Answer: store.AnswerAnswered},
+			Attainments: []store.LookupAttainment{{ID: "otm-cu", Type: held.Type, GradeScaleID: "sis-0-5", GradeID: "3",
+				AttainmentDate: held.AttainmentDate.String(), RegistrationDate: held.RegistrationDate.String()}},
+			Verdict: verdict}
+		raw, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(raw)
+	}
+	b.addLookup(t, b.uncertainOverdue, testNow.Add(-time.Hour), b.admin, record(false))
+	other := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
+		StateChangedAt: testNow.Add(-3 * time.Hour)})
+	b.addLookup(t, other, testNow.Add(-time.Hour), b.admin, record(true))
+	for lang, words := range map[string][]string{
+		"fi": {"tätä lähetystä muistuttava opintosuoritus", "arvosana 3, regdesk lähetti 4"},
+		"sv": {"som liknar den här inskickningen", "vitsord 3, regdesk skickade 4"},
+	} {
+		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
+			t.Fatalf("choosing %s: %d", lang, resp.StatusCode)
+		}
+		_, body := b.getLang(t, admin, "/registrations/"+other, "")
+		for _, w := range words {
+			speaks(t, lang, "a new-shape verdict", body, []string{w}, []string{"like this submission", "regdesk sent"})
+		}
+		_, body = b.getLang(t, admin, "/registrations/"+b.uncertainOverdue, "")
+		if text := html.UnescapeString(rawRecord.ReplaceAllString(body, "")); !strings.Contains(text, v.Reason) || !strings.Contains(text, "grade 3, regdesk sent 4") {
+			t.Errorf("%s: an old-shape verdict no longer shows the reason it was recorded with", lang)
+		}
+	}
+}

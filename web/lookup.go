@@ -125,10 +125,22 @@ func (s *Server) lookupVM(loc *i18n.Localizer, reg store.Registration, events []
 	}
 	k := rec.Verdict.Kind
 	res.Verdict = views.LookupVerdictVM{Kind: string(k), Label: loc.Code("verdict", string(k)), Explanation: loc.CodeExplain("verdict", string(k)), Reason: rec.Verdict.Reason}
+	// A record written since verdicts kept their phrases reads in the reader's language; an older
+	// one has only the English sentences, shown as they were written.
+	if len(rec.Verdict.Say) > 0 {
+		res.Verdict.Reason = loc.Sentences(rec.Verdict.Say, now)
+	}
 	res.Failed, res.HeldUnknown = failedWords(loc, rec)
 	conflicts := map[string]string{}
 	for _, c := range rec.Verdict.Conflicts {
 		conflicts[c.ID] = strings.Join(c.Differences, "; ")
+		if len(c.Say) > 0 {
+			diffs := make([]string, len(c.Say))
+			for i, d := range c.Say {
+				diffs[i] = loc.Say(d, now)
+			}
+			conflicts[c.ID] = strings.Join(diffs, "; ")
+		}
 	}
 	for _, a := range rec.Attainments {
 		row := views.LookupAttainmentVM{

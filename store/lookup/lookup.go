@@ -193,7 +193,7 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 			evidence.Verify = verifyEvidence(verify, &verifyCall)
 		}
 		if verifyCall.Failure != nil {
-			evidence.Failed = append(evidence.Failed, schedule.FailedCall{Call: schedule.CallVerify, Why: verifyCall.Failure.Message})
+			evidence.Failed = append(evidence.Failed, failedCall(schedule.CallVerify, verifyCall.Failure))
 			s.log().WarnContext(ctx, "sisu lookup: verify failed", "registration", reg.ID, "err", verifyErr, "correlation_id", verify.CorrelationID)
 		}
 		rec.VerifyCall = &verifyCall
@@ -201,7 +201,7 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 	if heldErr != nil {
 		// The verdict is still given: it says which call failed, and a verify answer may still
 		// show the credit. It is never "not in Sisu".
-		evidence.Failed = append([]schedule.FailedCall{{Call: schedule.CallAttainments, Why: heldCall.Failure.Message}}, evidence.Failed...)
+		evidence.Failed = append([]schedule.FailedCall{failedCall(schedule.CallAttainments, heldCall.Failure)}, evidence.Failed...)
 		s.log().WarnContext(ctx, "sisu lookup failed", "registration", reg.ID, "err", heldErr, "correlation_id", held.CorrelationID,
 			"duration_ms", rec.DurationMS)
 	} else {
@@ -223,7 +223,7 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 	rec.Person, rec.PersonID = personCheck(store.Deref(reg.SisuPersonID), seen)
 
 	v := schedule.Judge(submissionOf(reg), evidence, at)
-	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason, Matches: v.Matches, Ours: v.Ours}
+	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason, Say: v.Say, Matches: v.Matches, Ours: v.Ours}
 	if !v.Window.IsZero() {
 		rec.Verdict.Window = &store.LookupWindow{HelsinkiDay: v.Window.HelsinkiDay.String(), UTCDay: v.Window.UTCDay.String()}
 	}
@@ -231,7 +231,7 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 		rec.Verdict.MatchID = v.Match.ID
 	}
 	for _, c := range v.Conflicts {
-		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, store.LookupConflict{ID: c.AttainmentID, Differences: c.Differences})
+		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, store.LookupConflict{ID: c.AttainmentID, Differences: c.Differences, Say: c.Say})
 	}
 	s.log().InfoContext(ctx, "sisu lookup", "registration", reg.ID, "verdict", v.Kind, "correlation_id", held.CorrelationID,
 		"duration_ms", rec.DurationMS)
@@ -323,4 +323,9 @@ func sentOf(reg store.Registration) store.LookupSent {
 func submissionOf(reg store.Registration) schedule.Submission {
 	return schedule.Submission{GradeScaleID: strings.TrimSpace(store.Deref(reg.GradeScaleID)), GradeID: strings.TrimSpace(store.Deref(reg.GradeID)),
 		AttainedAt: reg.AttainedAt, SubmittedAt: reg.SubmittedAt, SubmittedAttainmentID: strings.TrimSpace(store.Deref(reg.SubmittedAttempt))}
+}
+
+// failedCall is a failed call as the verdict names it: its English words and its code.
+func failedCall(call schedule.LookupCall, f *store.LookupCallFailure) schedule.FailedCall {
+	return schedule.FailedCall{Call: call, Why: f.Message, Kind: f.Kind, HTTPStatus: f.HTTPStatus, LimitMS: f.LimitMS}
 }

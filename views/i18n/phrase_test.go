@@ -1,0 +1,94 @@
+package i18n_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"regdesk/schedule"
+	"regdesk/views/i18n"
+)
+
+// TestVerdictReasonsInEveryLanguage judges a lookup down each of schedule.Judge's ways and
+// words the reason's phrases in each language: every phrase has its words (no ⟦key⟧), the
+// English says what the English Reason says, and the Finnish and Swedish hold none of it.
+func TestVerdictReasonsInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	at := func(s string) *time.Time {
+		v, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &v
+	}
+	day := func(s string) schedule.Date {
+		v, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return schedule.DateOf(v)
+	}
+	att := func(id, typ, grade, date, reg string) schedule.SisuAttainment {
+		return schedule.SisuAttainment{ID: id, Type: typ, GradeScaleID: "sis-0-5", GradeID: grade, AttainmentDate: day(date), RegistrationDate: day(reg)}
+	}
+	cu, ai := schedule.AttainmentCourseUnit, schedule.AttainmentAssessmentItem
+	base := schedule.Submission{GradeScaleID: "sis-0-5", GradeID: "4", AttainedAt: at("2026-11-27T10:00:00Z"),
+		SubmittedAt: at("2026-11-29T04:00:00Z"), SubmittedAttainmentID: "hy-kur-1"}
+	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	pending := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		sub    schedule.Submission
+		lookup schedule.Lookup
+		now    time.Time
+	}{
+		"registered by date":   {base, schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", cu, "4", "2026-11-27", "2026-11-30")}}, now},
+		"registered by window": {base, schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", cu, "4", "2026-11-20", "2026-11-30")}}, now},
+		"partly, ours":         {base, schedule.Lookup{Attainments: []schedule.SisuAttainment{att("hy-kur-1", ai, "4", "2026-11-27", "2026-11-29")}}, now},
+		"conflicting": {base, schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", cu, "3", "2026-11-27", "2026-11-30"),
+			att("otm-2", cu, "4", "2026-10-01", "2026-10-02")}}, now},
+		"not in Sisu, lagging": {base, schedule.Lookup{}, time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)},
+		"not in Sisu":          {base, schedule.Lookup{Attainments: []schedule.SisuAttainment{att("old", cu, "4", "2025-01-01", "2025-01-02")}}, now},
+		"verify pending":       {base, schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "submissionPending", RetryAfter: &pending}}, now},
+		"verified elsewhere":   {base, schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "registered", AttainmentID: "otm-9", AttainmentType: cu}}, now},
+		"a call failed": {base, schedule.Lookup{Failed: []schedule.FailedCall{{Call: schedule.CallAttainments, Why: "Suotar did not answer within 50 seconds; try again.",
+			Kind: "timeout", LimitMS: 50000}, {Call: schedule.CallVerify, Why: "The lookup was cancelled.", Kind: "canceled"}}}, now},
+		"no payload":        {schedule.Submission{}, schedule.Lookup{}, now},
+		"no such person":    {base, schedule.Lookup{Code: "personNotFound", Verify: &schedule.VerifyEvidence{Code: "notRegistered"}}, now},
+		"no such course":    {base, schedule.Lookup{Code: "courseCodeNotFound"}, now},
+		"misregistered too": {base, schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "misregistered"}}, now},
+	}
+	english := []string{"Sisu holds", "regdesk sent", "attainment", "resubmit", "Suotar's", "failed", "the submission"}
+	for name, c := range cases {
+		v := schedule.Judge(c.sub, c.lookup, c.now)
+		if len(v.Say) == 0 {
+			t.Errorf("%s: the verdict has no phrases (reason %q)", name, v.Reason)
+			continue
+		}
+		en := i18n.For(i18n.EN).Sentences(v.Say, c.now)
+		for _, w := range []string{"otm-cu", "hy-kur-1", "otm-9", "50 s", "pending window", "grade 3, regdesk sent 4"} {
+			if strings.Contains(v.Reason, strings.Replace(w, "50 s", "50 seconds", 1)) != strings.Contains(en, w) {
+				t.Errorf("%s: the English phrases and the English reason disagree on %q:\n%s\n%s", name, w, en, v.Reason)
+			}
+		}
+		for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
+			text := i18n.For(lang).Sentences(v.Say, c.now)
+			for _, c := range v.Conflicts {
+				for _, d := range c.Say {
+					text += " " + i18n.For(lang).Say(d, now)
+				}
+			}
+			if strings.Contains(text, "⟦") || strings.Contains(text, "%!") || strings.Contains(text, "<no value>") {
+				t.Errorf("%s %s: %s", lang, name, text)
+			}
+			t.Logf("%s %s: %s", lang, name, text)
+			if lang == i18n.EN {
+				continue
+			}
+			for _, e := range english {
+				if strings.Contains(text, e) {
+					t.Errorf("%s %s still says %q: %s", lang, name, e, text)
+				}
+			}
+		}
+	}
+}
