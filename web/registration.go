@@ -214,6 +214,13 @@ func eventVMs(loc *i18n.Localizer, registrationID string, events []store.Event, 
 			}
 			vm.Note = actionNote(loc, a.Risk, a.DismissedReasons)
 		}
+		if e.Kind == "sisu_lookup" {
+			// The message column holds the verdict in English; a record that keeps its phrases
+			// says it in the reader's language (the title names the verdict already).
+			if rec, ok := store.ReadLookupRecord(e.Details); ok && rec.Verdict != nil && len(rec.Verdict.Say) > 0 {
+				vm.Message = loc.Sentences(rec.Verdict.Say, now)
+			}
+		}
 		var parts map[string]json.RawMessage
 		if json.Unmarshal(e.Details, &parts) == nil && (parts["request"] != nil || parts["response"] != nil) {
 			vm.Request, vm.Response = indentJSON(parts["request"]), indentJSON(parts["response"])
