@@ -16,9 +16,16 @@ import (
 	"regdesk/views/i18n"
 )
 
-const msgLookupNotYours = "Only support staff and administrators look registrations up in Sisu."
-
-const msgNoSuotar = "Suotar is not configured, so regdesk cannot look anything up in Sisu (an administrator sets SUOTAR_URL and SUOTAR_TOKEN)."
+// problemKey is the catalogue's key for a problem lookup.QueryFor reports; "" for one it lacks.
+func problemKey(problem string) string {
+	switch problem {
+	case lookup.ProblemNoStudentNumber:
+		return "lookup.nothing.noNumber"
+	case lookup.ProblemNoCourseCode:
+		return "lookup.nothing.noCode"
+	}
+	return ""
+}
 
 // registrationLookup asks Suotar what Sisu holds for the row's student on its course, judges
 // whether that is the row's submission, and records the lookup in the row's history; the row
@@ -45,10 +52,10 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 	defer context.AfterFunc(s.stopping, func() { cancel(context.Cause(s.stopping)) })()
 	res, err := s.lookups.LookUp(ctx, id, s.courseScope(r), actorID)
 	if errors.Is(err, lookup.ErrNoRegistry) {
-		return &Error{Status: http.StatusServiceUnavailable, Message: msgNoSuotar, Err: err}
+		return &Error{Status: http.StatusServiceUnavailable, Key: "lookup.noSuotar", Err: err}
 	}
 	if e, ok := errors.AsType[*lookup.NothingToAskError](err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Message: e.Message, Err: err}
+		return &Error{Status: http.StatusUnprocessableEntity, Message: e.Message, Key: problemKey(e.Message), Err: err}
 	}
 	if err != nil {
 		return err
@@ -89,6 +96,9 @@ func (s *Server) lookupVM(loc *i18n.Localizer, reg store.Registration, events []
 		vm.Unavailable = loc.T("lookup.noSuotar")
 	} else if _, problem := lookup.QueryFor(reg); problem != "" {
 		vm.Unavailable = problem
+		if k := problemKey(problem); k != "" {
+			vm.Unavailable = loc.T(k)
+		}
 	}
 	i := slices.IndexFunc(events, func(e store.Event) bool { return e.Kind == "sisu_lookup" })
 	if i < 0 {

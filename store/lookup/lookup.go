@@ -43,6 +43,12 @@ var ErrNoRegistry = errors.New("lookup: Suotar is not configured")
 
 // NothingToAskError reports a row that gives nothing to ask Suotar about; Message says why, for
 // the person who asked. Nothing was called or recorded.
+// The problems QueryFor reports, in English; the pages word them by which one it is.
+const (
+	ProblemNoStudentNumber = "This row has no student number, frozen or linked to the student, so there is nobody to look up in Sisu."
+	ProblemNoCourseCode    = "This row's module has no course code, so there is no course to look up in Sisu."
+)
+
 type NothingToAskError struct {
 	RegistrationID string
 	Message        string
@@ -130,9 +136,9 @@ func QueryFor(reg store.Registration) (Query, string) {
 	}
 	switch {
 	case q.StudentNumber == "":
-		return q, "This row has no student number, frozen or linked to the student, so there is nobody to look up in Sisu."
+		return q, ProblemNoStudentNumber
 	case q.CourseCode == "":
-		return q, "This row's module has no course code, so there is no course to look up in Sisu."
+		return q, ProblemNoCourseCode
 	}
 	return q, ""
 }
