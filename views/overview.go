@@ -97,13 +97,20 @@ var inf = math.Inf(1)
 
 // latencyLabel writes seconds after submission as an axis does, in loc's units and decimal
 // mark: "4.5 h", "3 d"; "4,5 t", "3 pv".
+// Each edge is written once: both histograms ask for every edge several times.
 func latencyLabel(loc *i18n.Localizer) func(sec float64) string {
+	done := map[float64]string{}
 	return func(sec float64) string {
-		h := sec / 3600
-		if h >= 48 {
-			return loc.T("chart.unit.days", "N", loc.Decimal(h/24))
+		if s, ok := done[sec]; ok {
+			return s
 		}
-		return loc.T("chart.unit.hours", "N", loc.Decimal(h))
+		h := sec / 3600
+		s := loc.T("chart.unit.hours", "N", loc.Decimal(h))
+		if h >= 48 {
+			s = loc.T("chart.unit.days", "N", loc.Decimal(h/24))
+		}
+		done[sec] = s
+		return s
 	}
 }
 
@@ -139,16 +146,16 @@ func NewOverview(loc *i18n.Localizer, page Page, d OverviewData) OverviewVM {
 	edges := LatencyEdges()
 	ticks := []float64{0, schedule.VerifyWindowStart.Seconds(), schedule.VerifyDenseWindowEnd.Seconds(), schedule.VerifyWindowEnd.Seconds(), (36 * time.Hour).Seconds(), schedule.VerifyMaxAge.Seconds()}
 	x, y := loc.T("overview.latency.x"), loc.T("overview.latency.y")
-	words := ChartWordsFor(loc)
+	words, label := ChartWordsFor(loc), latencyLabel(loc)
 	vm.Latency = Histogram(HistogramSpec{
 		ID: "latency", Title: loc.T("overview.latency.title"), XLabel: x, YLabel: y, Note: loc.T("overview.latency.note"),
 		Edges: edges, Series: []ChartSeries{{loc.T("overview.last30"), "c0"}}, Counts: [][]int64{d.Latency[0]},
-		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel(loc), Words: words,
+		Bands: latencyBands(loc), Ticks: ticks, Format: label, Words: words,
 	})
 	vm.Weeks = Histogram(HistogramSpec{
 		ID: "latency-weeks", Title: loc.T("overview.weeks.title"), XLabel: x, YLabel: y, Note: loc.T("overview.weeks.note"),
 		Edges: edges, Series: []ChartSeries{{loc.T("overview.thisWeek"), "c0"}, {loc.T("overview.lastWeek"), "c1"}}, Counts: [][]int64{d.Latency[1], d.Latency[2]},
-		Bands: latencyBands(loc), Ticks: ticks, Format: latencyLabel(loc), Words: words,
+		Bands: latencyBands(loc), Ticks: ticks, Format: label, Words: words,
 	})
 	outcomeClasses := []string{"c5", "c2", "c1", "c3", "c4"}
 	var outSeries []ChartSeries
