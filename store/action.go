@@ -382,6 +382,10 @@ func phaseChanges(from, to schedule.State) bool {
 // effects, and its admin_action event. No statement here can set state to submitting: the
 // states written are the decision's target, which schedule never makes submitting.
 //
+// Every settling action (settles) also clears needs_person_since, which tells the ledger's trigger
+// (migration 0019) that a person has dealt with the row: if it needs someone again, the wait
+// counts from this action at the earliest. "Check now" leaves the wait running.
+//
 // Every UPDATE here sets version = version + 1 itself, since the optimistic check of a person's
 // page rests on it, and dates updated_at with now, the instant of the event it writes, so a later
 // conflict can name this change. The row's touch trigger (migration 0005) also moves version, to
@@ -403,7 +407,7 @@ func (q *Queries) applyAction(ctx context.Context, now time.Time, r *actionRow, 
   phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
   needs_admin_attention = false, error_code = NULL, error_message = NULL, next_attempt_at = $3,
   partially_registered_at = NULL, resubmit_not_before = NULL, terminal_at = NULL,
-  version = version + 1, updated_at = $3
+  needs_person_since = NULL, version = version + 1, updated_at = $3
 WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
 	case schedule.ActionCancel:
 		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
@@ -411,7 +415,7 @@ WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r
   phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
   needs_admin_attention = false, error_code = NULL, error_message = NULL, terminal_at = coalesce(terminal_at, $3),
   enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL,
-  version = version + 1, updated_at = $3
+  needs_person_since = NULL, version = version + 1, updated_at = $3
 WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
 	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
 		lk := r.lookup()
@@ -436,19 +440,19 @@ WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r
   submitted_attainment_type = CASE WHEN $8 THEN coalesce(submitted_attainment_type, $6) ELSE submitted_attainment_type END,
   next_attempt_at = CASE WHEN $8 THEN $9 ELSE next_attempt_at END,
   enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL,
-  version = version + 1, updated_at = $3
+  needs_person_since = NULL, version = version + 1, updated_at = $3
 WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target), lk.MatchID, matchType,
 			d.Target.IsTerminal(), partial, now.Add(schedule.VerifyWindowInterval)).Scan(&w.version, &w.after)
 	case schedule.ActionCheckNow:
 		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET next_attempt_at = $2, version = version + 1, updated_at = $2
 WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 	case schedule.ActionClearFlag:
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false, version = version + 1, updated_at = $2
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false, needs_person_since = NULL, version = version + 1, updated_at = $2
 WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 	case schedule.ActionDismissAttention:
 		// The dismissal lives in its own table; this UPDATE is the action's write to the row itself,
 		// moving its version and updated_at, so two people dismissing at once cannot both succeed.
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET version = version + 1, updated_at = $2
+		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_person_since = NULL, version = version + 1, updated_at = $2
 WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
 		if err == nil {
 			_, err = q.db.Exec(ctx, `UPDATE credit_registration_attention_dismissals SET deleted_at = $2

@@ -48,6 +48,8 @@ type genRow struct {
 	resubmitNotBefore                     *time.Time
 	retries, polls, reimports             int32
 	dismissed                             []string
+	// updatedAt is the write's instant; zero is the tests' clock.
+	updatedAt time.Time
 }
 
 func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
@@ -142,19 +144,24 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 				other := rows[(i+1)%len(rows)].id
 				supersededBy, supersededAt = &other, &g.stateChangedAt
 			}
+			updatedAt := any(g.updatedAt)
+			if g.updatedAt.IsZero() {
+				updatedAt = storetest.Now()
+			}
 			var registeredAt *time.Time
 			if g.state == schedule.StateRegistered {
 				registeredAt = &g.stateChangedAt
 			}
 			regs[i] = []any{g.id, completions[i][0], student, course, module, instance, string(g.state), g.errorCode,
 				g.flag, supersededBy, supersededAt, g.stateEnteredAt, g.stateChangedAt, g.nextAttemptAt,
-				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt}
+				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt, updatedAt}
 		}
 		if _, err := q.CopyForTest(ctx, pgx.Identifier{"credit_registrations"},
 			[]string{"id", "course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
 				"state", "error_code", "needs_admin_attention", "superseded_by_id", "superseded_at", "state_entered_at",
 				"state_changed_at", "next_attempt_at", "first_failed_at", "submitted_at", "partially_registered_at",
-				"resubmit_not_before", "submit_retry_count", "verify_attempt_count", "not_registered_reimport_count", "registered_at"},
+				"resubmit_not_before", "submit_retry_count", "verify_attempt_count", "not_registered_reimport_count", "registered_at",
+				"updated_at"},
 			pgx.CopyFromRows(regs)); err != nil {
 			return err
 		}

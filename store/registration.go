@@ -30,6 +30,10 @@ type ScheduleColumns struct {
 	VerifyAttemptCount         int32              `db:"verify_attempt_count"`
 	NotRegisteredReimportCount int32              `db:"not_registered_reimport_count"`
 	DismissedReasons           []string           `db:"dismissed_reasons"`
+	// NeedsPersonSince is when the row first needed a person since it was last settled (migration
+	// 0019's trigger stamps it on every write); it may lie ahead, when a time rule will fire then,
+	// and it means something only while the row needs a person. nil: it never has.
+	NeedsPersonSince *time.Time `db:"needs_person_since"`
 }
 
 // scheduleColumns selects ScheduleColumns from cr and the live dismissal d.
@@ -37,7 +41,7 @@ const scheduleColumns = `cr.state::text AS state, coalesce(cr.error_code::text, 
   cr.needs_admin_attention, cr.superseded_by_id::text AS superseded_by_id,
   cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.first_failed_at, cr.submitted_at,
   cr.partially_registered_at, cr.resubmit_not_before, cr.submit_retry_count, cr.verify_attempt_count,
-  cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons`
+  cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons, cr.needs_person_since`
 
 // ScheduleRow returns the row as schedule reads it.
 func (f ScheduleColumns) ScheduleRow() schedule.Row {
@@ -150,11 +154,23 @@ const (
 	SortWaiting  RegistrationSort = "waiting"
 )
 
-// sqlWaitingSince is when a row began waiting for a person, as its history has it: when it last
-// entered the state it is in (state_changed_at, stamped on every move to a different state and
-// left alone by same-state retries). Every reason that asks a person belongs to the state the row
-// sits in, so this is the moment the stretch that needs someone began.
-const sqlWaitingSince = `cr.state_changed_at`
+// sqlWaitingSince is when a row began waiting for a person: the first moment it needed one since
+// it was last settled, which the ledger's trigger keeps in needs_person_since (migration 0019), so
+// a row the pipeline retried between two calls for a person keeps its first. Rows that never
+// needed anyone sort last, at WaitingNever.
+const sqlWaitingSince = `coalesce(cr.needs_person_since, '9999-01-01T00:00:00Z'::timestamptz)`
+
+// WaitingNever is where a row that has never needed a person sorts in SortWaiting, and so what
+// its cursor holds.
+var WaitingNever = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// WaitingSince is when the row began waiting for a person, as SortWaiting orders it.
+func (f ScheduleColumns) WaitingSince() time.Time {
+	if f.NeedsPersonSince == nil {
+		return WaitingNever
+	}
+	return *f.NeedsPersonSince
+}
 
 // RegistrationCursor marks where a queue page ended; the next page starts after it.
 type RegistrationCursor struct {
@@ -318,7 +334,7 @@ LIMIT ` + sqlLimit(limit+1)
 	list = list[:limit]
 	last := list[limit-1]
 	if f.Sort == SortWaiting {
-		return list, &RegistrationCursor{UpdatedAt: last.StateChangedAt, ID: last.ID}, nil
+		return list, &RegistrationCursor{UpdatedAt: last.WaitingSince(), ID: last.ID}, nil
 	}
 	return list, &RegistrationCursor{UpdatedAt: last.UpdatedAt, ID: last.ID}, nil
 }

@@ -164,7 +164,8 @@ func (s *Server) apiRegistrationOf(r *http.Request, row store.RegistrationListRo
 		out.Reasons = append(out.Reasons, string(x))
 	}
 	if st.NeedsAdmin {
-		out.WaitingSince = isoTime(&row.StateChangedAt)
+		since := waitingSince(row.ScheduleColumns)
+		out.WaitingSince = isoTime(&since)
 	}
 	if c := row.ClaimColumns.Claim(now, s.claimLapse); c != nil {
 		out.Claim = &apiClaim{By: c.AccountName, Since: isoTime(&c.ClaimedAt)}

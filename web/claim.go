@@ -156,12 +156,23 @@ func (s *Server) claimPanelVM(r *http.Request, id string, c store.ClaimColumns, 
 	return p
 }
 
+// waitingSince is when a row that needs a person began to: the first moment it needed one since it
+// was last settled, which the ledger keeps (store.ScheduleColumns.NeedsPersonSince). A row written
+// before anything stamped it falls back to the entry into its state, the old measure, rather than
+// losing its badge.
+func waitingSince(row store.ScheduleColumns) time.Time {
+	if row.NeedsPersonSince != nil {
+		return *row.NeedsPersonSince
+	}
+	return row.StateChangedAt
+}
+
 // waitingVM draws how long a row that needs a person has waited, marked past the target.
 func (s *Server) waitingVM(loc *i18n.Localizer, st schedule.Status, row store.ScheduleColumns, now time.Time) views.WaitingVM {
 	if !st.NeedsAdmin {
 		return views.WaitingVM{}
 	}
-	since := row.StateChangedAt
+	since := waitingSince(row)
 	return views.WaitingVM{
 		Since:   loc.When(&since, now),
 		Overdue: schedule.PastWaitingTarget(since, now, s.waitingTarget),

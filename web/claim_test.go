@@ -208,3 +208,83 @@ func TestClaimAndAccountsSpeakThePersonsLanguage(t *testing.T) {
 		t.Errorf("a bad claim filter in Finnish: %d", resp.StatusCode)
 	}
 }
+
+// queueRow cuts one row's markup out of a queue page; "" when the row is not on it.
+func queueRow(body, id string) string {
+	i := strings.Index(body, `data-id="`+id+`"`)
+	if i < 0 {
+		return ""
+	}
+	row := body[i:]
+	if j := strings.Index(row, "</tr>"); j >= 0 {
+		row = row[:j]
+	}
+	return row
+}
+
+// A row the pipeline retried between two calls for a person waits from the first, so it is
+// overdue although it entered its state an hour ago.
+func TestQueueWaitsFromTheFirstMomentARowNeededSomeone(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	first := testNow.Add(-5 * 24 * time.Hour)
+	id := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
+		SubmittedAt: ptr(first.Add(-time.Hour)), StateChangedAt: first, SubmittedAttainmentID: "hy-kur-7", StudentNumber: "014979699"})
+	for _, step := range []struct {
+		at    time.Time
+		state string
+	}{{first.Add(time.Hour), "ready_to_submit"}, {first.Add(time.Hour + time.Minute), "submitting"}, {testNow.Add(-time.Hour), "submission_uncertain"}} {
+		// As the pipeline writes: neither the stamp nor the version named.
+		if _, err := b.store.Pool().Exec(t.Context(), `UPDATE credit_registrations SET state = $2::credit_registration_state,
+  state_entered_at = $3, state_changed_at = $3, submitted_at = $3, updated_at = $3 WHERE id = $1`, id, step.state, step.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, body := b.getWith(t, b.client, "/?show=needs_admin&sort=waiting", false)
+	row := queueRow(body, id)
+	if !strings.Contains(row, `data-testid="waiting"`) || !strings.Contains(row, `data-overdue="true"`) {
+		t.Fatalf("a row first uncertain 5 days ago, again an hour ago, is not overdue: %s", row)
+	}
+	if strings.Index(body, `data-id="`+id+`"`) > strings.Index(body, `data-id="`+b.uncertainOverdue+`"`) {
+		t.Errorf("the row waiting 5 days sorts after the one waiting 30 h")
+	}
+}
+
+// The age badge counts Helsinki working days: a row that began waiting on a Friday morning is
+// not overdue on the Tuesday before that hour, four calendar days later, and is after it.
+func TestWaitingBadgeSkipsTheWeekend(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	hel := schedule.Helsinki()
+	day := testNow.In(hel)
+	for day.Weekday() != time.Friday || !day.After(testNow) {
+		day = day.AddDate(0, 0, 1)
+	}
+	friday := time.Date(day.Year(), day.Month(), day.Day(), 10, 0, 0, 0, hel)
+	id := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "misregistered",
+		StateChangedAt: friday, SubmittedAttainmentID: "hy-kur-8", StudentNumber: "014979698"})
+	overdueAt := func(at time.Time) string {
+		t.Helper()
+		b.clock.Advance(at.Sub(b.clock.Now()))
+		// Signed in afresh: a week on, the first sign-in has run out.
+		_, body := b.getWith(t, b.login(t, b.support), "/?show=needs_admin", false)
+		row := queueRow(body, id)
+		if !strings.Contains(row, `data-testid="waiting"`) {
+			t.Fatalf("at %v the row has no waiting badge: %q", at, row)
+		}
+		return map[bool]string{true: "overdue", false: "on time"}[strings.Contains(row, `data-overdue="true"`)]
+	}
+	tuesday := friday.AddDate(0, 0, 4)
+	for _, c := range []struct {
+		at   time.Time
+		want string
+	}{
+		{friday.AddDate(0, 0, 3).Add(-time.Minute), "on time"}, // Monday 09:59: one working day
+		{tuesday.Add(-time.Hour), "on time"},                   // Tuesday 09:00: 95 hours, not yet two working days
+		{tuesday.Add(time.Minute), "overdue"},                  // Tuesday 10:01
+	} {
+		if got := overdueAt(c.at); got != c.want {
+			t.Errorf("waiting since %v, at %v: %s, want %s", friday, c.at.In(hel), got, c.want)
+		}
+	}
+}

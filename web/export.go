@@ -267,7 +267,8 @@ func (s *Server) queueExportCells(row store.RegistrationListRow, now time.Time) 
 		who, since = c.AccountName, isoTime(&c.ClaimedAt)
 	}
 	if st.NeedsAdmin {
-		waiting = isoTime(&row.StateChangedAt)
+		at := waitingSince(row.ScheduleColumns)
+		waiting = isoTime(&at)
 	}
 	return []string{row.ID, row.StudentName, store.Deref(row.StudentNumber), row.StudentEmail, row.CourseName, row.ModuleName,
 		store.Deref(row.UhCourseCode), string(row.State), string(row.ErrorCode), strconv.Itoa(int(row.AttemptNumber)),
