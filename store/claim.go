@@ -277,3 +277,67 @@ VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4,
 	}
 	return nil
 }
+
+// LookupClaimReason is the audit's words for a claim a Sisu lookup started.
+const LookupClaimReason = "Looked it up in Sisu."
+
+// LookupClaimOutcome is what a person's lookup did to the row's claim.
+type LookupClaimOutcome string
+
+// The outcomes of a lookup for the claim.
+const (
+	// LookupClaimNone: the lookup had no person, or someone else holds the row (left alone).
+	LookupClaimNone LookupClaimOutcome = ""
+	// LookupClaimTouched: the person's own claim was kept from lapsing.
+	LookupClaimTouched LookupClaimOutcome = "touched"
+	// LookupClaimStarted: nobody was on the row (or their claim had lapsed); now the person is.
+	LookupClaimStarted LookupClaimOutcome = "started"
+)
+
+// EventInsertLookupClaiming records a person's Sisu lookup (EventInsertLookup) and, in the same
+// transaction, counts it as work on the row: looking a row up is what support staff do when they
+// are on it, so the person's own claim is touched and does not lapse while they work, and a row
+// nobody is on (or whose claim lapsed) becomes theirs, audited as a claim, so the next person sees
+// who is already looking before they look too. Someone else's live claim is left as it is: taking
+// a row over stays a deliberate act. A lookup whose event names no person changes no claim.
+func (s *Store) EventInsertLookupClaiming(ctx context.Context, e LookupEvent, actor ActionActor, lapse time.Duration) (string, LookupClaimOutcome, error) {
+	var id string
+	var outcome LookupClaimOutcome
+	err := s.InTx(ctx, func(q *Queries) error {
+		var err error
+		if id, err = q.EventInsertLookup(ctx, e); err != nil || actor.ID == "" {
+			return err
+		}
+		outcome, err = q.lookupClaim(ctx, e.CreatedAt, e.RegistrationID, actor, e.Scope, lapse)
+		return err
+	})
+	if err != nil {
+		return "", LookupClaimNone, err
+	}
+	return id, outcome, nil
+}
+
+func (q *Queries) lookupClaim(ctx context.Context, now time.Time, rowID string, actor ActionActor, scope []string, lapse time.Duration) (LookupClaimOutcome, error) {
+	targets, err := q.claimTargets(ctx, []string{rowID}, scope)
+	if err != nil || len(targets) == 0 {
+		return LookupClaimNone, err
+	}
+	t := targets[0]
+	switch prev := t.ClaimColumns.Claim(now, lapse); {
+	case prev != nil && prev.AccountID == actor.ID:
+		return LookupClaimTouched, q.touchClaim(ctx, now, rowID, actor.ID)
+	case prev != nil:
+		return LookupClaimNone, nil
+	}
+	if _, err := q.db.Exec(ctx, `INSERT INTO credit_registration_claims (credit_registration_id, account_id, claimed_at, touched_at)
+VALUES ($1, $2, $3, $3)
+ON CONFLICT (credit_registration_id) DO UPDATE SET account_id = EXCLUDED.account_id, claimed_at = EXCLUDED.claimed_at,
+  touched_at = EXCLUDED.touched_at`, rowID, actor.ID, now); err != nil {
+		return LookupClaimNone, dbError("lookupClaim", err)
+	}
+	details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt}
+	if err := q.claimAuditInsert(ctx, now, "claim", rowID, actor, LookupClaimReason, details); err != nil {
+		return LookupClaimNone, err
+	}
+	return LookupClaimStarted, nil
+}

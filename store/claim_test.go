@@ -193,3 +193,38 @@ func TestClaimOutOfScope(t *testing.T) {
 		t.Errorf("claimed anyway: %+v", c)
 	}
 }
+
+// A lookup leaves someone else's live claim alone, and takes a lapsed one as a free row.
+func TestLookupClaimLeavesOthersLiveClaims(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	id := b.uncertainRow(t)
+	b.claim(t, actionNow, b.ben, id)
+	lookupAt := func(at time.Time) store.LookupClaimOutcome {
+		t.Helper()
+		_, out, err := b.st.EventInsertLookupClaiming(ctx, store.LookupEvent{RegistrationID: id, ActorID: &b.anna.ID, CreatedAt: at,
+			Record: store.LookupRecord{V: store.LookupRecordVersion, AttainmentsCall: &store.LookupCall{Endpoint: "resolve_enrolments",
+				RequestedAt: at, Answer: "answered"}}}, b.anna, testLapse)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	if got := lookupAt(actionNow.Add(time.Hour)); got != store.LookupClaimNone {
+		t.Fatalf("Anna's lookup of Ben's row: %q", got)
+	}
+	if c := b.claimOf(t, id, actionNow.Add(time.Hour)); c == nil || c.AccountID != b.ben.ID || !c.TouchedAt.Equal(actionNow) {
+		t.Fatalf("Ben's claim after Anna's lookup: %+v", c)
+	}
+	later := actionNow.Add(testLapse + time.Minute)
+	if got := lookupAt(later); got != store.LookupClaimStarted {
+		t.Fatalf("Anna's lookup after Ben's claim lapsed: %q", got)
+	}
+	if c := b.claimOf(t, id, later); c == nil || c.AccountID != b.anna.ID || !c.ClaimedAt.Equal(later) {
+		t.Fatalf("claim after Anna's lookup of a lapsed row: %+v", c)
+	}
+	if got := lookupAt(later.Add(time.Hour)); got != store.LookupClaimTouched {
+		t.Fatalf("Anna's second lookup: %q", got)
+	}
+}

@@ -33,4 +33,7 @@ type ClaimPanelVM struct {
 	ClaimURL, ReleaseURL string
 	// ClaimLabel is the claim button's words ("I'm on it", or "Take it over" when someone else is on it).
 	ClaimLabel string
+	// OOB draws the panel for an htmx swap of another region (a lookup, which claims or touches
+	// the row): it then replaces the panel on the page by its id.
+	OOB bool
 }

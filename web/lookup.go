@@ -42,15 +42,15 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	actor := actorFrom(r.Context())
-	var actorID *string
+	var by *lookup.By
 	if actor != nil && actor.ID != "" {
-		actorID = &actor.ID
+		by = &lookup.By{Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, ClaimLapse: s.claimLapse}
 	}
 	// A shutdown stops the wait on Suotar; the lookup is recorded as interrupted and answered.
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	defer context.AfterFunc(s.stopping, func() { cancel(context.Cause(s.stopping)) })()
-	res, err := s.lookups.LookUp(ctx, id, s.courseScope(r), actorID)
+	res, err := s.lookups.LookUp(ctx, id, s.courseScope(r), by)
 	if errors.Is(err, lookup.ErrNoRegistry) {
 		return &Error{Status: http.StatusServiceUnavailable, Key: "lookup.noSuotar", Err: err}
 	}
@@ -84,8 +84,14 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 			actions.Version = v
 		}
 	}
+	// A lookup that claimed or touched the row redraws its claim panel too.
+	var claim *views.ClaimPanelVM
+	if res.Claim != store.LookupClaimNone {
+		claim = s.claimPanelVM(r, reg.ID, page.Registration.ClaimColumns, now)
+		claim.OOB = true
+	}
 	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(loc, page.Registration, page.Events, now),
-		eventVMs(loc, reg.ID, page.Events, now), actions))
+		eventVMs(loc, reg.ID, page.Events, now), actions, claim))
 }
 
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest

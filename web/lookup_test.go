@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -542,5 +543,61 @@ func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 	}
 	if acts.Lookup == nil || acts.Lookup.MatchID != "hy-cu-1" || !acts.Lookup.MatchOurs || acts.Lookup.MatchType != schedule.AttainmentCourseUnit {
 		t.Errorf("lookup as the rules read it = %+v", acts.Lookup)
+	}
+}
+
+// A lookup is work on the row: it keeps the looker's own claim from lapsing while they work, and
+// on a row nobody is on it puts them on it, so the next person sees who is already looking.
+func TestLookupRefreshesOrStartsTheLookersClaim(t *testing.T) {
+	t.Parallel()
+	b := setupSubmitted(t, "hy-kur-claimed", suotarfake.TransitionRegistered)
+	ctx := context.Background()
+	claimed := b.row(t, "hy-kur-claimed")
+	signIn := &testBundle{store: b.store, server: b.server}
+	if resp, _ := signIn.postForm(t, b.client, "/registrations/"+claimed+"/claim", url.Values{}); resp.StatusCode >= 400 {
+		t.Fatalf("claim: %d", resp.StatusCode)
+	}
+	lapse := store.DefaultClaimLapse
+	// Time passes with Sami at work: the session stays alive, the claim is not touched.
+	pass := func(d time.Duration) {
+		t.Helper()
+		for ; d > 0; d -= 30 * time.Minute {
+			b.clock.Advance(min(d, 30*time.Minute))
+			if resp, _ := signIn.getWith(t, b.client, "/", false); resp.StatusCode != http.StatusOK {
+				t.Fatalf("GET / = %d", resp.StatusCode)
+			}
+		}
+	}
+	pass(lapse - time.Hour)
+	body, _ := b.lookupChecked(t, claimed)
+	if !strings.Contains(body, `data-testid="claim-panel" data-claimed="true" data-mine="true" hx-swap-oob="true"`) {
+		t.Errorf("the lookup's answer does not redraw the claim panel:\n%s", body)
+	}
+	// Past the lapse counted from the claim, but not from the lookup: still Sami's.
+	pass(2 * time.Hour)
+	reg, err := b.store.RegistrationGet(ctx, claimed, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := reg.ClaimColumns.Claim(b.clock.Now(), lapse); c == nil || c.AccountName != "Sami Support" || !c.ClaimedAt.Equal(testNow) {
+		t.Fatalf("after a lookup, %v past the claim: claim %+v, want Sami's, from %v", lapse+time.Hour, c, testNow)
+	}
+
+	// A row nobody is on becomes the looker's, with its audit entry.
+	free := b.row(t, "hy-kur-claimed", func(r *storetest.Registration) { r.SisuPersonID = "" })
+	b.lookupChecked(t, free)
+	reg, err = b.store.RegistrationGet(ctx, free, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := reg.ClaimColumns.Claim(b.clock.Now(), lapse); c == nil || c.AccountName != "Sami Support" {
+		t.Fatalf("a lookup of a free row: claim %+v, want Sami's", c)
+	}
+	audit, _, err := b.store.AuditList(ctx, store.AuditFilter{RegistrationID: free}, nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(audit) != 1 || audit[0].Action != "claim" || audit[0].Reason != store.LookupClaimReason {
+		t.Errorf("audit of the free row: %+v, want one claim saying %q", audit, store.LookupClaimReason)
 	}
 }

@@ -79,14 +79,24 @@ type Result struct {
 	Registration store.Registration
 	EventID      string
 	Record       store.LookupRecord
+	// Claim is what the lookup did to the row's claim (store.EventInsertLookupClaiming).
+	Claim store.LookupClaimOutcome
 }
 
-// LookUp looks the registration up and records the lookup for actorID (nil: nobody signed in).
+// By is the person looking and how long their claims count: a lookup is work on the row, so it
+// keeps their claim from lapsing, or starts one on a row nobody is on.
+type By struct {
+	Actor      store.ActionActor
+	ClaimLapse time.Duration
+}
+
+// LookUp looks the registration up and records the lookup for by (nil: nobody signed in), with
+// what that does to the row's claim.
 // A registration that does not exist, or lies outside scope (when not nil), is
 // store.ErrNotFound; without Suotar it is ErrNoRegistry; a row with nothing to ask is a
 // *NothingToAskError. A failed Suotar call is no error: it is part of the record. The record is
 // written even when ctx is cancelled after the calls, since the lookup happened all the same.
-func (s *Service) LookUp(ctx context.Context, id string, scope []string, actorID *string) (Result, error) {
+func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By) (Result, error) {
 	reg, err := s.Store.RegistrationGet(ctx, id, scope)
 	if err != nil {
 		return Result{}, err
@@ -100,14 +110,18 @@ func (s *Service) LookUp(ctx context.Context, id string, scope []string, actorID
 	}
 	rec := s.lookUp(ctx, reg, q)
 	call := rec.AttainmentsCall
-	eventID, err := s.Store.EventInsertLookup(context.WithoutCancel(ctx), store.LookupEvent{
-		RegistrationID: reg.ID, ActorID: actorID, Scope: scope,
-		CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond), Record: rec,
-	})
+	e := store.LookupEvent{RegistrationID: reg.ID, Scope: scope,
+		CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond), Record: rec}
+	var actor store.ActionActor
+	var lapse time.Duration
+	if by != nil && by.Actor.ID != "" {
+		e.ActorID, actor, lapse = &by.Actor.ID, by.Actor, by.ClaimLapse
+	}
+	eventID, claim, err := s.Store.EventInsertLookupClaiming(context.WithoutCancel(ctx), e, actor, lapse)
 	if err != nil {
 		return Result{}, fmt.Errorf("lookup %s: %w", reg.ID, err)
 	}
-	return Result{Registration: reg, EventID: eventID, Record: rec}, nil
+	return Result{Registration: reg, EventID: eventID, Record: rec, Claim: claim}, nil
 }
 
 // Query is what a lookup asks Suotar, and where each part came from.
