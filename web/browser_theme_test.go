@@ -3,12 +3,18 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"regdesk/store/demo"
+	"regdesk/store/storetest"
+	"regdesk/web"
 )
 
 // contrastJS lists every visible piece of text on the page whose contrast with what is behind it
@@ -56,14 +62,32 @@ const contrastJS = `(() => {
     }
     return true;
   };
+  // Text in a chart is painted by its fill, over the chart's HTML background and any shape under
+  // it (a band of the verify windows), each with its opacity.
+  const svgBackground = (el) => {
+    let bg = background(el.ownerSVGElement.parentElement);
+    el.scrollIntoView({block: "center"});
+    const r = el.getBoundingClientRect();
+    const under = document.elementsFromPoint(r.left + r.width / 2, r.top + r.height / 2)
+      .filter((e) => e !== el && e.ownerSVGElement === el.ownerSVGElement && ["rect", "circle", "path", "polygon"].includes(e.tagName));
+    for (let i = under.length - 1; i >= 0; i--) {
+      const cs = getComputedStyle(under[i]);
+      if (cs.fill === "none") continue;
+      const f = parse(cs.fill);
+      f[3] *= Number(cs.fillOpacity) * Number(cs.opacity);
+      bg = over(f, bg);
+    }
+    return bg;
+  };
   const failures = [];
   const seen = new Set();
   const check = (el, text) => {
     if (seen.has(el) || !visible(el) || el.disabled) return;
     seen.add(el);
     const s = getComputedStyle(el);
-    const bg = background(el);
-    const fg = over(parse(s.color), bg);
+    const inSVG = el instanceof SVGElement;
+    const bg = inSVG ? svgBackground(el) : background(el);
+    const fg = over(parse(inSVG ? s.fill : s.color), bg);
     const l1 = lum(fg), l2 = lum(bg);
     const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
     const size = parseFloat(s.fontSize), bold = Number(s.fontWeight) >= 700;
@@ -80,18 +104,40 @@ const contrastJS = `(() => {
     }
   }
   document.querySelectorAll("input:not([type=hidden]):not([type=checkbox]):not([type=radio]), select, textarea").forEach((el) => check(el, el.value || el.placeholder || el.tagName));
-  return JSON.stringify({checked: seen.size, failures});
+  // A chart's marks and its legend's swatches are graphics that carry meaning: WCAG 2.1 (1.4.11)
+  // asks 3:1 against what is next to them. A bar or dot is its fill, a line its stroke.
+  let graphics = 0;
+  const mark = (el, color, bgEl, what) => {
+    if (!visible(el)) return;
+    graphics++;
+    const bg = background(bgEl);
+    const c = over(parse(color), bg);
+    const l1 = lum(c), l2 = lum(bg);
+    const ratio = (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05);
+    if (ratio < 3) {
+      failures.push({tag: el.tagName.toLowerCase(), cls: String(el.getAttribute("class") || ""), text: what,
+        ratio: Math.round(ratio * 100) / 100, need: 3, color, background: "rgb(" + bg.slice(0, 3).map(Math.round).join(",") + ")"});
+    }
+  };
+  document.querySelectorAll("svg.chart-svg .bar, svg.chart-svg .dot, svg.chart-svg .line, svg.sparkline .spark").forEach((el) => {
+    const cs = getComputedStyle(el);
+    mark(el, el.classList.contains("line") || el.classList.contains("spark") ? cs.stroke : cs.fill, el.ownerSVGElement.parentElement, "(chart mark)");
+  });
+  document.querySelectorAll(".legend .swatch:not(.band)").forEach((el) => mark(el, getComputedStyle(el).backgroundColor, el.parentElement, "(legend swatch)"));
+  return JSON.stringify({checked: seen.size, graphics, failures});
 })()`
 
 type contrastReport struct {
-	Checked  int `json:"checked"`
+	Checked int `json:"checked"`
+	// Graphics counts the chart marks and legend swatches checked at 3:1.
+	Graphics int `json:"graphics"`
 	Failures []struct {
 		Tag, Cls, Text, Color, Background string
 		Ratio, Need                       float64
 	} `json:"failures"`
 }
 
-func (bt *browserTest) contrast(t *testing.T, page string) {
+func (bt *browserTest) contrast(t *testing.T, page string) contrastReport {
 	t.Helper()
 	var rep contrastReport
 	if err := json.Unmarshal([]byte(bt.eval(t, contrastJS)), &rep); err != nil {
@@ -103,6 +149,7 @@ func (bt *browserTest) contrast(t *testing.T, page string) {
 	for _, f := range rep.Failures {
 		t.Errorf("%s: %s.%s %q: contrast %.2f, needs %.1f (%s on %s)", page, f.Tag, f.Cls, f.Text, f.Ratio, f.Need, f.Color, f.Background)
 	}
+	return rep
 }
 
 func colorScheme(scheme string) chromedp.Action[chromedp.Void] {
@@ -136,6 +183,39 @@ func TestBrowserContrastPassesAAInLightAndDark(t *testing.T) {
 					t.Errorf("dark scheme body background %s: the stylesheet has no dark theme", bg)
 				}
 			}
+		})
+	}
+}
+
+// TestBrowserContrastOnTheOverviewAndAStudent checks /overview, its charts' text, marks and legends
+// included, and a student's page on make run's data, in both schemes.
+func TestBrowserContrastOnTheOverviewAndAStudent(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	if _, err := demo.Write(t.Context(), st, demo.Config{Rows: demo.DefaultRows, Seed: 1, Now: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}})
+	t.Cleanup(srv.Close)
+	b := &testBundle{store: st, server: httptest.NewServer(srv.Routes())}
+	t.Cleanup(b.server.Close)
+	support := b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport)
+	// A student with registrations in several states, so the page shows several badges.
+	var student string
+	if err := st.Pool().QueryRow(t.Context(), `SELECT user_id::text FROM credit_registrations WHERE deleted_at IS NULL
+GROUP BY user_id ORDER BY count(DISTINCT state) DESC, user_id LIMIT 1`).Scan(&student); err != nil {
+		t.Fatal(err)
+	}
+	for _, scheme := range []string{"light", "dark"} {
+		t.Run(scheme, func(t *testing.T) {
+			bt := newTab(t)
+			bt.do(t, colorScheme(scheme), login(b.server.URL, support.Email, testPassword))
+			bt.do(t, chromedp.Navigate(b.server.URL+"/overview"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="overview"]`)))
+			if rep := bt.contrast(t, "overview"); rep.Graphics < 20 {
+				t.Errorf("overview: only %d chart marks and swatches checked; the charts did not draw", rep.Graphics)
+			}
+			bt.do(t, chromedp.Navigate(b.server.URL+"/students/"+student), chromedp.WaitVisible(chromedp.CSS(`main`)))
+			bt.contrast(t, "student")
 		})
 	}
 }
