@@ -288,3 +288,46 @@ func TestActionsOutsideScopeFindNothing(t *testing.T) {
 		t.Errorf("in scope: %v", err)
 	}
 }
+
+// A bulk apply tells its progress row by row, ending at the total, so a page can show it move;
+// a mistake found before any row is touched tells nothing.
+func TestBulkApplyReportsProgress(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := context.Background()
+	var rows []store.BulkRow
+	for range 4 {
+		id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
+		rows = append(rows, store.BulkRow{ID: id, Version: b.get(t, id).Version})
+	}
+	rows = append(rows, store.BulkRow{ID: storetest.NewID()}) // not found: counted all the same
+	var seen [][2]int
+	p := store.BulkApplyParams{Action: schedule.ActionClearFlag, Rows: rows, Reason: "seen", Actor: b.anna,
+		Progress: func(done, total int) { seen = append(seen, [2]int{done, total}) }}
+	if err := store.BulkApplyCheck(p); err != nil {
+		t.Fatalf("BulkApplyCheck of a good apply: %v", err)
+	}
+	res, err := b.st.RegistrationBulkApply(ctx, actionNow, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Applied != 4 {
+		t.Fatalf("applied %d, want 4", res.Applied)
+	}
+	if len(seen) == 0 || seen[len(seen)-1] != [2]int{5, 5} {
+		t.Fatalf("progress %v, want it to end at 5 of 5", seen)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i][0] <= seen[i-1][0] || seen[i][1] != 5 {
+			t.Fatalf("progress %v does not move forward over a total of 5", seen)
+		}
+	}
+	seen = nil
+	p.Reason = "  "
+	if err := store.BulkApplyCheck(p); !isValidation(err, "reason") {
+		t.Fatalf("BulkApplyCheck without a reason: %v", err)
+	}
+	if _, err := b.st.RegistrationBulkApply(ctx, actionNow, p); !isValidation(err, "reason") || len(seen) != 0 {
+		t.Fatalf("apply without a reason: %v, progress %v", err, seen)
+	}
+}

@@ -187,6 +187,18 @@ type BulkApplyParams struct {
 	// Scope, when not nil, limits the action to rows of these courses; the others are not found,
 	// checked in the locked read the rules decide on.
 	Scope []string
+	// Progress, when set, is told after each row how many of the total have been gone through, so
+	// a page can show a long apply moving. It runs inside the transaction: nothing it is told about
+	// is visible to others until the whole action commits, and it must return quickly.
+	Progress func(done, total int)
+}
+
+// BulkApplyCheck reports the mistakes that make RegistrationBulkApply write nothing (a missing
+// reason, an unknown action), as the *ValidationError it would return, without touching the
+// database: a caller that applies in the background checks first, while the person still waits.
+func BulkApplyCheck(p BulkApplyParams) error {
+	_, err := validateAction(p.Action, p.Reason, p.Actor)
+	return err
 }
 
 // BulkOutcome is what a bulk action did to one row.
@@ -267,7 +279,11 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+` ORDER BY cr.
 		}
 		var perRow []AuditRowOutcome
 		skipped := map[string]int{}
-		for _, id := range append(slices.Clone(ids), bad...) {
+		all := append(slices.Clone(ids), bad...)
+		for i, id := range all {
+			if p.Progress != nil && i > 0 {
+				p.Progress(i, len(all))
+			}
 			r := byID[id]
 			if r == nil {
 				out.Rows = append(out.Rows, BulkRowResult{ID: id, Outcome: BulkNotFound})
@@ -309,6 +325,9 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+` ORDER BY cr.
 		if !IsUUID(target[0]) {
 			// Every id was malformed: nothing to name as the target, and nothing was done.
 			return &ValidationError{Field: "rows", Message: "None of the selected rows exists.", Key: "invalid.bulkNoneExists"}
+		}
+		if p.Progress != nil {
+			p.Progress(len(all), len(all))
 		}
 		return q.auditInsert(ctx, auditRow{ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: target[0],
 			Actor: p.Actor, Reason: reason, After: after, Details: details, Affected: out.Applied})

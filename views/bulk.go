@@ -105,3 +105,15 @@ type BulkResultVM struct {
 	AuditURL    string
 	QueueURL    string
 }
+
+// BulkProgressVM is a long bulk apply while it runs.
+type BulkProgressVM struct {
+	Page        Page
+	ActionLabel string
+	// Done and Total count the rows gone through, for the progress bar.
+	Done, Total string
+	// Words say the same in a sentence ("120 of 400 rows gone through").
+	Words string
+	// PollURL is where htmx asks again for this fragment.
+	PollURL string
+}

@@ -5,6 +5,9 @@ package views
 // Page is what the layout needs on every screen.
 type Page struct {
 	Title string
+	// Refresh, when set, reloads the page after that many seconds in a browser without
+	// JavaScript (a page that shows work in progress; with JavaScript htmx polls instead).
+	Refresh string
 	// Flash is a one-time message from the previous request (e.g. "Saved.").
 	Flash string
 	// User is the signed-in person; nil on the login and error pages of anonymous visitors.

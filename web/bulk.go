@@ -269,8 +269,17 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	actor := actorFrom(r.Context())
-	res, err := s.store.RegistrationBulkApply(r.Context(), now, store.BulkApplyParams{Action: action, Rows: rows, Reason: reason,
-		ConfirmedRisks: confirmed, Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, Scope: s.courseScope(r)})
+	p := store.BulkApplyParams{Action: action, Rows: rows, Reason: reason,
+		ConfirmedRisks: confirmed, Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, Scope: s.courseScope(r)}
+	if len(rows) > s.bulkInlineRows {
+		// A long apply runs in the background and the person watches it move (bulk_jobs.go); its
+		// mistakes are found first, while they still wait for this answer.
+		if ve, ok := errors.AsType[*store.ValidationError](store.BulkApplyCheck(p)); ok {
+			return s.bulkApplyAgain(w, r, action, rows, reason, ve.Field, loc.T("bulk.nothingApplied", "Problem", validationWords(loc, ve)), now)
+		}
+		return s.bulkApplyInBackground(w, r, p, now)
+	}
+	res, err := s.store.RegistrationBulkApply(r.Context(), now, p)
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		return s.bulkApplyAgain(w, r, action, rows, reason, ve.Field, loc.T("bulk.nothingApplied", "Problem", validationWords(loc, ve)), now)
 	}

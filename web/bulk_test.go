@@ -14,6 +14,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store/storetest"
 	"regdesk/views"
+	"regdesk/web"
 )
 
 var rowField = regexp.MustCompile(`name="row" value="([^"]+)"`)
@@ -261,5 +262,87 @@ func TestBulkApplyMistakesAre422AndWriteNothing(t *testing.T) {
 		if resp, _ := b.postForm(t, b.client, "/bulk/apply", bad); resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("apply %v = %d, want 400", bad, resp.StatusCode)
 		}
+	}
+}
+
+// A bulk apply of more rows than answer at once runs in the background: the person is sent to a
+// page that shows how far it has got (reloading itself without JavaScript, polled by htmx with
+// it), and that same page shows the result once the action is done. Nobody else sees the job.
+func TestBulkApplyOfManyRowsShowsItsProgress(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, func(d *web.Deps) { d.BulkInlineRows = 2 })
+	ctx := t.Context()
+	ids := []string{b.permanent}
+	for i := range 2 {
+		ids = append(ids, storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_permanent",
+			ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Duration(4+i) * time.Hour)}))
+	}
+	_, body := b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"clear_flag"}, "select": {"ticked"}, "id": ids})
+	rows := previewRows(body)
+	if len(rows) != 3 {
+		t.Fatalf("the preview would apply to %d rows, want 3", len(rows))
+	}
+	// Someone else holds one of the rows: the apply waits at its first statement, so the page can
+	// be looked at while it runs.
+	hold, err := b.store.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(context.WithoutCancel(ctx))
+	if _, err := hold.Exec(ctx, `SELECT 1 FROM credit_registrations WHERE id = $1 FOR UPDATE`, b.permanent); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"clear_flag"}, "row": rows, "reason": {"Config fixed"}})
+	page := resp.Header.Get("Location")
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(page, "/bulk/jobs/") {
+		t.Fatalf("a long apply = %d to %q, want 303 to its progress page", resp.StatusCode, page)
+	}
+	resp, body = b.get(t, page, false)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `data-testid="bulk-progress-page"`) ||
+		!strings.Contains(body, `data-done="0" data-total="3"`) || !strings.Contains(body, `<noscript><meta http-equiv="refresh" content="2"></noscript>`) ||
+		!strings.Contains(body, `hx-get="`+page+`" hx-trigger="every 1s"`) || !strings.Contains(body, "0 of 3 rows gone through") {
+		t.Fatalf("the progress page while the apply waits (%d):\n%s", resp.StatusCode, body)
+	}
+	if resp, part := b.get(t, page, true); resp.StatusCode != http.StatusOK || strings.Contains(part, "<html") || !strings.Contains(part, `data-testid="bulk-progress"`) {
+		t.Errorf("htmx's poll = %d:\n%s", resp.StatusCode, part)
+	}
+	if resp, _ := b.getWith(t, b.login(t, b.admin), page, false); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another person's job = %d, want 404", resp.StatusCode)
+	}
+	flagged := func(id string) bool {
+		t.Helper()
+		var f bool
+		if err := b.store.Pool().QueryRow(ctx, `SELECT needs_admin_attention FROM credit_registrations WHERE id = $1`, id).Scan(&f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if !flagged(ids[1]) {
+		t.Errorf("a row changed before the apply committed")
+	}
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The same address turns into the result once the apply is done.
+	for !strings.Contains(body, `data-testid="bulk-result"`) {
+		if ctx.Err() != nil {
+			t.Fatalf("the apply never finished:\n%s", body)
+		}
+		time.Sleep(20 * time.Millisecond)
+		resp, body = b.get(t, page, false)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("progress page = %d:\n%s", resp.StatusCode, body)
+		}
+	}
+	if !strings.Contains(body, `data-testid="bulk-count-applied" data-count="3"`) {
+		t.Errorf("the result does not count 3 applied:\n%s", body)
+	}
+	for _, id := range ids {
+		if flagged(id) {
+			t.Errorf("row %s still flagged after the apply", id)
+		}
+	}
+	if resp, _ := b.get(t, page, true); resp.Header.Get("HX-Redirect") != page {
+		t.Errorf("htmx's poll of a finished job: %d, HX-Redirect %q, want the page", resp.StatusCode, resp.Header.Get("HX-Redirect"))
 	}
 }

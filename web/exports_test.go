@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"regdesk/store/storetest"
 	"regdesk/web"
 )
@@ -203,5 +205,29 @@ func TestExportColumnsInTheReadersLanguage(t *testing.T) {
 			strings.Join(doc.Columns[:4], ",") != "Registration id,Student,Student number,E-mail" {
 			t.Errorf("%s: the JSON keys changed with the language: %v %v", lang, doc.Columns, err)
 		}
+	}
+}
+
+// Following an export link says, beside it, that the file streams as it downloads: the page
+// itself does not change while a large export arrives.
+func TestBrowserExportLinkSaysItStreams(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	bt := newTab(t)
+	bt.do(t, login(b.server.URL, b.support.Email, testPassword), chromedp.Navigate(b.server.URL+"/?show=all"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="export-csv"]`)))
+	if got := bt.eval(t, `String(document.querySelector('[data-testid="export-status"]').hidden)`); got != "true" {
+		t.Fatalf("the streaming note shows before any export: hidden = %s", got)
+	}
+	// The download itself is the browser's; the test keeps it from starting, after app.js has seen
+	// the click, and reads the note at once: the queue's refresh may redraw the links.
+	got := bt.eval(t, `(() => {
+  document.addEventListener("click", (e) => e.preventDefault());
+  document.querySelector('[data-testid="export-csv"]').click();
+  const s = document.querySelector('[data-testid="export-status"]');
+  return String(!s.hidden) + "|" + s.textContent;
+})()`)
+	if shown, words, _ := strings.Cut(got, "|"); shown != "true" || !strings.Contains(words, "as it downloads") {
+		t.Errorf("after following the CSV link the streaming note is shown=%s, says %q", shown, words)
 	}
 }

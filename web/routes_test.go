@@ -71,6 +71,7 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 	}
 	ownStudent := "/students/" + b.anna.ID + "?alerted_at=2026-11-30T09%3A14%3A00Z"
 	ownCourse := "/courses/" + b.course.ID + "?alerted_at=2026-11-30T09%3A14%3A00Z"
+	job := storetest.NewID() // a background bulk apply nobody started
 	return map[string][]routeCase{
 		"GET /static/*":    {{path: static.Path("css/app.css"), public: true, want: ok200}},
 		"GET /favicon.ico": {{path: "/favicon.ico", public: true, want: ok200}},
@@ -111,6 +112,8 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 		},
 		"POST /bulk/preview": {{path: "/bulk/preview", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: unproc422, admin: unproc422}},
 		"POST /bulk/apply":   {{path: "/bulk/apply", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400}},
+		// A background apply's page is its owner's: a job nobody started is not found.
+		"GET /bulk/jobs/{id}": {{path: "/bulk/jobs/" + job, anon: toLogin("/bulk/jobs/" + job), teacher: forbidden403, support: notFound404, admin: notFound404}},
 		// A claim warns and never blocks: support and admins each claim (or release) and are sent back.
 		"POST /registrations/{id}/claim": {{path: "/registrations/" + b.uncertainOverdue + "/claim", form: url.Values{},
 			anon: unauth401, teacher: forbidden403, support: seeOther("/registrations/" + b.uncertainOverdue), admin: seeOther("/registrations/" + b.uncertainOverdue)}},

@@ -62,6 +62,10 @@ type Deps struct {
 	// PasswordLinkTTL is how long a one-time password link works (store.DefaultPasswordLinkTTL
 	// when 0).
 	PasswordLinkTTL time.Duration
+	// BulkInlineRows is how many rows a bulk apply may hold and still answer with its result at
+	// once; a larger one runs in the background with a progress page (DefaultBulkInlineRows when 0,
+	// none inline when negative).
+	BulkInlineRows int
 	// WaitingTarget is how many working days a row may wait for a person before the queue marks
 	// it (schedule.DefaultWaitingTarget when 0).
 	WaitingTarget int
@@ -143,6 +147,8 @@ type Server struct {
 	counts         *countsCache
 	claimLapse     time.Duration
 	waitingTarget  int
+	bulkInlineRows int
+	jobs           bulkJobs
 	// passwordLinkTTL is how long a one-time password link works.
 	passwordLinkTTL time.Duration
 	alerts          *alertsCache
@@ -161,7 +167,7 @@ func New(d Deps) *Server {
 		counts: newCountsCache(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
-		exportLimit: store.ExportMaxRows}
+		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows)}
 	slots := d.HeavyPages
 	if slots <= 0 && d.Store != nil {
 		slots = heavySlots(d.Store.Pool().Config().MaxConns)
@@ -317,6 +323,7 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/bulk/claim", s.handle(s.bulkClaim))
 				r.Post("/bulk/preview", s.handle(s.bulkPreview))
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
+				r.Get("/bulk/jobs/{id}", s.handle(s.bulkJobShow))
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
 				r.Get("/overview", s.handle(s.heavy.wrap(s.overviewShow)))
