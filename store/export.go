@@ -78,7 +78,7 @@ func (s *Store) RegistrationExport(ctx context.Context, now time.Time, f Registr
 FROM `+listFrom+`
 WHERE `+w.sql()+`
 ORDER BY `+order+`
-LIMIT `+sqlLimit(limit), w.args...)
+LIMIT `+sqlLimit(limit), w.queryArgs()...)
 		if err != nil {
 			return dbError("RegistrationExport", err)
 		}

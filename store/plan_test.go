@@ -49,6 +49,8 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 		// be an index-only scan.
 		avoid     string
 		indexOnly bool
+		// planEach asks the list to be sent unnamed, planned for its values every time.
+		planEach bool
 	}
 	list := func(f store.RegistrationFilter) func() error {
 		return func() error { _, _, err := st.RegistrationList(ctx, now, f, nil, 50); return err }
@@ -82,6 +84,9 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 			// live ledger newest first: /?phase=waiting did, through 992,500 rows, when the window
 			// was empty.
 			c.avoid = "idx_credit_registrations_live_activity"
+			// And it is planned for its instants every time: the generic plan of a cached statement
+			// guesses 70 rows for any window and joined and sorted 14,000 for backing_off.
+			c.planEach = true
 		}
 		checks = append(checks, c)
 	}
@@ -110,6 +115,9 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 			if !strings.Contains(s.SQL, "credit_registrations") {
 				continue
 			}
+			if c.planEach && strings.Contains(s.SQL, "ORDER BY") && (len(s.Args) == 0 || s.Args[0] != pgx.QueryExecModeDescribeExec) {
+				t.Errorf("%s: the list is sent as a cached prepared statement, which may switch to a generic plan", c.name)
+			}
 			// The plan made for these values, and the generic plan PostgreSQL may switch a cached
 			// statement to after five executions (made without the values: EXPLAIN EXECUTE of a
 			// prepared statement under force_generic_plan).
@@ -117,9 +125,12 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 				name := fmt.Sprintf("plan_%d", i)
 				// EXECUTE's arguments as literals: PostgreSQL does not describe a utility statement's
 				// parameters.
-				placeholders := make([]string, len(s.Args))
-				for j, a := range s.Args {
-					placeholders[j] = sqlLiteral(t, a)
+				placeholders := make([]string, 0, len(s.Args))
+				for _, a := range s.Args {
+					if _, ok := a.(pgx.QueryExecMode); ok {
+						continue // how pgx sends it (whereBuilder.queryArgs), not an argument
+					}
+					placeholders = append(placeholders, sqlLiteral(t, a))
 				}
 				execute := `EXECUTE ` + name
 				if len(s.Args) > 0 {
@@ -163,7 +174,11 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 				}
 			}
 			explain("force_custom_plan")
-			explain("force_generic_plan")
+			// A statement sent unnamed (whereBuilder.queryArgs) is planned for its values every
+			// time: it never has a generic plan.
+			if len(s.Args) == 0 || s.Args[0] != pgx.QueryExecModeDescribeExec {
+				explain("force_generic_plan")
+			}
 		}
 	}
 }
