@@ -74,7 +74,7 @@ func courseOptions(courses []store.Course, selected []string) []views.Option {
 
 func accountRowVM(loc *i18n.Localizer, a store.Account, lastSignIn *time.Time, courseNames map[string]string, now time.Time) views.AccountRowVM {
 	vm := views.AccountRowVM{ID: a.ID, Name: a.Name, Email: a.Email, Role: a.Role, RoleLabel: named(loc, roleNames, a.Role), URL: "/admin/accounts/" + a.ID,
-		LastSignIn: views.NewWhen(lastSignIn, now), Status: "active", StatusLabel: loc.T("accounts.status.active"), SignIn: loc.T("accounts.signIn.password")}
+		LastSignIn: loc.When(lastSignIn, now), Status: "active", StatusLabel: loc.T("accounts.status.active"), SignIn: loc.T("accounts.signIn.password")}
 	if a.DisabledAt != nil {
 		vm.Status, vm.StatusLabel, vm.Disabled = "disabled", loc.T("accounts.status.disabled"), true
 	}
@@ -124,7 +124,7 @@ func (s *Server) accountChangeVMs(ctx context.Context, accountID string, now tim
 		if c.ActorID != nil {
 			who = cmp.Or(store.Deref(c.ActorName), *c.ActorID)
 		}
-		out = append(out, views.AccountChangeVM{When: views.NewWhen(&c.CreatedAt, now), Account: names[c.AccountID],
+		out = append(out, views.AccountChangeVM{When: loc.When(&c.CreatedAt, now), Account: names[c.AccountID],
 			AccountURL: "/admin/accounts/" + c.AccountID, Change: named(loc, changeNames, c.Change), Who: who, Reason: accountChangeReason(loc, c)})
 	}
 	return out, nil

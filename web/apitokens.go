@@ -26,8 +26,9 @@ func (s *Server) apiTokensVM(r *http.Request, newToken, newName string) (views.A
 		vm.Example = "curl -H 'Authorization: Bearer " + newToken + "' " + origin(r) + "/api/v1/registrations"
 	}
 	for _, t := range list {
-		vm.Tokens = append(vm.Tokens, views.APITokenVM{ID: t.ID, Name: t.Name, Created: views.NewWhen(&t.CreatedAt, now),
-			LastUsed: views.NewWhen(t.LastUsedAt, now), Revoked: t.RevokedAt != nil, RevokeURL: "/settings/tokens/" + t.ID + "/revoke"})
+		loc := i18n.From(r.Context())
+		vm.Tokens = append(vm.Tokens, views.APITokenVM{ID: t.ID, Name: t.Name, Created: loc.When(&t.CreatedAt, now),
+			LastUsed: loc.When(t.LastUsedAt, now), Revoked: t.RevokedAt != nil, RevokeURL: "/settings/tokens/" + t.ID + "/revoke"})
 	}
 	return vm, nil
 }

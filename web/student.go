@@ -138,7 +138,7 @@ func (s *Server) studentList(w http.ResponseWriter, r *http.Request) error {
 		vm.MoreURL = ""
 		vm.Summary = i18n.T(r.Context(), "search.firstN", "N", searchPageLimit)
 	case len(vm.Results) > 0:
-		vm.Summary = views.Counted(int64(len(vm.Results)), "student matches", "students match") + "."
+		vm.Summary = i18n.T(r.Context(), "search.matches", "Count", len(vm.Results))
 	}
 	page := s.page(r, i18n.T(r.Context(), "search.title"))
 	page.SearchQuery = vm.Query
