@@ -14,7 +14,10 @@ import (
 
 // This file is credit_registration_admin_actions, the audit of every hand action: auditInsert
 // writes a row inside the transaction of the action it records (action.go, bulk.go), AuditList
-// reads them. Nothing here, or anywhere, updates or deletes an audit row: the table's trigger
+// reads them, together with account_changes (account_admin.go): the audit a person reads is one
+// list of who changed what, when and why, a registration or an account. An account change shows
+// as the action "account_<change>" on the target kind "account"; its actor is empty for the
+// command line on the server. Nothing here, or anywhere, updates or deletes an audit row: the table's trigger
 // refuses both.
 
 // AuditFilter narrows the audit list. Empty fields do not filter.
@@ -29,9 +32,19 @@ type AuditFilter struct {
 	CourseID string
 	// RegistrationID keeps actions on one registration, bulk actions that named it included.
 	RegistrationID string
+	// AccountID keeps the changes to one account.
+	AccountID string
 	// From and To bound created_at: From inclusive, To exclusive.
 	From, To *time.Time
 }
+
+// AuditActionAccounts is the Action filter that keeps every change to an account; one kind of
+// change is AuditActionAccountPrefix + the change ("account_role_changed").
+const (
+	AuditActionAccounts      = "account"
+	AuditActionAccountPrefix = "account_"
+	AuditTargetAccount       = "account"
+)
 
 // AuditCursor marks where an audit page ended; the next page starts after it.
 type AuditCursor struct {
@@ -65,7 +78,8 @@ type AuditEntry struct {
 const auditColumns = `a.id::text AS id, a.created_at, a.action::text AS action,
   coalesce(a.details->>'action', '') AS hand_action, a.target_kind::text AS target_kind,
   a.target_id::text AS target_id,
-  coalesce(ts.first_name || ' ' || ts.last_name || ' · ' || tc.name, '') AS target_label, a.actor_user_id::text AS actor_id, coalesce(ac.name, '') AS actor_name,
+  coalesce(ts.first_name || ' ' || ts.last_name || ' · ' || tc.name, ta.name || ' · ' || ta.email, '') AS target_label,
+  coalesce(a.actor_user_id::text, '') AS actor_id, coalesce(ac.name, '') AS actor_name,
   a.actor_role, a.reason, a.before_state::text AS before_state, a.after_state::text AS after_state, a.details,
   a.affected_row_count`
 
@@ -100,14 +114,29 @@ LIMIT %d`, limit+1), args...)
 // auditSelect reads audit entries (AuditEntry) matching where, newest first.
 func auditSelect(where string) string {
 	return `SELECT ` + auditColumns + `
-FROM credit_registration_admin_actions a
+FROM ` + auditFrom + ` a
   LEFT JOIN accounts ac ON ac.id = a.actor_user_id
   LEFT JOIN credit_registrations tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
   LEFT JOIN students ts ON ts.id = tr.user_id
   LEFT JOIN courses tc ON tc.id = tr.course_id
+  LEFT JOIN accounts ta ON ta.id = a.target_id AND a.target_kind = '` + AuditTargetAccount + `'
 WHERE ` + where + `
 ORDER BY a.created_at DESC, a.id DESC`
 }
+
+// auditFrom is the audit as one relation: the hand actions and the account changes, in the hand
+// actions' columns. A UNION ALL of plain columns, so the planner pushes a filter and the cursor
+// into both and merges their (created_at, id) indexes newest first, stopping at the page. An
+// account change's role is its actor's role now (the table keeps none of its own).
+const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, x.target_kind::text AS target_kind, x.target_id,
+    x.actor_user_id, x.actor_role, x.reason, x.before_state::text AS before_state, x.after_state::text AS after_state,
+    x.details, x.affected_row_count
+  FROM credit_registration_admin_actions x
+  UNION ALL
+  SELECT c.id, c.created_at, '` + AuditActionAccountPrefix + `' || c.change, '` + AuditTargetAccount + `', c.account_id,
+    c.actor_user_id, coalesce((SELECT r.role::text FROM accounts r WHERE r.id = c.actor_user_id), ''), c.reason, NULL, NULL,
+    c.details, 1
+  FROM account_changes c)`
 
 // auditWhere is the condition on "a" that f and the cursor ask for, with its arguments; ok is
 // false when f names an id that is not a UUID, which matches nothing.
@@ -117,7 +146,7 @@ func auditWhere(f AuditFilter, after *AuditCursor) (where string, args []any, ok
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
-	for _, id := range []string{f.ActorID, f.CourseID, f.RegistrationID} {
+	for _, id := range []string{f.ActorID, f.CourseID, f.RegistrationID, f.AccountID} {
 		if id != "" && !IsUUID(id) {
 			return "", nil, false
 		}
@@ -125,12 +154,17 @@ func auditWhere(f AuditFilter, after *AuditCursor) (where string, args []any, ok
 	if f.ActorID != "" {
 		conds = append(conds, `a.actor_user_id = `+arg(f.ActorID)+`::uuid`)
 	}
-	if f.Action != "" {
+	if f.Action == AuditActionAccounts {
+		conds = append(conds, `a.target_kind = '`+AuditTargetAccount+`'`)
+	} else if f.Action != "" {
 		p := arg(f.Action)
 		conds = append(conds, `(a.details->>'action' = `+p+` OR (a.details->>'action' IS NULL AND a.action::text = `+p+`))`)
 	}
 	if f.RegistrationID != "" {
 		conds = append(conds, arg(f.RegistrationID)+`::uuid IN `+auditRegistrationIDs)
+	}
+	if f.AccountID != "" {
+		conds = append(conds, `a.target_kind = '`+AuditTargetAccount+`' AND a.target_id = `+arg(f.AccountID)+`::uuid`)
 	}
 	if f.CourseID != "" {
 		conds = append(conds, `EXISTS (SELECT 1 FROM credit_registrations cr WHERE cr.course_id = `+arg(f.CourseID)+

@@ -129,7 +129,7 @@ func (s *Store) AuditExport(ctx context.Context, f AuditFilter, limit int, head 
 			return head(ExportHead{})
 		}
 		var n int
-		if err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM credit_registration_admin_actions a WHERE `+where+
+		if err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+auditFrom+` a WHERE `+where+
 			fmt.Sprintf(` LIMIT %d) c`, limit+1), args...).Scan(&n); err != nil {
 			return dbError("AuditExport count", err)
 		}

@@ -44,6 +44,12 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 	}
 	if _, ok := auditOwnActions[p.action]; ok {
 		// Claims are audited under the audit's own action names.
+	} else if p.action == store.AuditActionAccounts {
+		// Every change to an account.
+	} else if change, ok := strings.CutPrefix(p.action, store.AuditActionAccountPrefix); ok {
+		if _, known := changeNames[change]; !known {
+			return p, badRequestKey("audit.bad.action", "Value", p.action)
+		}
 	} else if p.action != "" {
 		a, err := schedule.ParseAction(p.action)
 		if err != nil {
@@ -157,6 +163,13 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	for _, a := range auditOwnActionOrder {
 		f.Actions = append(f.Actions, views.Option{Value: a, Label: i18n.T(ctx, auditOwnActions[a]), Selected: a == p.action})
 	}
+	// Changes to accounts: all of them, then each kind.
+	f.Actions = append(f.Actions, views.Option{Value: store.AuditActionAccounts, Label: loc.T("audit.accountChanges"),
+		Selected: p.action == store.AuditActionAccounts})
+	for _, c := range accountChangeOrder {
+		v := store.AuditActionAccountPrefix + c
+		f.Actions = append(f.Actions, views.Option{Value: v, Label: loc.T("audit.accountChange", "Change", loc.T(changeNames[c])), Selected: p.action == v})
+	}
 	for _, c := range courses {
 		f.Courses = append(f.Courses, views.Option{Value: c.ID, Label: c.Name, Selected: c.ID == p.course})
 	}
@@ -174,10 +187,13 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.AuditRowVM {
 	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: loc.When(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
 		Role: named(loc, roleNames, e.ActorRole), Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
-	if a := schedule.Action(e.HandAction); a.Valid() {
+	if a := schedule.Action(e.HandAction); a.Valid() && e.TargetKind != store.AuditTargetAccount {
 		vm.Action, vm.ActionKey = loc.Code("action", string(a)), string(a)
 	} else if key, ok := auditOwnActions[e.Action]; ok {
 		vm.Action, vm.ActionKey = loc.T(key), e.Action
+	}
+	if e.TargetKind == store.AuditTargetAccount {
+		return auditAccountRowVM(loc, e, vm)
 	}
 	d := store.ReadAuditDetails(e.Details)
 	if d.Rows != nil {
@@ -214,6 +230,32 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 	}
 	if d.Decision != nil && e.HandAction == string(schedule.ActionDismissAttention) && len(d.Decision.Reasons) > 0 {
 		vm.Notes = append(vm.Notes, actionNote(loc, "", d.Decision.Reasons))
+	}
+	return vm
+}
+
+// accountChangeOrder is the audit filter's order of the changes to an account.
+var accountChangeOrder = []string{store.AccountChangeCreated, store.AccountChangeRoleChanged, store.AccountChangeCoursesChanged,
+	store.AccountChangeDisabled, store.AccountChangeEnabled, store.AccountChangePasswordLinkIssued, store.AccountChangePasswordSet,
+	store.AccountChangeAPITokenCreated, store.AccountChangeAPITokenRevoked}
+
+// auditAccountRowVM draws a change to an account as the audit lists it: the change in the reader's
+// language, regdesk's own reasons too (as the accounts page words them), the command line named as
+// such, and the account as the target, linked to its page (which only admins may open).
+func auditAccountRowVM(loc *i18n.Localizer, e store.AuditEntry, vm views.AuditRowVM) views.AuditRowVM {
+	change := strings.TrimPrefix(e.Action, store.AuditActionAccountPrefix)
+	vm.Action = loc.T("audit.accountChange", "Change", named(loc, changeNames, change))
+	c := store.AccountChange{ID: e.ID, CreatedAt: e.CreatedAt, Change: change, Reason: e.Reason, Details: e.Details}
+	if e.ActorID != "" {
+		c.ActorID = &e.ActorID
+	} else {
+		vm.Who, vm.Role = loc.T("accounts.commandLine"), ""
+	}
+	vm.Reason = accountChangeReason(loc, c)
+	if e.TargetID != nil {
+		c.AccountID = *e.TargetID
+		vm.TargetURL = "/admin/accounts/" + *e.TargetID
+		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
 	}
 	return vm
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"regdesk/schedule"
+	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/views"
 )
@@ -175,5 +176,68 @@ func TestAuditPagesByKeyset(t *testing.T) {
 	_, filtered := b.get(t, "/audit?action=check_now", false)
 	if !strings.Contains(filtered, "action=check_now&amp;after=") {
 		t.Errorf("the next-page link drops the filter")
+	}
+}
+
+// Every change to an account is on /audit beside the hand actions, with who, when and why, and
+// the filter keeps them, all or one kind; the command line is named as such.
+func TestAuditListsAccountChanges(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	admin := b.login(t, b.admin)
+	if resp, body := b.postForm(t, admin, "/admin/accounts", url.Values{"name": {"Sami Two"}, "email": {"sami2@example.invalid"},
+		"role": {"support"}, "signin": {"sso"}, "reason": {"joins the helpdesk"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("add: %d\n%s", resp.StatusCode, body)
+	}
+	sami, err := b.store.AccountGetByEmail(t.Context(), "sami2@example.invalid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []struct {
+		path   string
+		form   url.Values
+		change string
+	}{
+		{"/admin/accounts/" + sami.ID, url.Values{"role": {"teacher"}, "course": {b.course.ID}, "reason": {"teaches now"}}, "role_changed"},
+		{"/admin/accounts/" + sami.ID + "/disable", url.Values{"reason": {"left the team"}}, "disabled"},
+		{"/admin/accounts/" + sami.ID + "/enable", url.Values{"reason": {"came back"}}, "enabled"},
+		{"/admin/accounts/" + b.support.ID + "/password-link", url.Values{"reason": {"forgot it"}}, "password_link_issued"},
+	}
+	for _, s := range steps {
+		if resp, body := b.postForm(t, admin, s.path, s.form); resp.StatusCode >= 400 {
+			t.Fatalf("%s: %d\n%s", s.path, resp.StatusCode, body)
+		}
+	}
+	// A change made on the server's command line has nobody signed in.
+	if _, err := b.store.AccountSetDisabled(t.Context(), b.teacher.ID, true, store.AccountChangeBy{At: testNow, Reason: "term ended"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := b.get(t, "/audit?action=account", false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/audit?action=account = %d", resp.StatusCode)
+	}
+	text := html.UnescapeString(body)
+	for _, want := range []string{"joins the helpdesk", "teaches now", "left the team", "came back", "forgot it", "term ended",
+		"Account: added", "Sami Two · sami2@example.invalid", `href="/admin/accounts/` + sami.ID + `"`, b.admin.Name, "command line"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the audit of account changes lacks %q", want)
+		}
+	}
+	if n := strings.Count(body, `data-testid="audit-row"`); n != 7 { // the role and the courses are two changes
+		t.Errorf("the account filter shows %d entries, want the 7 account changes only: %v", n, auditActions(body))
+	}
+	_, body = b.get(t, "/audit?action=account_role_changed", false)
+	if n := strings.Count(body, `data-testid="audit-row"`); n != 1 || !strings.Contains(body, "teaches now") {
+		t.Errorf("the role filter shows %d entries", n)
+	}
+	if !strings.Contains(body, `<option value="account_role_changed" selected`) {
+		t.Errorf("the filter does not offer the role change as chosen")
+	}
+	_, body = b.get(t, "/audit", false)
+	if !strings.Contains(body, "joins the helpdesk") {
+		t.Errorf("the unfiltered audit leaves out account changes")
+	}
+	if resp, _ := b.get(t, "/audit?action=account_renamed", false); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("an unknown account change filter: %d, want 400", resp.StatusCode)
 	}
 }
