@@ -158,7 +158,7 @@ type Server struct {
 	background      sync.WaitGroup
 	exportLimit     int
 	// heavy bounds the heavy pages, exports the exports, each to a share of the pool (gate).
-	heavy, exports gate
+	heavy, exports *gate
 }
 
 // New builds a Server from its dependencies.
@@ -168,11 +168,6 @@ func New(d Deps) *Server {
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
 		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows)}
-	slots := d.HeavyPages
-	if slots <= 0 && d.Store != nil {
-		slots = heavySlots(d.Store.Pool().Config().MaxConns)
-	}
-	s.heavy, s.exports = newGate(slots), newGate(slots)
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
 		s.exportLimit = d.ExportLimit
 	}
@@ -198,6 +193,11 @@ func New(d Deps) *Server {
 
 	s.stopping, s.drain = context.WithCancelCause(context.Background())
 	s.requestTimeout = cmp.Or(d.RequestTimeout, DefaultRequestTimeout)
+	slots := d.HeavyPages
+	if slots <= 0 && d.Store != nil {
+		slots = heavySlots(d.Store.Pool().Config().MaxConns)
+	}
+	s.heavy, s.exports = newGate(slots, s.requestTimeout), newGate(slots, 0)
 	s.lookupTimeout = d.LookupTimeout
 	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
 	var bg context.Context

@@ -196,6 +196,9 @@ func (s *Server) deadline(next http.Handler) http.Handler {
 		if isExportPath(r.URL.Path) {
 			d = exportTimeout
 		}
+		if isHeavyPath(r.URL.Path) {
+			d += heavyWait // to wait for a slot in; the page itself still has requestTimeout (gate)
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
 		next.ServeHTTP(w, r.WithContext(ctx))
