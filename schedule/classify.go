@@ -1,6 +1,9 @@
 package schedule
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Row holds the facts of one ledger row that classification reads.
 type Row struct {
@@ -77,7 +80,8 @@ func Classify(r Row, now time.Time) Status {
 		// A later attempt carries the credit; this row is history.
 		return Status{Phase: PhaseSuperseded}
 	}
-	a := agesOf(&r, now)
+	var a ages
+	a.fill(&r, now)
 	reasons := reasonsAt(&r, &a)
 	dismissed := reasons != 0 && reasons&^dismissedSet(r.DismissedReasons) == 0
 	next, _ := nextCheckAt(&r, a.k)
@@ -180,8 +184,12 @@ func stuckThreshold(k kind) (time.Duration, bool) {
 // ages holds how long ago each instant a rule reads was, each subtracted once: the rules then
 // compare durations, and only the one escalation that is reported needs an instant again.
 type ages struct {
-	now time.Time
-	k   kind
+	// nowSec and nowNsec are now as Unix seconds and nanoseconds: taking each age from them is a
+	// few integer operations, where time.Time.Sub's monotonic and overflow checks cost several
+	// times that, once per instant per row.
+	nowSec  int64
+	nowNsec int64
+	k       kind
 	// submitted is now − submitted_at; hasSubmitted is false when it is NULL.
 	submitted    time.Duration
 	hasSubmitted bool
@@ -196,29 +204,47 @@ type ages struct {
 	since time.Duration
 }
 
-func agesOf(r *Row, now time.Time) ages {
-	a := ages{now: now, k: kindOf(r.State)}
+// fill computes r's ages at now in place; the struct is large enough that returning it by value
+// would cost a copy per row.
+func (a *ages) fill(r *Row, now time.Time) {
+	a.nowSec, a.nowNsec, a.k = now.Unix(), int64(now.Nanosecond()), kindOf(r.State)
 	if r.SubmittedAt != nil && a.k&(kVerification|kSubmitting) != 0 {
-		a.submitted, a.hasSubmitted = now.Sub(*r.SubmittedAt), true
+		a.submitted, a.hasSubmitted = a.age(*r.SubmittedAt), true
 	}
 	switch a.k {
 	case kPartiallyRegistered:
 		if r.PartiallyRegisteredAt != nil {
-			a.partial, a.hasPartial = now.Sub(*r.PartiallyRegisteredAt), true
+			a.partial, a.hasPartial = a.age(*r.PartiallyRegisteredAt), true
 		}
 	case kFailedRetryable:
 		if r.FirstFailedAt != nil {
-			a.firstFailed, a.hasFirstFailed = now.Sub(*r.FirstFailedAt), true
+			a.firstFailed, a.hasFirstFailed = a.age(*r.FirstFailedAt), true
 		}
 	case kSubmitting:
 		a.since = a.submitted
 		if !a.hasSubmitted {
-			a.since = now.Sub(r.StateEnteredAt)
+			a.since = a.age(r.StateEnteredAt)
 		}
 	case kResolvingEnrolment:
-		a.since = now.Sub(r.StateEnteredAt)
+		a.since = a.age(r.StateEnteredAt)
 	}
-	return a
+}
+
+// maxAgeSec is the largest age in whole seconds a time.Duration holds; beyond it age saturates,
+// as time.Time.Sub does.
+const maxAgeSec = int64(math.MaxInt64/time.Second) - 1
+
+// age is now − t, saturated at the durations' range as time.Time.Sub is. Ledger instants carry
+// no monotonic reading, so the wall clock is what Sub would use too (TestAgeAgreesWithSub).
+func (a *ages) age(t time.Time) time.Duration {
+	secs := a.nowSec - t.Unix()
+	switch {
+	case secs > maxAgeSec:
+		return time.Duration(math.MaxInt64)
+	case secs < -maxAgeSec:
+		return time.Duration(math.MinInt64)
+	}
+	return time.Duration(secs)*time.Second + time.Duration(a.nowNsec-int64(t.Nanosecond()))
 }
 
 // dismissedSet reads a dismissal's reasons; nearly every row has none.
@@ -299,7 +325,7 @@ func reasonsAt(r *Row, a *ages) ReasonSet {
 	add(bitTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
 	if live {
 		if threshold, ok := stuckThreshold(k); ok {
-			add(bitRunningLate, a.now.Sub(r.StateChangedAt) > threshold)
+			add(bitRunningLate, a.age(r.StateChangedAt) > threshold)
 		}
 	}
 	// The flag is its own reason when nothing that escalates explains it; running late does not,
@@ -318,6 +344,9 @@ func submittingSince(r *Row) time.Time {
 	return r.StateEnteredAt
 }
 
+// neverUnix is Never in Unix seconds; Never is a whole second, so comparing seconds is Before.
+var neverUnix = Never.Unix()
+
 // nextCheckAt says when the pipeline will next act on r; ok is false when it
 // never will. submitting and resolving_enrolment rows are acted on by the
 // recovery sweep, which does not look at next_attempt_at, so their time is
@@ -330,7 +359,7 @@ func nextCheckAt(r *Row, k kind) (at time.Time, ok bool) {
 		return submittingSince(r).Add(SubmittingRecoveryGrace), true
 	case k == kResolvingEnrolment:
 		return r.StateEnteredAt.Add(ResolvingRecoveryGrace), true
-	case !r.NextAttemptAt.Before(Never):
+	case r.NextAttemptAt.Unix() >= neverUnix:
 		return time.Time{}, false
 	}
 	return r.NextAttemptAt, true
@@ -345,35 +374,47 @@ func nextCheckAt(r *Row, k kind) (at time.Time, ok bool) {
 // is still ahead exactly when its reference's age is short of the window,
 // so only the rule reported costs an addition.
 func escalatesAt(r *Row, a *ages, current ReasonSet) time.Time {
-	var earliest time.Time
-	consider := func(reason ReasonSet, ahead bool, at func() time.Time) {
+	// The rules are compared by how long is left until each fires, a subtraction of durations
+	// already taken; only the winner becomes an instant, from its own reference.
+	var (
+		found  bool
+		left   time.Duration
+		from   time.Time
+		window time.Duration
+	)
+	consider := func(reason ReasonSet, age, win time.Duration, ahead bool, ref time.Time) {
 		if !ahead || current&reason != 0 {
 			return
 		}
-		if t := at(); earliest.IsZero() || t.Before(earliest) {
-			earliest = t
+		if l := win - age; !found || l < left {
+			found, left, from, window = true, l, ref, win
 		}
 	}
 	switch a.k {
 	case kSubmissionUncertain:
-		consider(bitUncertainOverdue, a.hasSubmitted && a.submitted < UncertainAdminAfter,
-			func() time.Time { return r.SubmittedAt.Add(UncertainAdminAfter) })
+		if a.hasSubmitted {
+			consider(bitUncertainOverdue, a.submitted, UncertainAdminAfter, a.submitted < UncertainAdminAfter, *r.SubmittedAt)
+		}
 	case kPartiallyRegistered:
-		consider(bitPartialOverdue, a.hasPartial && a.partial < PartialRegistrationAdminAfter,
-			func() time.Time { return r.PartiallyRegisteredAt.Add(PartialRegistrationAdminAfter) })
+		if a.hasPartial {
+			consider(bitPartialOverdue, a.partial, PartialRegistrationAdminAfter, a.partial < PartialRegistrationAdminAfter, *r.PartiallyRegisteredAt)
+		}
 	case kFailedRetryable:
-		consider(bitRetryWindowExpired, a.hasFirstFailed && a.firstFailed < SubmitMaxRetryAge,
-			func() time.Time { return r.FirstFailedAt.Add(SubmitMaxRetryAge) })
+		if a.hasFirstFailed {
+			consider(bitRetryWindowExpired, a.firstFailed, SubmitMaxRetryAge, a.firstFailed < SubmitMaxRetryAge, *r.FirstFailedAt)
+		}
 	case kSubmitting:
-		consider(bitStuckPastRecoveryGrace, a.since <= SubmittingRecoveryGrace,
-			func() time.Time { return submittingSince(r).Add(SubmittingRecoveryGrace + time.Nanosecond) })
+		consider(bitStuckPastRecoveryGrace, a.since, SubmittingRecoveryGrace+time.Nanosecond,
+			a.since <= SubmittingRecoveryGrace, submittingSince(r))
 	case kResolvingEnrolment:
-		consider(bitStuckPastRecoveryGrace, a.since <= ResolvingRecoveryGrace,
-			func() time.Time { return r.StateEnteredAt.Add(ResolvingRecoveryGrace + time.Nanosecond) })
+		consider(bitStuckPastRecoveryGrace, a.since, ResolvingRecoveryGrace+time.Nanosecond,
+			a.since <= ResolvingRecoveryGrace, r.StateEnteredAt)
 	}
-	if a.k&kVerification != 0 {
-		consider(bitVerificationGaveUp, a.hasSubmitted && a.submitted < VerifyMaxAge,
-			func() time.Time { return r.SubmittedAt.Add(VerifyMaxAge) })
+	if a.k&kVerification != 0 && a.hasSubmitted {
+		consider(bitVerificationGaveUp, a.submitted, VerifyMaxAge, a.submitted < VerifyMaxAge, *r.SubmittedAt)
 	}
-	return earliest
+	if !found {
+		return time.Time{}
+	}
+	return from.Add(window)
 }
