@@ -105,7 +105,9 @@ type config struct {
 	LogLevel         slog.Level
 	StatementTimeout time.Duration
 	// CountsTTL is how long the queue's counts are shared; 0 counts for every request.
-	CountsTTL       time.Duration
+	CountsTTL time.Duration
+	// OverviewTTL is how long one reading of /overview is shared; 0 reads it for every request.
+	OverviewTTL     time.Duration
 	SessionSecure   bool
 	SessionIdle     time.Duration
 	SessionLifetime time.Duration
@@ -150,6 +152,7 @@ type configFlags struct {
 	logLevel         *string
 	statementTimeout *string
 	countsTTL        *string
+	overviewTTL      *string
 	sessionSecure    *string
 	sessionIdle      *string
 	sessionLifetime  *string
@@ -177,6 +180,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		logLevel:         fs.String("log-level", cmpOr(getenv("LOG_LEVEL"), "info"), "debug, info, warn or error (env LOG_LEVEL)"),
 		statementTimeout: fs.String("statement-timeout", cmpOr(getenv("STATEMENT_TIMEOUT"), "5s"), "bound on every dashboard query (env STATEMENT_TIMEOUT)"),
 		countsTTL:        fs.String("counts-ttl", cmpOr(getenv("COUNTS_TTL"), "10s"), "how long the queue's counts are shared between requests; 0 counts for each (env COUNTS_TTL)"),
+		overviewTTL:      fs.String("overview-ttl", cmpOr(getenv("OVERVIEW_TTL"), "1m"), "how long one reading of /overview is shared between requests; 0 reads it for each (env OVERVIEW_TTL)"),
 		sessionSecure:    fs.String("session-secure", cmpOr(getenv("SESSION_SECURE"), "1"), "0 sends the session cookie over plain HTTP: local development only (env SESSION_SECURE)"),
 		sessionIdle:      fs.String("session-idle-timeout", cmpOr(getenv("SESSION_IDLE_TIMEOUT"), web.DefaultIdleTimeout.String()), "a session unused this long ends (env SESSION_IDLE_TIMEOUT)"),
 		sessionLifetime:  fs.String("session-lifetime", cmpOr(getenv("SESSION_LIFETIME"), web.DefaultLifetime.String()), "every session ends this long after sign-in (env SESSION_LIFETIME)"),
@@ -226,6 +230,7 @@ func (c *configFlags) validate() (config, error) {
 		RunMigrations:    c.boolValue("RUN_MIGRATIONS", *c.runMigrations),
 		StatementTimeout: c.durationValue("STATEMENT_TIMEOUT", *c.statementTimeout),
 		CountsTTL:        c.durationValue("COUNTS_TTL", *c.countsTTL),
+		OverviewTTL:      c.durationValue("OVERVIEW_TTL", *c.overviewTTL),
 	}
 	if cfg.DatabaseURL == "" {
 		c.problem("DATABASE_URL is not set (or use make run, which starts a private PostgreSQL)")
@@ -425,7 +430,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		TrustedOrigins: cfg.TrustedOrigins,
 		// Every open queue tab asks for counts every 15 s; one count per 10 s serves them all.
 		CountsTTL:      cfg.CountsTTL,
-		OverviewTTL:    time.Minute,
+		OverviewTTL:    cfg.OverviewTTL,
 		SnapshotEvery:  10 * time.Minute,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
