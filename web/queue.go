@@ -370,11 +370,19 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		return "/?" + v.Encode()
 	}
 	loc := i18n.From(r.Context())
-	capped := false
-	// A count at the cap is "that many or more" (store.QueueCountCap), and says so.
+	capped, phaseCapped := false, false
+	// A count at its cap is "that many or more" (store.QueueCountCap, store.PhaseCountCap), and
+	// says so.
 	countText := func(n int64) string {
 		if n >= store.QueueCountCap {
 			capped = true
+			return loc.Count(n) + "+"
+		}
+		return loc.Count(n)
+	}
+	phaseText := func(n int64) string {
+		if n >= store.PhaseCountCap {
+			phaseCapped = true
 			return loc.Count(n) + "+"
 		}
 		return loc.Count(n)
@@ -409,10 +417,15 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		n := c.Phases[phase]
 		vm.Phases = append(vm.Phases, views.CountItem{
 			Key: string(phase), Label: loc.Code("phase", string(phase)), Explanation: loc.CodeExplain("phase", string(phase)),
-			N: countText(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
+			N: phaseText(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
 		})
 	}
-	if capped {
+	switch {
+	case capped && phaseCapped:
+		vm.CapNote = loc.T("queue.countsCappedBoth", "PhaseCap", loc.Count(store.PhaseCountCap), "Cap", loc.Count(store.QueueCountCap))
+	case phaseCapped:
+		vm.CapNote = loc.T("queue.phaseCountsCapped", "Cap", loc.Count(store.PhaseCountCap))
+	case capped:
 		vm.CapNote = loc.T("queue.countsCapped", "Cap", loc.Count(store.QueueCountCap))
 	}
 	if scope != nil {
