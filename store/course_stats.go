@@ -256,8 +256,12 @@ GROUP BY cr.course_module_id, cr.state, cr.error_code, 4`)
 			}
 		}
 
-		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM `+attentionFrom+`
-WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlNeedsAdmin+`
+		// Needs a person, counted as if nobody had dismissed anything (an index-only scan of the
+		// attention candidates, 0021), then the few rows a dismissal covers taken off, classified
+		// in Go as RegistrationCountsGet does: the dismissal check written into the count fetched
+		// every candidate from the heap.
+		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM credit_registrations cr
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND (cr.needs_admin_attention OR `+sqlAskingOther+`)
 GROUP BY cr.course_module_id`, now)
 		_, err = pgx.ForEachRow(rows, []any{&module, &n}, func() error {
 			if m := byID[module]; m != nil {
@@ -267,6 +271,24 @@ GROUP BY cr.course_module_id`, now)
 		})
 		if err != nil {
 			return dbError("CourseModuleStatsList needs admin", err)
+		}
+		type dismissedRow struct {
+			ScheduleColumns
+			Module string `db:"course_module_id"`
+		}
+		rows, _ = q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id
+FROM credit_registration_attention_dismissals d
+  JOIN credit_registrations cr ON cr.id = d.credit_registration_id
+WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+` AND $1::timestamptz IS NOT NULL`, now)
+		dismissed, err := pgx.CollectRows(rows, pgx.RowToStructByName[dismissedRow])
+		if err != nil {
+			return dbError("CourseModuleStatsList dismissed", err)
+		}
+		for _, d := range dismissed {
+			st := schedule.Classify(d.ScheduleRow(), now)
+			if m := byID[d.Module]; m != nil && st.Dismissed && st.Reasons.AsksPerson() {
+				m.NeedsAdmin--
+			}
 		}
 		return nil
 	})

@@ -91,3 +91,37 @@ func TestCourseModuleStatsEqualAPlainCount(t *testing.T) {
 	}
 	check("after a second roll")
 }
+
+// The courses page's "needs a person" per module is the queue's needs-admin count for that
+// module: rows a dismissal covers wholly are left out, a dismissal of only some reasons is not.
+func TestCourseModuleStatsNeedsAdminAgreesWithTheQueue(t *testing.T) {
+	t.Parallel()
+	b := setupActions(t)
+	ctx := t.Context()
+	b.uncertainRow(t)
+	b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "invalid_credits", NeedsAdminAttention: true})
+	b.addRow(t, storetest.Registration{State: "pending"})
+	covered := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered"})
+	partly := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered", SubmitRetryCount: 6})
+	dismiss := func(id, reasons string) {
+		b.exec(t, `INSERT INTO credit_registration_attention_dismissals (id, created_at, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
+VALUES ($1, $2, $3, $4::text[]::credit_registration_attention_reason[], $5, 'seen')`, storetest.NewID(), actionNow.Add(-time.Hour), id, reasons, b.ben.ID)
+	}
+	dismiss(covered, "{misregistered}")
+	dismiss(partly, "{misregistered}") // too_many_attempts is not dismissed
+
+	list, err := b.st.CourseModuleStatsList(ctx, actionNow, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts, err := b.st.RegistrationCountsGet(ctx, actionNow, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 {
+		t.Fatalf("%d modules, want 1", len(list))
+	}
+	if got := list[0].NeedsAdmin; got != 3 || got != counts.NeedsAdmin {
+		t.Errorf("module needs admin = %d, queue %d; want 3 (uncertain, flagged, partly dismissed)", got, counts.NeedsAdmin)
+	}
+}

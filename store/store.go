@@ -111,6 +111,11 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	// The queue's reason conditions make large expressions on a few thousand rows: JIT compiling
 	// them took two seconds for a query that runs in 80 ms. Nothing regdesk runs gains from JIT.
 	cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	// No parallel workers: the dashboard's statements read a few thousand index entries, where
+	// starting workers costs more than it saves (the courses page's needs-a-person count took 19 ms
+	// with two workers, 10 ms alone, at a million rows), and under a crowd the workers take the
+	// cores the other requests are waiting for.
+	cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open pool: %w", err)
