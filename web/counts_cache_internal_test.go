@@ -39,14 +39,49 @@ func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
 	if got, _, _ := c.get(ctx, nil, t0.Add(9*time.Second), load); got.NeedsAdmin != 1 || loads.Load() != 1 {
 		t.Errorf("within the ttl: counted again (loads %d)", loads.Load())
 	}
-	if got, at, _ := c.get(ctx, nil, t0.Add(10*time.Second), load); got.NeedsAdmin != 2 || !at.Equal(t0.Add(10*time.Second)) {
-		t.Errorf("at the ttl: got %+v at %v, want a fresh count", got, at)
+	// At the ttl the last count is served at once, with its own instant, while a fresh one runs.
+	if got, at, _ := c.get(ctx, nil, t0.Add(10*time.Second), load); got.NeedsAdmin != 1 || !at.Equal(t0) {
+		t.Errorf("at the ttl: got %+v at %v, want the last count (of %v) while a fresh one runs", got, at, t0)
+	}
+	c.settle(nil)
+	if got, at, _ := c.get(ctx, nil, t0.Add(10*time.Second+time.Millisecond), load); got.NeedsAdmin != 2 || !at.Equal(t0.Add(10*time.Second)) {
+		t.Errorf("after the recount: got %+v at %v, want the fresh count", got, at)
 	}
 	if got, _, _ := c.get(ctx, []string{"b", "a"}, t0.Add(10*time.Second), load); got.NeedsAdmin != 3 {
 		t.Errorf("another scope shared a count: %+v", got)
 	}
 	if got, _, _ := c.get(ctx, []string{"a", "b"}, t0.Add(11*time.Second), load); got.NeedsAdmin != 3 {
 		t.Errorf("the same courses in another order did not share the count: %+v", got)
+	}
+}
+
+// A count older than staleFor ttls is not served while the fresh one runs: the request waits.
+func TestCountsCacheWaitsWhenTheLastCountIsTooOld(t *testing.T) {
+	t.Parallel()
+	c := newCountsCache(10*time.Second, time.Minute)
+	t0 := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	var loads atomic.Int32
+	load := func(context.Context, time.Time) (store.RegistrationCounts, error) {
+		return store.RegistrationCounts{NeedsAdmin: int64(loads.Add(1))}, nil
+	}
+	ctx := context.Background()
+	if got, _, _ := c.get(ctx, nil, t0, load); got.NeedsAdmin != 1 {
+		t.Fatalf("first count = %+v", got)
+	}
+	late := t0.Add(staleFor * 10 * time.Second)
+	if got, at, _ := c.get(ctx, nil, late, load); got.NeedsAdmin != 2 || !at.Equal(late) {
+		t.Errorf("%d ttls later: got %+v at %v, want a fresh count waited for", staleFor, got, at)
+	}
+	// A failed recount keeps the last good one to serve while the next runs.
+	failing := func(context.Context, time.Time) (store.RegistrationCounts, error) {
+		return store.RegistrationCounts{}, context.DeadlineExceeded
+	}
+	if got, at, err := c.get(ctx, nil, late.Add(10*time.Second), failing); err != nil || got.NeedsAdmin != 2 || !at.Equal(late) {
+		t.Errorf("while a recount runs: %+v at %v, %v; want the last good count", got, at, err)
+	}
+	c.settle(nil)
+	if got, at, err := c.get(ctx, nil, late.Add(11*time.Second), load); err != nil || got.NeedsAdmin != 2 || !at.Equal(late) {
+		t.Errorf("after a failed recount: %+v at %v, %v; want the last good count while the next runs", got, at, err)
 	}
 }
 
@@ -128,5 +163,15 @@ func TestCountsCacheBoundsTheSharedCount(t *testing.T) {
 	}
 	if _, _, err := c.get(context.Background(), nil, t0, load); err == nil {
 		t.Fatal("a count that never ends returned no error")
+	}
+}
+
+// settle waits for scope's running count, if any, to end; tests use it to see a refresh land.
+func (c *countsCache) settle(scope []string) {
+	c.mu.Lock()
+	e := c.entries[scopeKey(scope)]
+	c.mu.Unlock()
+	if e != nil {
+		<-e.done
 	}
 }
