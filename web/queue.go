@@ -370,16 +370,10 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		return "/?" + v.Encode()
 	}
 	loc := i18n.From(r.Context())
-	capped, phaseCapped := false, false
-	// A count at its cap is "that many or more" (store.QueueCountCap, store.PhaseCountCap), and
-	// says so.
-	countText := func(n int64) string {
-		if n >= store.QueueCountCap {
-			capped = true
-			return loc.Count(n) + "+"
-		}
-		return loc.Count(n)
-	}
+	phaseCapped := false
+	// A phase's count at its cap is "that many or more" (store.PhaseCountCap), and says so; the
+	// reasons and needs-admin are exact.
+	countText := loc.Count
 	phaseText := func(n int64) string {
 		if n >= store.PhaseCountCap {
 			phaseCapped = true
@@ -420,13 +414,8 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 			N: phaseText(n), Zero: n == 0, URL: link("show", "all", "phase", string(phase)),
 		})
 	}
-	switch {
-	case capped && phaseCapped:
-		vm.CapNote = loc.T("queue.countsCappedBoth", "PhaseCap", loc.Count(store.PhaseCountCap), "Cap", loc.Count(store.QueueCountCap))
-	case phaseCapped:
+	if phaseCapped {
 		vm.CapNote = loc.T("queue.phaseCountsCapped", "Cap", loc.Count(store.PhaseCountCap))
-	case capped:
-		vm.CapNote = loc.T("queue.countsCapped", "Cap", loc.Count(store.QueueCountCap))
 	}
 	if scope != nil {
 		vm.ScopeNote = loc.T("queue.scopeNote")
