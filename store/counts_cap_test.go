@@ -10,8 +10,8 @@ import (
 )
 
 // TestRegistrationCountsCapEachPhaseLowerThanTheReasons: a phase's count stops at PhaseCountCap
-// ("that many or more"), while the reasons and needs-admin, which people work through, count on
-// to QueueCountCap; a phase below its cap is exact.
+// ("that many or more"), while the reasons and needs-admin, which people work through, are
+// exact; a phase below its cap is exact too.
 func TestRegistrationCountsCapEachPhaseLowerThanTheReasons(t *testing.T) {
 	t.Parallel()
 	b := setupActions(t)
