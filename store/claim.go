@@ -95,22 +95,68 @@ type AuditClaim struct {
 	PreviousActive bool `json:"previous_active,omitempty"`
 	// EndedBy is the hand action that ended the claim, for a release no person asked for.
 	EndedBy string `json:"ended_by,omitempty"`
+	// ReasonCode names the reason when regdesk worded it itself (ClaimReasonClaimed and the
+	// others), so the audit says it in the reader's language; "" for a reason a person typed,
+	// which is shown as typed. The reason column keeps the English words too, for the JSON API
+	// and for readers of the table.
+	ReasonCode string `json:"reason_code,omitempty"`
 }
+
+// The reasons regdesk words itself for a claim or a release; see AuditClaim.ReasonCode.
+const (
+	ClaimReasonClaimed  = "claimed"
+	ClaimReasonReleased = "released"
+	ClaimReasonLookup   = "lookup"
+	ClaimReasonEnded    = "ended_by_action"
+)
+
+// claimReasonWords are the English words each code stood for before codes were kept; old rows
+// hold only them, and ReadClaimReason recognises them.
+var claimReasonWords = map[string]string{
+	ClaimReasonClaimed:  "I'm on it.",
+	ClaimReasonReleased: "Released.",
+	ClaimReasonLookup:   LookupClaimReason,
+}
+
+// ReadClaimReason returns the code of a claim's or release's reason: the one its details keep,
+// or for an entry written before codes were kept the one whose English words it holds (an ended
+// claim's "Ended by the hand action …." included); "" for a reason a person typed.
+func ReadClaimReason(reason string, c *AuditClaim) string {
+	if c == nil {
+		return ""
+	}
+	if c.ReasonCode != "" {
+		return c.ReasonCode
+	}
+	if c.EndedBy != "" && reason == endedReason(c.EndedBy) {
+		return ClaimReasonEnded
+	}
+	for code, words := range claimReasonWords {
+		if reason == words {
+			return code
+		}
+	}
+	return ""
+}
+
+func endedReason(action string) string { return "Ended by the hand action " + action + "." }
 
 type claimTarget struct {
 	ID string `db:"id"`
 	ClaimColumns
 }
 
-func claimReason(reason, fallback string) (string, error) {
+// claimReason returns the person's note, trimmed, with no code; without a note, the English
+// words of the fallback code and that code, so the audit words it in its reader's language.
+func claimReason(reason, fallback string) (string, string, error) {
 	reason = strings.TrimSpace(reason)
 	if len([]rune(reason)) > ClaimReasonMaxLength {
-		return "", &ValidationError{Field: "reason", Message: fmt.Sprintf("Keep the note under %d characters.", ClaimReasonMaxLength), Key: "invalid.noteTooLong", Args: []any{"Max", ClaimReasonMaxLength}}
+		return "", "", &ValidationError{Field: "reason", Message: fmt.Sprintf("Keep the note under %d characters.", ClaimReasonMaxLength), Key: "invalid.noteTooLong", Args: []any{"Max", ClaimReasonMaxLength}}
 	}
 	if reason == "" {
-		reason = fallback
+		return claimReasonWords[fallback], fallback, nil
 	}
-	return reason, nil
+	return reason, "", nil
 }
 
 // claimTargets reads the live rows among ids in scope, with their claims, locking the claims that
@@ -145,7 +191,7 @@ ORDER BY cr.id`, valid, scope)
 // entry. Claiming one's own live claim again keeps its start and touches it. Ids naming no row in
 // scope are left out of the result; none at all is ErrNotFound.
 func (s *Store) RegistrationClaim(ctx context.Context, now time.Time, p ClaimParams) (ClaimResult, error) {
-	reason, err := claimReason(p.Reason, "I'm on it.")
+	reason, code, err := claimReason(p.Reason, ClaimReasonClaimed)
 	if err != nil {
 		return ClaimResult{}, err
 	}
@@ -170,7 +216,7 @@ ON CONFLICT (credit_registration_id) DO UPDATE SET account_id = EXCLUDED.account
   touched_at = EXCLUDED.touched_at`, t.ID, p.Actor.ID, claimedAt, now); err != nil {
 				return dbError("RegistrationClaim", err)
 			}
-			details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt, PreviousActive: prev != nil}
+			details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt, PreviousActive: prev != nil, ReasonCode: code}
 			if err := q.claimAuditInsert(ctx, now, "claim", t.ID, p.Actor, reason, details); err != nil {
 				return err
 			}
@@ -192,7 +238,7 @@ ON CONFLICT (credit_registration_id) DO UPDATE SET account_id = EXCLUDED.account
 // does nothing to it: a claim is its holder's to give up (or to lapse, or for a settling action to
 // end).
 func (s *Store) RegistrationRelease(ctx context.Context, now time.Time, p ClaimParams) (ClaimResult, error) {
-	reason, err := claimReason(p.Reason, "Released.")
+	reason, code, err := claimReason(p.Reason, ClaimReasonReleased)
 	if err != nil {
 		return ClaimResult{}, err
 	}
@@ -209,7 +255,7 @@ func (s *Store) RegistrationRelease(ctx context.Context, now time.Time, p ClaimP
 			if Deref(t.ClaimAccountID) != p.Actor.ID {
 				continue
 			}
-			if err := q.claimDelete(ctx, now, t, p.Actor, reason, "", p.Lapse); err != nil {
+			if err := q.claimDelete(ctx, now, t, p.Actor, reason, code, "", p.Lapse); err != nil {
 				return err
 			}
 			out.IDs = append(out.IDs, t.ID)
@@ -222,12 +268,12 @@ func (s *Store) RegistrationRelease(ctx context.Context, now time.Time, p ClaimP
 	return out, nil
 }
 
-func (q *Queries) claimDelete(ctx context.Context, now time.Time, t claimTarget, actor ActionActor, reason, endedBy string, lapse time.Duration) error {
+func (q *Queries) claimDelete(ctx context.Context, now time.Time, t claimTarget, actor ActionActor, reason, code, endedBy string, lapse time.Duration) error {
 	if _, err := q.db.Exec(ctx, `DELETE FROM credit_registration_claims WHERE credit_registration_id = $1`, t.ID); err != nil {
 		return dbError("claimDelete", err)
 	}
 	details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt,
-		PreviousActive: t.ClaimColumns.Claim(now, lapse) != nil, EndedBy: endedBy}
+		PreviousActive: t.ClaimColumns.Claim(now, lapse) != nil, EndedBy: endedBy, ReasonCode: code}
 	return q.claimAuditInsert(ctx, now, "release", t.ID, actor, reason, details)
 }
 
@@ -246,7 +292,7 @@ FOR UPDATE OF cl`, rowID)
 	for _, t := range list {
 		// The lapse does not matter to an ended claim; the audit records whether it still counted
 		// by the default.
-		if err := q.claimDelete(ctx, now, t, actor, "Ended by the hand action "+action+".", action, DefaultClaimLapse); err != nil {
+		if err := q.claimDelete(ctx, now, t, actor, endedReason(action), ClaimReasonEnded, action, DefaultClaimLapse); err != nil {
 			return err
 		}
 	}
@@ -278,7 +324,8 @@ VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4,
 	return nil
 }
 
-// LookupClaimReason is the audit's words for a claim a Sisu lookup started.
+// LookupClaimReason is the audit's English words for a claim a Sisu lookup started; the entry
+// keeps ClaimReasonLookup beside them.
 const LookupClaimReason = "Looked it up in Sisu."
 
 // LookupClaimOutcome is what a person's lookup did to the row's claim.
@@ -335,7 +382,7 @@ ON CONFLICT (credit_registration_id) DO UPDATE SET account_id = EXCLUDED.account
   touched_at = EXCLUDED.touched_at`, rowID, actor.ID, now); err != nil {
 		return LookupClaimNone, dbError("lookupClaim", err)
 	}
-	details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt}
+	details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt, ReasonCode: ClaimReasonLookup}
 	if err := q.claimAuditInsert(ctx, now, "claim", rowID, actor, LookupClaimReason, details); err != nil {
 		return LookupClaimNone, err
 	}

@@ -95,6 +95,40 @@ func TestClaimTwoPeople(t *testing.T) {
 	if d := store.ReadAuditDetails(got[2].Details); d.Claim == nil || d.Claim.PreviousAccountID != b.anna.ID || !d.Claim.PreviousActive {
 		t.Errorf("Ben's claim details: %s", got[2].Details)
 	}
+	// regdesk's own words keep their code, so the audit says them in its reader's language; a
+	// note the person typed has none and is shown as typed.
+	for i, code := range []string{store.ClaimReasonClaimed, store.ClaimReasonClaimed, store.ClaimReasonClaimed, ""} {
+		d := store.ReadAuditDetails(got[i].Details)
+		if d.Claim == nil || d.Claim.ReasonCode != code || store.ReadClaimReason(got[i].Reason, d.Claim) != code {
+			t.Errorf("entry %d: reason code in %s, want %q", i, got[i].Details, code)
+		}
+	}
+}
+
+// Entries written before claim reasons had codes hold only regdesk's English words: they are
+// still recognised, so they read in today's reader's language; anything else is a person's note.
+func TestReadClaimReasonRecognisesOldEnglish(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		reason string
+		claim  store.AuditClaim
+		want   string
+	}{
+		{"I'm on it.", store.AuditClaim{}, store.ClaimReasonClaimed},
+		{"Released.", store.AuditClaim{}, store.ClaimReasonReleased},
+		{"Looked it up in Sisu.", store.AuditClaim{}, store.ClaimReasonLookup},
+		{"Ended by the hand action cancel.", store.AuditClaim{EndedBy: "cancel"}, store.ClaimReasonEnded},
+		{"Ended by the hand action cancel.", store.AuditClaim{}, ""},
+		{"I'm on it. Back at two.", store.AuditClaim{}, ""},
+		{"lunch", store.AuditClaim{ReasonCode: store.ClaimReasonReleased}, store.ClaimReasonReleased},
+	} {
+		if got := store.ReadClaimReason(tc.reason, &tc.claim); got != tc.want {
+			t.Errorf("ReadClaimReason(%q, %+v) = %q, want %q", tc.reason, tc.claim, got, tc.want)
+		}
+	}
+	if got := store.ReadClaimReason("I'm on it.", nil); got != "" {
+		t.Errorf("an entry that is not a claim: %q", got)
+	}
 }
 
 func TestClaimLapses(t *testing.T) {

@@ -196,6 +196,9 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 		return auditAccountRowVM(loc, e, vm)
 	}
 	d := store.ReadAuditDetails(e.Details)
+	if words := claimReasonWords(loc, store.ReadClaimReason(e.Reason, d.Claim), d.Claim); words != "" {
+		vm.Reason = words
+	}
 	if d.Rows != nil {
 		b := &views.AuditBulkVM{}
 		for _, row := range d.Rows {
@@ -258,4 +261,20 @@ func auditAccountRowVM(loc *i18n.Localizer, e store.AuditEntry, vm views.AuditRo
 		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
 	}
 	return vm
+}
+
+// claimReasonWords says a claim's or release's reason that regdesk worded itself (its code, see
+// store.ReadClaimReason) in the reader's language; "" for a reason a person typed.
+func claimReasonWords(loc *i18n.Localizer, code string, c *store.AuditClaim) string {
+	switch code {
+	case store.ClaimReasonClaimed:
+		return loc.T("audit.claimReason.claimed")
+	case store.ClaimReasonReleased:
+		return loc.T("audit.claimReason.released")
+	case store.ClaimReasonLookup:
+		return loc.T("audit.claimReason.lookup")
+	case store.ClaimReasonEnded:
+		return loc.T("audit.claimReason.ended_by_action", "Action", loc.Code("action", c.EndedBy))
+	}
+	return ""
 }

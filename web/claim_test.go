@@ -186,12 +186,17 @@ func TestClaimAndAccountsSpeakThePersonsLanguage(t *testing.T) {
 	if resp, _ := b.postForm(t, b.client, "/registrations/"+b.permanent+"/claim", url.Values{}); resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("claim: %d", resp.StatusCode)
 	}
-	for _, c := range []struct{ lang, claim, accounts string }{
-		{"fi", "Sami Support on käsitellyt tätä", "Lisää käyttäjätili"},
-		{"sv", "Sami Support har arbetat med den här sedan", "Lägg till ett konto"},
-		{"en", "Sami Support has been on this since", "Add an account"},
+	for _, c := range []struct{ lang, claim, accounts, reason string }{
+		{"fi", "Sami Support on käsitellyt tätä", "Lisää käyttäjätili", "Otan tämän hoitaakseni."},
+		{"sv", "Sami Support har arbetat med den här sedan", "Lägg till ett konto", "Jag tar hand om den."},
+		{"en", "Sami Support has been on this since", "Add an account", "I&#39;m on it."},
 	} {
-		_, page := b.getLang(t, admin, "/registrations/"+b.permanent, c.lang)
+		// The claim's reason is regdesk's own: the audit says it in the reader's language.
+		_, page := b.getLang(t, admin, "/audit?registration="+b.permanent, c.lang)
+		if !strings.Contains(page, `<td data-testid="audit-reason">`+c.reason+`</td>`) {
+			t.Errorf("%s: the audit does not give the claim's reason as %q", c.lang, c.reason)
+		}
+		_, page = b.getLang(t, admin, "/registrations/"+b.permanent, c.lang)
 		if !strings.Contains(page, c.claim) || strings.Contains(page, "⟦") {
 			t.Errorf("%s: the registration page lacks %q or has a missing key", c.lang, c.claim)
 		}
