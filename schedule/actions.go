@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -38,18 +37,18 @@ const (
 )
 
 var actions = newEnumTable("hand action",
-	enumEntry[Action]{ActionMarkInSisu, "Mark as already in Sisu", "Record that Sisu holds this credit, as the latest lookup found; nothing is sent."},
-	enumEntry[Action]{ActionMarkRegistered, "Mark registered", "Record the course unit attainment the latest lookup found; nothing is sent."},
-	enumEntry[Action]{ActionResubmit, "Resubmit", "Send the registration back to the pipeline, which looks up the enrolment and sends it to Sisu again."},
-	enumEntry[Action]{ActionCancel, "Cancel", "Write the registration off; the pipeline never touches it again."},
-	enumEntry[Action]{ActionCheckNow, "Check now", "Make the pipeline look at this registration at once instead of at its next scheduled check; nothing is sent."},
-	enumEntry[Action]{ActionClearFlag, "Clear the attention flag", "Lower the pipeline's own \"a person must look\" flag."},
-	enumEntry[Action]{ActionDismissAttention, "Dismiss attention", "Take the row off the Needs attention list until a different reason applies."},
+	ActionMarkInSisu,
+	ActionMarkRegistered,
+	ActionResubmit,
+	ActionCancel,
+	ActionCheckNow,
+	ActionClearFlag,
+	ActionDismissAttention,
 )
 
 // Actions lists every hand action in display order; the slice is the
 // caller's to keep.
-func Actions() []Action { return actions.values() }
+func Actions() []Action { return actions.list() }
 
 // ParseAction reads an action from a form value or its label. The error is a
 // *ParseError whose message can be shown to the person.
@@ -57,12 +56,6 @@ func ParseAction(s string) (Action, error) { return actions.parse(s) }
 
 // Valid reports whether a is one of the hand actions.
 func (a Action) Valid() bool { return actions.valid(a) }
-
-// Label is the action's button text; an unknown action shows as itself.
-func (a Action) Label() string { return actions.label(a) }
-
-// Explanation says in one line what the action does; "" for an unknown one.
-func (a Action) Explanation() string { return actions.explanation(a) }
 
 // Strictness is how careful a caller must be: one row at a time, in bulk, or
 // on a teacher's behalf.
@@ -156,46 +149,39 @@ const (
 )
 
 var refusals = newEnumTable("refusal",
-	enumEntry[RefusalCode]{RefusalSuperseded, "Superseded", "A later attempt replaced this registration; act on the later one."},
-	enumEntry[RefusalCode]{RefusalAlreadySucceeded, "Already in Sisu", "Sisu already holds this credit."},
-	enumEntry[RefusalCode]{RefusalAlreadySubmitted, "Already sent", "This registration was sent to Sisu and cannot be sent again from where it stands."},
-	enumEntry[RefusalCode]{RefusalSubmissionUncertain, "Uncertain: one at a time", "Nobody knows whether Sisu got this submission, so it is settled only one row at a time after a look in Sisu; bulk actions skip it."},
-	enumEntry[RefusalCode]{RefusalNotFailedPermanent, "Not failed", "Only a registration the pipeline gave up on may be retried here."},
-	enumEntry[RefusalCode]{RefusalStillInPipeline, "Still in the pipeline", "The pipeline is still working on this registration."},
-	enumEntry[RefusalCode]{RefusalSubmissionUncertainTooRecent, "Pending window", "Suotar may still hold this submission as pending; a second one now could register the credit twice."},
-	enumEntry[RefusalCode]{RefusalSubmissionPending, "Suotar pending", "Suotar may still hold this submission as pending; a second one now could register the credit twice."},
-	enumEntry[RefusalCode]{RefusalNeedsLookupAfterPendingWindow, "Look up after the window", "Look the registration up in Sisu after the pending window; only a lookup that finds nothing allows a resubmit."},
-	enumEntry[RefusalCode]{RefusalLookupFoundAttainment, "Found in Sisu", "The latest lookup found this credit in Sisu; resubmitting would register it twice."},
-	enumEntry[RefusalCode]{RefusalLookupInconclusive, "Lookup inconclusive", "The latest lookup could not tell whether Sisu holds this credit; look it up again."},
-	enumEntry[RefusalCode]{RefusalAlreadyCancelled, "Already cancelled", "This registration is already cancelled."},
-	enumEntry[RefusalCode]{RefusalAwaitingConfirmation, "Being confirmed", "Sisu accepted this registration and the pipeline is confirming it; it cannot be cancelled."},
-	enumEntry[RefusalCode]{RefusalNothingToCheck, "Nothing to check", "The registration is not waiting for anything a check would ask Sisu about."},
-	enumEntry[RefusalCode]{RefusalNotSubmissionUncertain, "Not uncertain", "Only an uncertain submission can be marked as already in Sisu."},
-	enumEntry[RefusalCode]{RefusalNeedsLookupAfterSubmission, "Look up after sending", "Look the registration up in Sisu; only a lookup made after the submission can show it landed."},
-	enumEntry[RefusalCode]{RefusalLookupFoundNothing, "Not found in Sisu", "The latest lookup found no matching attainment in Sisu."},
-	enumEntry[RefusalCode]{RefusalAttainmentLinkedElsewhere, "Linked to another row", "The attainment the lookup found already belongs to another registration."},
-	enumEntry[RefusalCode]{RefusalNotPartiallyRegistered, "Not partial", "Only a partly registered row can be marked registered."},
-	enumEntry[RefusalCode]{RefusalNeedsLookupAfterPartial, "Look up again", "Look the registration up in Sisu; only a lookup made after the assessment item was seen can find the course credit."},
-	enumEntry[RefusalCode]{RefusalLookupFoundNoCourseUnit, "No course credit", "The latest lookup did not find the course unit attainment in Sisu."},
-	enumEntry[RefusalCode]{RefusalLookupMatchNotOurs, "Not this submission's", "The course unit attainment found is not built from this submission; find out where it came from first."},
-	enumEntry[RefusalCode]{RefusalNothingToClear, "Flag is down", "The pipeline has not flagged this registration."},
-	enumEntry[RefusalCode]{RefusalNothingToDismiss, "Nothing to dismiss", "Nothing puts this registration on the Needs attention list, or everything that does is already dismissed."},
-	enumEntry[RefusalCode]{RefusalUnknownState, "Unknown state", "The registration is in a state this dashboard does not know, so it offers no action."},
-	enumEntry[RefusalCode]{RefusalUnknownAction, "Unknown action", "There is no such action."},
+	RefusalSuperseded,
+	RefusalAlreadySucceeded,
+	RefusalAlreadySubmitted,
+	RefusalSubmissionUncertain,
+	RefusalNotFailedPermanent,
+	RefusalStillInPipeline,
+	RefusalSubmissionUncertainTooRecent,
+	RefusalSubmissionPending,
+	RefusalNeedsLookupAfterPendingWindow,
+	RefusalLookupFoundAttainment,
+	RefusalLookupInconclusive,
+	RefusalAlreadyCancelled,
+	RefusalAwaitingConfirmation,
+	RefusalNothingToCheck,
+	RefusalNotSubmissionUncertain,
+	RefusalNeedsLookupAfterSubmission,
+	RefusalLookupFoundNothing,
+	RefusalAttainmentLinkedElsewhere,
+	RefusalNotPartiallyRegistered,
+	RefusalNeedsLookupAfterPartial,
+	RefusalLookupFoundNoCourseUnit,
+	RefusalLookupMatchNotOurs,
+	RefusalNothingToClear,
+	RefusalNothingToDismiss,
+	RefusalUnknownState,
+	RefusalUnknownAction,
 )
 
 // RefusalCodes lists every refusal code; the slice is the caller's to keep.
-func RefusalCodes() []RefusalCode { return refusals.values() }
+func RefusalCodes() []RefusalCode { return refusals.list() }
 
 // Valid reports whether c is one of the refusal codes.
 func (c RefusalCode) Valid() bool { return refusals.valid(c) }
-
-// Label is the refusal's short name; an unknown code shows as itself.
-func (c RefusalCode) Label() string { return refusals.label(c) }
-
-// Explanation is the refusal in one line, without times; a Decision's own
-// Explanation is more specific.
-func (c RefusalCode) Explanation() string { return refusals.explanation(c) }
 
 // RiskLabel is what could go wrong when an allowed action is taken.
 type RiskLabel string
@@ -214,23 +200,17 @@ const (
 )
 
 var risks = newEnumTable("risk",
-	enumEntry[RiskLabel]{RiskNormal, "No known risk", "Nothing suggests this could go wrong."},
-	enumEntry[RiskLabel]{RiskPossibleDuplicate, "Possible duplicate", "Sisu may already hold this credit from the earlier submission; resubmitting may register it twice."},
-	enumEntry[RiskLabel]{RiskReplacesReversedAttainment, "Replaces a reversed credit", "Sisu reversed the earlier registration; resubmitting registers the credit anew, so make sure the reversal was a mistake."},
-	enumEntry[RiskLabel]{RiskLikelyRejectedAgain, "Likely rejected again", "Sisu rejected this for a reason a resend does not change; fix the cause first or it fails the same way."},
+	RiskNormal,
+	RiskPossibleDuplicate,
+	RiskReplacesReversedAttainment,
+	RiskLikelyRejectedAgain,
 )
 
 // RiskLabels lists every risk; the slice is the caller's to keep.
-func RiskLabels() []RiskLabel { return risks.values() }
+func RiskLabels() []RiskLabel { return risks.list() }
 
 // Valid reports whether r is one of the risks.
 func (r RiskLabel) Valid() bool { return risks.valid(r) }
-
-// Label is the risk's name; an unknown risk shows as itself.
-func (r RiskLabel) Label() string { return risks.label(r) }
-
-// Explanation is the warning a confirmation shows; "" for an unknown risk.
-func (r RiskLabel) Explanation() string { return risks.explanation(r) }
 
 // NeedsConfirmation reports whether a person must confirm the risk by name
 // before the action is taken.
@@ -304,9 +284,6 @@ type Decision struct {
 	Allowed bool
 	// Refusal says why not; "" when allowed.
 	Refusal RefusalCode
-	// Explanation says in words, without times, why the action is refused,
-	// or what taking it will do.
-	Explanation string
 	// AvailableAt is when waiting alone lifts the refusal; nil when waiting
 	// will not (or the action is allowed).
 	AvailableAt *time.Time
@@ -325,18 +302,6 @@ type Decision struct {
 	Say string
 	// SayCall is the lookup call a refusal names; "" when it names none.
 	SayCall LookupCall
-	// until is the Explanation with a %s for AvailableAt.
-	until string
-}
-
-// Words is the Explanation with AvailableAt formatted by format, such as
-// "Suotar may still hold this submission as pending until 14:32". The UI
-// passes its own formatter, so this package stays free of time zones.
-func (d Decision) Words(format func(time.Time) string) string {
-	if d.AvailableAt != nil && d.until != "" && format != nil {
-		return fmt.Sprintf(d.until, format(*d.AvailableAt))
-	}
-	return d.Explanation
 }
 
 // Decide says whether a person may take action on the row described by f at
@@ -347,11 +312,11 @@ func Decide(action Action, f Facts, s Strictness, now time.Time) Decision {
 	var d Decision
 	switch {
 	case !action.Valid():
-		d = refuse(RefusalUnknownAction, "", "")
+		d = refuse(RefusalUnknownAction, "")
 	case !f.Row.State.Valid():
-		d = refuse(RefusalUnknownState, "", "")
+		d = refuse(RefusalUnknownState, "")
 	case f.Row.Superseded:
-		d = refuse(RefusalSuperseded, "", "")
+		d = refuse(RefusalSuperseded, "")
 	default:
 		switch action {
 		case ActionMarkInSisu:
@@ -380,42 +345,37 @@ func Decide(action Action, f Facts, s Strictness, now time.Time) Decision {
 // DecideAll decides every action of Actions(), in that order: what a page
 // needs to draw a row's buttons.
 func DecideAll(f Facts, s Strictness, now time.Time) []Decision {
-	out := make([]Decision, 0, len(actions.entries))
+	out := make([]Decision, 0, len(actions.values))
 	for _, a := range Actions() {
 		out = append(out, Decide(a, f, s, now))
 	}
 	return out
 }
 
-// refuse builds a refusal; explanation "" takes the code's own.
-func refuse(code RefusalCode, say, explanation string) Decision {
-	if explanation == "" {
-		explanation = code.Explanation()
-	}
+// refuse builds a refusal; say "" takes the code's own sentence.
+func refuse(code RefusalCode, say string) Decision {
 	if say == "" {
 		say = "refusal." + string(code)
 	}
-	return Decision{Refusal: code, Explanation: explanation, Say: say}
+	return Decision{Refusal: code, Say: say}
 }
 
 // refuseCall builds a refusal whose words name the lookup call that failed.
-func refuseCall(code RefusalCode, say string, call LookupCall, explanation string) Decision {
-	d := refuse(code, say, explanation)
+func refuseCall(code RefusalCode, say string, call LookupCall) Decision {
+	d := refuse(code, say)
 	d.SayCall = call
 	return d
 }
 
-// refuseUntil builds a refusal that waiting until at lifts; until has a %s
-// for the time.
-func refuseUntil(code RefusalCode, at time.Time, say, explanation, until string) Decision {
-	d := refuse(code, say, explanation)
+// refuseUntil builds a refusal that waiting until at lifts; its sentence names at.
+func refuseUntil(code RefusalCode, at time.Time, say string) Decision {
+	d := refuse(code, say)
 	d.AvailableAt = &at
-	d.until = until
 	return d
 }
 
-func allow(target State, say, explanation string) Decision {
-	return Decision{Allowed: true, Target: target, Explanation: explanation, Say: say}
+func allow(target State, say string) Decision {
+	return Decision{Allowed: true, Target: target, Say: say}
 }
 
 // sent reports whether Sisu has, or is confirming, what was sent: the
@@ -472,17 +432,17 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 	st := r.State
 	switch {
 	case st.IsSuccess():
-		return refuse(RefusalAlreadySucceeded, "", "")
+		return refuse(RefusalAlreadySucceeded, "")
 	case sent(st):
-		return refuse(RefusalAlreadySubmitted, "resubmit.1", "This registration is with Sisu now; it cannot be sent again.")
+		return refuse(RefusalAlreadySubmitted, "resubmit.1")
 	case s != StrictnessAny && st == StateSubmissionUncertain:
-		return refuse(RefusalSubmissionUncertain, "", "")
+		return refuse(RefusalSubmissionUncertain, "")
 	case r.SubmittedAt != nil && !permitsResend(st, s):
-		return refuse(RefusalAlreadySubmitted, "resubmit.2", "This registration was sent to Sisu before it was cancelled, so it cannot be resubmitted; a new attempt must replace it.")
+		return refuse(RefusalAlreadySubmitted, "resubmit.2")
 	case s == StrictnessOnlyFailedPermanent && st != StateFailedPermanent:
-		return refuse(RefusalNotFailedPermanent, "", "")
+		return refuse(RefusalNotFailedPermanent, "")
 	case inPipeline(st):
-		return refuse(RefusalStillInPipeline, "", "")
+		return refuse(RefusalStillInPipeline, "")
 	}
 
 	uncertain := st == StateSubmissionUncertain
@@ -494,7 +454,7 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		if uncertain {
 			code = RefusalSubmissionUncertainTooRecent
 		}
-		return refuse(code, "resubmit.3", "The time of the last submission is not recorded, so nobody can tell when Suotar stops holding it as pending; it cannot be resubmitted.")
+		return refuse(code, "resubmit.3")
 	}
 	var windowEnd time.Time
 	if mayHold {
@@ -503,56 +463,48 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 	if uncertain && now.Before(windowEnd) {
 		// Waiting lifts the refusal only once both the window and Suotar's retryAfter have
 		// passed: name the later, as the LMS's resubmission_availability does.
-		return refuseUntil(RefusalSubmissionUncertainTooRecent, laterOf(r.ResubmitNotBefore, windowEnd), "resubmit.7",
-			"Suotar may still hold this submission as pending; it cannot be resubmitted before its pending window ends.",
-			"Suotar may still hold this submission as pending until %s.")
+		return refuseUntil(RefusalSubmissionUncertainTooRecent, laterOf(r.ResubmitNotBefore, windowEnd), "resubmit.7")
 	}
 	if r.ResubmitNotBefore != nil && now.Before(*r.ResubmitNotBefore) {
 		at := *r.ResubmitNotBefore
 		if mayHold && !uncertain {
 			at = laterOf(r.ResubmitNotBefore, windowEnd)
 		}
-		return refuseUntil(RefusalSubmissionPending, at, "resubmit.8",
-			"Suotar reported this submission as pending and asked not to resend it yet.",
-			"Suotar may still hold this submission as pending until %s.")
+		return refuseUntil(RefusalSubmissionPending, at, "resubmit.8")
 	}
 	if mayHold && !uncertain && now.Before(windowEnd) {
 		// The LMS lets a failed row that Suotar had accepted be resubmitted
 		// at once; inside the pending window that second import can slip
 		// past Suotar's duplicate check, so regdesk waits as for an
 		// uncertain row.
-		return refuseUntil(RefusalSubmissionPending, windowEnd, "resubmit.9",
-			"Suotar accepted the last submission and may still hold it as pending; it cannot be resubmitted before its pending window ends.",
-			"Suotar may still hold this submission as pending until %s.")
+		return refuseUntil(RefusalSubmissionPending, windowEnd, "resubmit.9")
 	}
 	if mayHold {
 		lk := f.Lookup
 		switch {
 		case lk == nil || lk.At.Before(windowEnd):
-			return refuse(RefusalNeedsLookupAfterPendingWindow, "", "")
+			return refuse(RefusalNeedsLookupAfterPendingWindow, "")
 		case lk.Verdict.FoundMatch():
 			if uncertain {
-				return refuse(RefusalLookupFoundAttainment, "resubmit.4", "The latest lookup found this credit in Sisu; mark it as already in Sisu instead of resubmitting.")
+				return refuse(RefusalLookupFoundAttainment, "resubmit.4")
 			}
-			return refuse(RefusalLookupFoundAttainment, "", "")
+			return refuse(RefusalLookupFoundAttainment, "")
 		case len(lk.Unanswered) > 0:
-			return refuseCall(RefusalLookupInconclusive, "resubmit.call", lk.Unanswered[0], "Part of the latest lookup failed ("+lk.Unanswered[0].Words()+"), so it cannot show that Sisu lacks this credit; look it up again.")
+			return refuseCall(RefusalLookupInconclusive, "resubmit.call", lk.Unanswered[0])
 		case lk.Pending && lk.PendingUntil == nil:
-			return refuse(RefusalSubmissionPending, "resubmit.5", "At the latest lookup Suotar still held this submission as pending and did not say until when; look it up again later.")
+			return refuse(RefusalSubmissionPending, "resubmit.5")
 		case lk.Pending && now.Before(*lk.PendingUntil):
-			return refuseUntil(RefusalSubmissionPending, *lk.PendingUntil, "resubmit.10",
-				"At the latest lookup Suotar still held this submission as pending and asked not to resend it yet.",
-				"Suotar may still hold this submission as pending until %s.")
+			return refuseUntil(RefusalSubmissionPending, *lk.PendingUntil, "resubmit.10")
 		case lk.Pending:
 			// Suotar's answer was about the moment of the lookup: only a lookup after its
 			// retryAfter can show the submission has left the pending set.
-			return refuse(RefusalNeedsLookupAfterPendingWindow, "resubmit.6", "At the latest lookup Suotar still held this submission as pending; look it up again now that its wait has passed.")
+			return refuse(RefusalNeedsLookupAfterPendingWindow, "resubmit.6")
 		case lk.Verdict != VerdictNotInSisu:
-			return refuse(RefusalLookupInconclusive, "", "")
+			return refuse(RefusalLookupInconclusive, "")
 		}
 	}
 
-	d := allow(StateReadyToSubmit, "resubmit.allow", "The registration goes back to the pipeline, which looks up the enrolment and sends it to Sisu again.")
+	d := allow(StateReadyToSubmit, "resubmit.allow")
 	switch {
 	case mayHold:
 		d.Risk = RiskPossibleDuplicate
@@ -568,37 +520,37 @@ func decideCancel(f Facts, s Strictness) Decision {
 	st := f.Row.State
 	switch {
 	case st.IsSuccess():
-		return refuse(RefusalAlreadySucceeded, "cancel.1", "Sisu already holds this credit; cancelling would not remove it.")
+		return refuse(RefusalAlreadySucceeded, "cancel.1")
 	case st == StateCancelled:
-		return refuse(RefusalAlreadyCancelled, "", "")
+		return refuse(RefusalAlreadyCancelled, "")
 	case st == StateSubmitting:
-		return refuse(RefusalAlreadySubmitted, "cancel.2", "The registration is being sent to Sisu right now; it cannot be cancelled.")
+		return refuse(RefusalAlreadySubmitted, "cancel.2")
 	case st == StateAwaitingVerification || st == StatePartiallyRegistered:
-		return refuse(RefusalAwaitingConfirmation, "", "")
+		return refuse(RefusalAwaitingConfirmation, "")
 	case st == StateSubmissionUncertain && s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "", "")
+		return refuse(RefusalSubmissionUncertain, "")
 	}
-	return allow(StateCancelled, "cancel.allow", "The registration is written off; the pipeline never touches it again.")
+	return allow(StateCancelled, "cancel.allow")
 }
 
 func decideCheckNow(f Facts, s Strictness) Decision {
 	st := f.Row.State
 	if st == StateSubmissionUncertain && s != StrictnessAny {
-		return refuse(RefusalSubmissionUncertain, "", "")
+		return refuse(RefusalSubmissionUncertain, "")
 	}
 	var d Decision
 	switch st {
 	case StateAwaitingVerification, StatePartiallyRegistered, StateSubmissionUncertain:
-		d = allow(st, "check_now.verify", "The pipeline asks Sisu at once whether the attainment is there; nothing is sent.")
+		d = allow(st, "check_now.verify")
 		d.Check = CheckAttainment
 	case StateNoUsableEnrolment:
-		d = allow(st, "check_now.enrolment", "The pipeline asks Sisu at once for the student's enrolment.")
+		d = allow(st, "check_now.enrolment")
 		d.Check = CheckEnrolment
 	case StateFailedRetryable:
-		d = allow(st, "check_now.backoff", "The backoff ends now and the pipeline resumes where it had got to.")
+		d = allow(st, "check_now.backoff")
 		d.Check = CheckNextAttempt
 	default:
-		return refuse(RefusalNothingToCheck, "", "")
+		return refuse(RefusalNothingToCheck, "")
 	}
 	return d
 }
@@ -607,32 +559,32 @@ func decideMarkInSisu(f Facts, s Strictness) Decision {
 	r := f.Row
 	switch {
 	case r.State != StateSubmissionUncertain:
-		return refuse(RefusalNotSubmissionUncertain, "", "")
+		return refuse(RefusalNotSubmissionUncertain, "")
 	case s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "", "")
+		return refuse(RefusalSubmissionUncertain, "")
 	}
 	lk := f.Lookup
 	switch {
 	case lk == nil || (r.SubmittedAt != nil && lk.At.Before(*r.SubmittedAt)):
-		return refuse(RefusalNeedsLookupAfterSubmission, "", "")
+		return refuse(RefusalNeedsLookupAfterSubmission, "")
 	case lk.Verdict == VerdictNotInSisu:
-		return refuse(RefusalLookupFoundNothing, "", "")
+		return refuse(RefusalLookupFoundNothing, "")
 	case !lk.Verdict.FoundMatch() || lk.MatchID == "":
-		return refuse(RefusalLookupInconclusive, "", "")
+		return refuse(RefusalLookupInconclusive, "")
 	case f.MatchLinkedTo != "":
-		return refuse(RefusalAttainmentLinkedElsewhere, "", "")
+		return refuse(RefusalAttainmentLinkedElsewhere, "")
 	case !lk.MatchOurs:
-		return allow(StateDuplicate, "mark_in_sisu.duplicate", "Sisu holds a matching attainment that this submission did not create; the registration becomes Already in Sisu.")
+		return allow(StateDuplicate, "mark_in_sisu.duplicate")
 	case lk.Verdict == VerdictRegistered:
-		return allow(StateRegistered, "mark_in_sisu.registered", "Sisu holds the course credit this submission created; the registration becomes Registered.")
+		return allow(StateRegistered, "mark_in_sisu.registered")
 	}
-	return allow(StatePartiallyRegistered, "mark_in_sisu.partial", "Sisu holds only the assessment item this submission created; the registration becomes Partially registered and the pipeline keeps checking for the course credit.")
+	return allow(StatePartiallyRegistered, "mark_in_sisu.partial")
 }
 
 func decideMarkRegistered(f Facts) Decision {
 	r := f.Row
 	if r.State != StatePartiallyRegistered {
-		return refuse(RefusalNotPartiallyRegistered, "", "")
+		return refuse(RefusalNotPartiallyRegistered, "")
 	}
 	anchor := r.PartiallyRegisteredAt
 	if anchor == nil {
@@ -641,41 +593,41 @@ func decideMarkRegistered(f Facts) Decision {
 	lk := f.Lookup
 	switch {
 	case lk == nil || (anchor != nil && lk.At.Before(*anchor)):
-		return refuse(RefusalNeedsLookupAfterPartial, "", "")
+		return refuse(RefusalNeedsLookupAfterPartial, "")
 	case lk.Verdict == VerdictNotInSisu || lk.Verdict == VerdictPartlyRegistered:
-		return refuse(RefusalLookupFoundNoCourseUnit, "", "")
+		return refuse(RefusalLookupFoundNoCourseUnit, "")
 	case lk.Verdict != VerdictRegistered || lk.MatchID == "":
-		return refuse(RefusalLookupInconclusive, "", "")
+		return refuse(RefusalLookupInconclusive, "")
 	case !lk.MatchOurs:
-		return refuse(RefusalLookupMatchNotOurs, "", "")
+		return refuse(RefusalLookupMatchNotOurs, "")
 	case f.MatchLinkedTo != "":
-		return refuse(RefusalAttainmentLinkedElsewhere, "", "")
+		return refuse(RefusalAttainmentLinkedElsewhere, "")
 	}
-	return allow(StateRegistered, "mark_registered.allow", "Sisu holds the course credit built from this submission; the registration becomes Registered.")
+	return allow(StateRegistered, "mark_registered.allow")
 }
 
 func decideClearFlag(f Facts, s Strictness) Decision {
 	switch {
 	case f.Row.State == StateSubmissionUncertain && s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "", "")
+		return refuse(RefusalSubmissionUncertain, "")
 	case !f.Row.NeedsAdminAttention:
-		return refuse(RefusalNothingToClear, "", "")
+		return refuse(RefusalNothingToClear, "")
 	}
-	return allow(f.Row.State, "clear_flag.allow", "The pipeline's flag is lowered; the row stays where it is.")
+	return allow(f.Row.State, "clear_flag.allow")
 }
 
 func decideDismiss(f Facts, s Strictness, now time.Time) Decision {
 	if f.Row.State == StateSubmissionUncertain && s != StrictnessAny {
-		return refuse(RefusalSubmissionUncertain, "", "")
+		return refuse(RefusalSubmissionUncertain, "")
 	}
 	st := Classify(f.Row, now)
 	switch {
 	case st.Reasons.Empty():
-		return refuse(RefusalNothingToDismiss, "dismiss.1", "Nothing puts this registration on the Needs attention list.")
+		return refuse(RefusalNothingToDismiss, "dismiss.1")
 	case st.Dismissed:
-		return refuse(RefusalNothingToDismiss, "dismiss.2", "Every reason this registration is on the Needs attention list is already dismissed.")
+		return refuse(RefusalNothingToDismiss, "dismiss.2")
 	}
-	d := allow(f.Row.State, "dismiss.allow", "The row leaves the Needs attention list until a different reason applies; the pipeline's flag is left as it is.")
+	d := allow(f.Row.State, "dismiss.allow")
 	d.Reasons = st.Reasons.List()
 	return d
 }

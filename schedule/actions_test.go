@@ -2,7 +2,6 @@ package schedule_test
 
 import (
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -390,7 +389,7 @@ func TestDecide(t *testing.T) {
 				t.Errorf("Action = %q, want %q", d.Action, tc.action)
 			}
 			if d.Refusal != tc.refusal || d.Allowed != (tc.refusal == "") {
-				t.Errorf("Allowed, Refusal = %v, %q, want %v, %q (%s)", d.Allowed, d.Refusal, tc.refusal == "", tc.refusal, d.Explanation)
+				t.Errorf("Allowed, Refusal = %v, %q, want %v, %q (%s)", d.Allowed, d.Refusal, tc.refusal == "", tc.refusal, d.Say)
 			}
 			if d.Risk != tc.risk {
 				t.Errorf("Risk = %q, want %q", d.Risk, tc.risk)
@@ -407,8 +406,8 @@ func TestDecide(t *testing.T) {
 			if !slices.Equal(d.Reasons, tc.reasons) {
 				t.Errorf("Reasons = %v, want %v", d.Reasons, tc.reasons)
 			}
-			if d.Explanation == "" {
-				t.Error("Explanation is empty")
+			if d.Say == "" {
+				t.Error("Say is empty: the edge has no sentence to word")
 			}
 		})
 	}
@@ -492,8 +491,8 @@ func TestDecideInvariants(t *testing.T) {
 								}
 								continue
 							}
-							if !d.Refusal.Valid() || d.Target != "" || d.Risk != "" || d.Explanation == "" {
-								t.Fatalf("%s on %s: refused with code %q, target %q, risk %q, explanation %q", d.Action, st, d.Refusal, d.Target, d.Risk, d.Explanation)
+							if !d.Refusal.Valid() || d.Target != "" || d.Risk != "" || d.Say == "" {
+								t.Fatalf("%s on %s: refused with code %q, target %q, risk %q, say %q", d.Action, st, d.Refusal, d.Target, d.Risk, d.Say)
 							}
 							if d.AvailableAt != nil && !d.AvailableAt.After(now) {
 								t.Fatalf("%s on %s: available at %v, not after now", d.Action, st, d.AvailableAt)
@@ -509,27 +508,21 @@ func TestDecideInvariants(t *testing.T) {
 	}
 }
 
-// TestDecisionWords shows how the UI gets a time into the words without
-// schedule knowing the time zone.
-func TestDecisionWords(t *testing.T) {
+// TestDecisionSays shows how a decision leaves its words to the edge: it names its sentence
+// (Say) and the instant that sentence needs, and schedule formats nothing.
+func TestDecisionSays(t *testing.T) {
 	t.Parallel()
 
 	f := facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Hour)))
 	d := schedule.Decide(schedule.ActionResubmit, f, strictAny, t0)
-	format := func(at time.Time) string { return at.Format("15:04") }
-	if got, want := d.Words(format), "Suotar may still hold this submission as pending until 08:00."; got != want {
-		t.Errorf("Words() = %q, want %q", got, want)
+	if d.Refusal != schedule.RefusalSubmissionUncertainTooRecent || d.Say != "resubmit.7" || d.AvailableAt == nil || !d.AvailableAt.Equal(t0.Add(23*time.Hour)) {
+		t.Errorf("resubmit an hour after sending: refusal %q, say %q, available %v; want %q, %q, %v",
+			d.Refusal, d.Say, d.AvailableAt, schedule.RefusalSubmissionUncertainTooRecent, "resubmit.7", t0.Add(23*time.Hour))
 	}
-	if strings.Contains(d.Explanation, "08:00") || d.Explanation == "" {
-		t.Errorf("Explanation = %q, want words without the time", d.Explanation)
-	}
-	if got := d.Words(nil); got != d.Explanation {
-		t.Errorf("Words(nil) = %q, want the Explanation", got)
-	}
-	// A refusal that waiting does not lift reads the same either way.
+	// A refusal that waiting does not lift names no instant.
 	d = schedule.Decide(schedule.ActionCancel, facts(schedule.StateRegistered), strictAny, t0)
-	if got := d.Words(format); got != d.Explanation {
-		t.Errorf("Words() = %q, want %q", got, d.Explanation)
+	if d.Allowed || d.AvailableAt != nil || d.Say != "cancel.1" {
+		t.Errorf("cancel a registered row: say %q, available %v", d.Say, d.AvailableAt)
 	}
 }
 
@@ -539,9 +532,6 @@ func TestActionEnums(t *testing.T) {
 	t.Parallel()
 
 	for _, a := range schedule.Actions() {
-		if a.Label() == string(a) || a.Explanation() == "" {
-			t.Errorf("action %q lacks words", a)
-		}
 		if got, err := schedule.ParseAction(string(a)); err != nil || got != a {
 			t.Errorf("ParseAction(%q) = %q, %v", a, got, err)
 		}
@@ -549,15 +539,7 @@ func TestActionEnums(t *testing.T) {
 	if _, err := schedule.ParseAction("resubmit twice"); err == nil {
 		t.Error("ParseAction accepted an unknown action")
 	}
-	for _, c := range schedule.RefusalCodes() {
-		if c.Label() == "" || c.Explanation() == "" {
-			t.Errorf("refusal %q lacks words", c)
-		}
-	}
 	for _, r := range schedule.RiskLabels() {
-		if r.Label() == "" || r.Explanation() == "" {
-			t.Errorf("risk %q lacks words", r)
-		}
 		if r.NeedsConfirmation() != (r != schedule.RiskNormal) {
 			t.Errorf("%q.NeedsConfirmation() = %v", r, r.NeedsConfirmation())
 		}

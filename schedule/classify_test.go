@@ -702,9 +702,6 @@ func TestPhaseAndReasonDescriptions(t *testing.T) {
 	if schedule.Reason("no_such_reason").Escalates() {
 		t.Error(`Reason("no_such_reason").Escalates() = true, want false`)
 	}
-	if got, want := schedule.PhaseDenseWindow.Explanation(), "Sisu usually shows a registration 5–29 hours after it is sent; the pipeline checks every 30 minutes until 10.5 hours."; got != want {
-		t.Errorf("PhaseDenseWindow.Explanation() = %q, want %q", got, want)
-	}
 }
 
 func TestStuckThreshold(t *testing.T) {

@@ -1,6 +1,11 @@
 // Package schedule holds the credit registration pipeline's timing and
 // classification rules as pure functions of a row and an instant.
 //
+// It holds no words: it returns codes and parameters (a phase, a reason, a
+// refusal with the instant it lifts, a verdict as Phrases), and the edge
+// (web, views, the alert mails, the lookup's history line) words them from
+// the catalogue in views/i18n.
+//
 // It imports only the standard library and never reads the clock: every
 // function that depends on time takes now as a parameter, so a handler, a
 // test, the demo-data generator and the SQL that mirrors these rules all see

@@ -6,8 +6,8 @@ import (
 )
 
 // ParseError reports input that names no value of one of this package's
-// enumerations. Its message is written for the person who typed the input, so
-// a handler may show it as it is (HTML-escaped, like any text).
+// enumerations. Its message is for logs and tests; the edge words the refusal
+// for a person from Kind (a code, spaces for underscores), Input and Valid.
 type ParseError struct {
 	// Kind is what was asked for, such as "registration state".
 	Kind string
@@ -25,50 +25,32 @@ func (e *ParseError) Error() string {
 	return fmt.Sprintf("%q is not a known %s; use one of %s", e.Input, e.Kind, strings.Join(e.Valid, ", "))
 }
 
-// enumEntry describes one value of a string enumeration.
-type enumEntry[T ~string] struct {
-	value       T
-	label       string
-	explanation string
-}
-
-// enumTable keeps each enumeration's values, order, labels and explanations
-// in one list, so they cannot drift apart.
+// enumTable keeps each enumeration's values in display order. It holds no words: the edge
+// names a value and explains it from its catalogue (the value is the code it looks up).
 type enumTable[T ~string] struct {
-	kind    string
-	entries []enumEntry[T]
-	index   map[T]int
-	// byName maps lower-cased values and labels to entries, for parsing.
+	kind   string
+	values []T
+	index  map[T]int
+	// byName maps lower-cased values to their place, for parsing.
 	byName map[string]int
 }
 
-func newEnumTable[T ~string](kind string, entries ...enumEntry[T]) *enumTable[T] {
-	e := &enumTable[T]{kind: kind, entries: entries, index: map[T]int{}, byName: map[string]int{}}
-	for i, ent := range entries {
-		if ent.value == "" || ent.label == "" || ent.explanation == "" {
-			panic(fmt.Sprintf("schedule: %s %q lacks a value, label or explanation", kind, ent.value))
+func newEnumTable[T ~string](kind string, values ...T) *enumTable[T] {
+	e := &enumTable[T]{kind: kind, values: values, index: map[T]int{}, byName: map[string]int{}}
+	for i, v := range values {
+		if v == "" {
+			panic(fmt.Sprintf("schedule: %s has an empty value", kind))
 		}
-		e.index[ent.value] = i
-		for _, name := range []string{strings.ToLower(string(ent.value)), strings.ToLower(ent.label)} {
-			if j, dup := e.byName[name]; dup && j != i {
-				panic(fmt.Sprintf("schedule: %s name %q is ambiguous", kind, name))
-			}
-			e.byName[name] = i
-		}
+		e.index[v] = i
+		e.byName[strings.ToLower(string(v))] = i
 	}
-	if len(e.index) != len(entries) {
+	if len(e.index) != len(values) || len(e.byName) != len(values) {
 		panic(fmt.Sprintf("schedule: duplicate %s value", kind))
 	}
 	return e
 }
 
-func (e *enumTable[T]) values() []T {
-	out := make([]T, len(e.entries))
-	for i, ent := range e.entries {
-		out[i] = ent.value
-	}
-	return out
-}
+func (e *enumTable[T]) list() []T { return append([]T(nil), e.values...) }
 
 func (e *enumTable[T]) valid(v T) bool {
 	_, ok := e.index[v]
@@ -83,31 +65,15 @@ func (e *enumTable[T]) position(v T) int {
 	return -1
 }
 
-// label falls back to the raw value, so a value added to the database before
-// this package learns it still shows as something.
-func (e *enumTable[T]) label(v T) string {
-	if i, ok := e.index[v]; ok {
-		return e.entries[i].label
-	}
-	return string(v)
-}
-
-func (e *enumTable[T]) explanation(v T) string {
-	if i, ok := e.index[v]; ok {
-		return e.entries[i].explanation
-	}
-	return ""
-}
-
-// parse accepts a value or its label, ignoring case and surrounding space,
-// since people type what they see on the page.
+// parse accepts a value, ignoring case and surrounding space, since people type what they see
+// in a URL.
 func (e *enumTable[T]) parse(s string) (T, error) {
 	if i, ok := e.byName[strings.ToLower(strings.TrimSpace(s))]; ok {
-		return e.entries[i].value, nil
+		return e.values[i], nil
 	}
-	valid := make([]string, len(e.entries))
-	for i, ent := range e.entries {
-		valid[i] = string(ent.value)
+	valid := make([]string, len(e.values))
+	for i, v := range e.values {
+		valid[i] = string(v)
 	}
 	return "", &ParseError{Kind: e.kind, Input: s, Valid: valid}
 }

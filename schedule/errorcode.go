@@ -57,34 +57,34 @@ const (
 )
 
 var errorCodes = newEnumTable("error code",
-	enumEntry[ErrorCode]{ErrorServiceTemporarilyUnavailable, "Service unavailable", "Suotar or Sisu was briefly unavailable; the pipeline retries."},
-	enumEntry[ErrorCode]{ErrorTransportError, "Network error", "The request did not reach Suotar or its answer was lost; the pipeline retries."},
-	enumEntry[ErrorCode]{ErrorNotRegistered, "Lost by Suotar", "Suotar has no trace of the submission; the pipeline sends it again."},
-	enumEntry[ErrorCode]{ErrorUnauthorized, "Credentials rejected", "Suotar rejected our credentials; retried, but the credentials must be fixed if it goes on."},
-	enumEntry[ErrorCode]{ErrorMalformedRequest, "Malformed request", "Suotar could not read our request; retried, and a person looks if it fails alone."},
-	enumEntry[ErrorCode]{ErrorUnexpectedResponse, "Unexpected answer", "Suotar answered in a way we do not understand; the pipeline retries."},
-	enumEntry[ErrorCode]{ErrorSisuTimeout, "Sisu timed out", "Sisu did not answer in time, so the registration may or may not exist; only checking, never resending."},
-	enumEntry[ErrorCode]{ErrorPersonNotFound, "Person not found", "Sisu has no person with this student number; the student must link the right number."},
-	enumEntry[ErrorCode]{ErrorEnrolmentNotFound, "Not enrolled", "The student has not enrolled on this course in Sisu; waiting for them to enrol."},
-	enumEntry[ErrorCode]{ErrorEnrolmentNotAccepted, "Enrolment not accepted", "The student's enrolment has not been accepted in Sisu yet; waiting."},
-	enumEntry[ErrorCode]{ErrorStudyRightNotValid, "Study right not valid", "The student's study right does not cover this credit; the student must sort it out."},
-	enumEntry[ErrorCode]{ErrorCourseCodeNotFound, "Course code not found", "Sisu does not know the module's course code; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorCourseNotAllowed, "Course not allowed", "Suotar does not accept registrations for this course code; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorInvalidGradeForGradeScale, "Grade not on scale", "The grade is not valid on the course's grade scale in Sisu; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorGradeScaleMismatch, "Grade scale mismatch", "Our grade scale differs from the one Sisu uses for this course; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorInvalidCredits, "Credits do not fit", "Sisu does not accept these credits for this course or enrolment; the course setup must be checked."},
-	enumEntry[ErrorCode]{ErrorNoGradeScaleMapping, "Grade cannot be translated", "The grade has no Sisu equivalent; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorMissingUHCourseCode, "Course code missing", "The module has no University of Helsinki course code; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorMissingECTSCredits, "Credits missing", "The module has no ECTS credits set; the course setup must be fixed."},
-	enumEntry[ErrorCode]{ErrorSisuValidationFailed, "Rejected by Sisu", "Sisu rejected the registration's content; a person must find out why before resending."},
-	enumEntry[ErrorCode]{ErrorMisregistered, "Reversed in Sisu", "Sisu reversed or voided the registration; a person must decide what to do."},
-	enumEntry[ErrorCode]{ErrorRetryWindowExpired, "Retried for a week", "Temporary failures went on for 7 days, so the pipeline stopped; a person must look."},
-	enumEntry[ErrorCode]{ErrorUnknown, "Unknown error", "Suotar answered with something we cannot classify; a person must look."},
+	ErrorServiceTemporarilyUnavailable,
+	ErrorTransportError,
+	ErrorNotRegistered,
+	ErrorUnauthorized,
+	ErrorMalformedRequest,
+	ErrorUnexpectedResponse,
+	ErrorSisuTimeout,
+	ErrorPersonNotFound,
+	ErrorEnrolmentNotFound,
+	ErrorEnrolmentNotAccepted,
+	ErrorStudyRightNotValid,
+	ErrorCourseCodeNotFound,
+	ErrorCourseNotAllowed,
+	ErrorInvalidGradeForGradeScale,
+	ErrorGradeScaleMismatch,
+	ErrorInvalidCredits,
+	ErrorNoGradeScaleMapping,
+	ErrorMissingUHCourseCode,
+	ErrorMissingECTSCredits,
+	ErrorSisuValidationFailed,
+	ErrorMisregistered,
+	ErrorRetryWindowExpired,
+	ErrorUnknown,
 )
 
 // ErrorCodes lists every error code in the order of domain.md §5.2; the slice
 // is the caller's to keep.
-func ErrorCodes() []ErrorCode { return errorCodes.values() }
+func ErrorCodes() []ErrorCode { return errorCodes.list() }
 
 // ParseErrorCode reads an error code typed or picked by a user: its database
 // value or its label, ignoring case and surrounding space. The error is a
@@ -94,13 +94,6 @@ func ParseErrorCode(s string) (ErrorCode, error) { return errorCodes.parse(s) }
 // Valid reports whether c is one of the 23 codes; the empty code (NULL) is
 // not.
 func (c ErrorCode) Valid() bool { return errorCodes.valid(c) }
-
-// Label is the code's name for people; an unknown code shows as itself.
-func (c ErrorCode) Label() string { return errorCodes.label(c) }
-
-// Explanation is one line a support person understands; "" for the empty or
-// an unknown code.
-func (c ErrorCode) Explanation() string { return errorCodes.explanation(c) }
 
 // Class is the pipeline's retryability of c (L/classification.rs); "" for the
 // empty or an unknown code, which the pipeline never stores.
@@ -154,22 +147,15 @@ const (
 )
 
 var retryabilities = newEnumTable("retryability",
-	enumEntry[Retryability]{RetryableTransient, "Retried automatically", "A temporary problem; the pipeline retries with growing waits."},
-	enumEntry[Retryability]{VerifyOnly, "Checked, never resent", "The registration may exist, so the pipeline only checks Sisu and never sends it again."},
-	enumEntry[Retryability]{PermanentNeedsStudent, "Needs the student", "The student must act, for example enrol or link the right student number."},
-	enumEntry[Retryability]{PermanentNeedsConfig, "Needs course setup", "The course or module setup must be fixed before this can succeed."},
-	enumEntry[Retryability]{PermanentNeedsAdmin, "Needs an admin", "An admin must look at this registration."},
+	RetryableTransient,
+	VerifyOnly,
+	PermanentNeedsStudent,
+	PermanentNeedsConfig,
+	PermanentNeedsAdmin,
 )
 
 // Retryabilities lists the classes from the most to the least automatic.
-func Retryabilities() []Retryability { return retryabilities.values() }
+func Retryabilities() []Retryability { return retryabilities.list() }
 
 // Valid reports whether r is one of the five classes.
 func (r Retryability) Valid() bool { return retryabilities.valid(r) }
-
-// Label is the class's name for people; an unknown class shows as itself.
-func (r Retryability) Label() string { return retryabilities.label(r) }
-
-// Explanation is one line a support person understands; "" for an unknown
-// class.
-func (r Retryability) Explanation() string { return retryabilities.explanation(r) }

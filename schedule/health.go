@@ -40,19 +40,6 @@ func (s Severity) String() string {
 	return fmt.Sprintf("severity(%d)", int(s))
 }
 
-// Label is the severity's name for people.
-func (s Severity) Label() string {
-	switch s {
-	case SeverityInfo:
-		return "Info"
-	case SeverityWarning:
-		return "Warning"
-	case SeverityCritical:
-		return "Critical"
-	}
-	return s.String()
-}
-
 // ParseSeverity reads a severity's wire name.
 func ParseSeverity(v string) (Severity, error) {
 	for _, s := range Severities() {
@@ -89,35 +76,29 @@ const (
 )
 
 var alertRules = newEnumTable("alert kind",
-	enumEntry[AlertRule]{RuleCredentialsRejected, "Credentials rejected", "Suotar rejected regdesk's pipeline credentials; nothing registers until they are fixed."},
-	enumEntry[AlertRule]{RuleStudyRegistryUnreachable, "Study registry unreachable", "Several calls in a row to Suotar got no answer; registrations wait and retry."},
-	enumEntry[AlertRule]{RuleSisuUnavailable, "Sisu unavailable", "Many items Suotar answered failed on Sisu's side (timeouts, unavailability); they retry or wait for checking."},
-	enumEntry[AlertRule]{RuleStuckRegistrations, "Stuck registrations", "Rows have stayed in a state longer than the pipeline should take."},
-	enumEntry[AlertRule]{RulePermanentFailuresAccumulating, "Permanent failures accumulating", "Many registrations failed for good in the last day; a course setup or Sisu rule may be wrong."},
-	enumEntry[AlertRule]{RuleMisregistrationsDetected, "Misregistrations detected", "Sisu reversed registrations in the last day; a person must decide what to do with each."},
-	enumEntry[AlertRule]{RulePipelineIdle, "Pipeline idle", "Nothing finished in a day while many rows wait to be sent or verified; the pipeline may be stopped."},
-	enumEntry[AlertRule]{RuleCompletionsNeverEntered, "Completions never entered", "Passed completions older than six hours have no registration row; the pipeline has not picked them up."},
-	enumEntry[AlertRule]{RuleConfirmationLatencyRegressed, "Confirmation latency regressed", "Sisu took much longer to confirm registrations this week than last week."},
-	enumEntry[AlertRule]{RuleNeedsPerson, "Needs a person", "Registrations are on the needs-a-person list for this reason."},
-	enumEntry[AlertRule]{RuleEscalatingSoon, "Escalating soon", "Registrations will escalate to the needs-a-person list within a day unless something happens."},
-	enumEntry[AlertRule]{RuleUncertainAwaitingLookup, "Uncertain, not looked up", "Submissions whose outcome is uncertain have not been looked up in Sisu since they were sent."},
-	enumEntry[AlertRule]{RuleCourseNeedsPerson, "Course needs a person", "Registrations of this course are on the needs-a-person list."},
+	RuleCredentialsRejected,
+	RuleStudyRegistryUnreachable,
+	RuleSisuUnavailable,
+	RuleStuckRegistrations,
+	RulePermanentFailuresAccumulating,
+	RuleMisregistrationsDetected,
+	RulePipelineIdle,
+	RuleCompletionsNeverEntered,
+	RuleConfirmationLatencyRegressed,
+	RuleNeedsPerson,
+	RuleEscalatingSoon,
+	RuleUncertainAwaitingLookup,
+	RuleCourseNeedsPerson,
 )
 
 // AlertRules lists every rule, the LMS's first.
-func AlertRules() []AlertRule { return alertRules.values() }
+func AlertRules() []AlertRule { return alertRules.list() }
 
 // ParseAlertRule reads a rule id.
 func ParseAlertRule(s string) (AlertRule, error) { return alertRules.parse(s) }
 
 // Valid reports whether r is one of the rules.
 func (r AlertRule) Valid() bool { return alertRules.valid(r) }
-
-// Label is the rule's name for people.
-func (r AlertRule) Label() string { return alertRules.label(r) }
-
-// Explanation is one line saying what the rule's alert means.
-func (r AlertRule) Explanation() string { return alertRules.explanation(r) }
 
 // The LMS's windows and thresholds (domain.md §9.1, health.rs).
 const (
@@ -255,69 +236,6 @@ type Alert struct {
 	CourseID string
 	// Path is the view that fixes it: a queue filter, a course. A path with a query, on this site.
 	Path string
-}
-
-// Summary is the alert in one line of plain words, with its numbers.
-func (a Alert) Summary() string {
-	switch a.Rule {
-	case RuleCredentialsRejected:
-		return fmt.Sprintf("Suotar rejected our credentials %s in the last hour.", times(a.Count))
-	case RuleStudyRegistryUnreachable:
-		return fmt.Sprintf("The last %d calls to Suotar got no answer.", a.Count)
-	case RuleSisuUnavailable:
-		return fmt.Sprintf("%d of %d items answered in the last 15 minutes failed on Sisu's side.", a.Count, a.Of)
-	case RuleStuckRegistrations:
-		return fmt.Sprintf("%s past the pipeline's time for their state; most in %s.", rows(a.Count), a.Subject)
-	case RulePermanentFailuresAccumulating:
-		return fmt.Sprintf("%s failed for good in the last day, of %d that ended.", rows(a.Count), a.Of)
-	case RuleMisregistrationsDetected:
-		return fmt.Sprintf("Sisu reversed %s in the last day.", rows(a.Count))
-	case RulePipelineIdle:
-		return fmt.Sprintf("Nothing finished in the last day while %s wait to be sent or verified.", rows(a.Count))
-	case RuleCompletionsNeverEntered:
-		more := ""
-		if a.Count >= CompletionSample {
-			more = " or more"
-		}
-		return fmt.Sprintf("%d%s passed completions older than six hours have no registration.", a.Count, more)
-	case RuleConfirmationLatencyRegressed:
-		return fmt.Sprintf("Sisu confirmed 95%% of registrations within %s this week, against %s the week before.", a.Subject, hoursText(a.Of))
-	case RuleNeedsPerson:
-		return fmt.Sprintf("%s a person: %s.", rowsVerb(a.Count, "needs", "need"), Reason(a.Key).Label())
-	case RuleEscalatingSoon:
-		return fmt.Sprintf("%s will escalate within a day.", rows(a.Count))
-	case RuleUncertainAwaitingLookup:
-		return fmt.Sprintf("%s with an uncertain outcome not looked up in Sisu since sending.", rows(a.Count))
-	case RuleCourseNeedsPerson:
-		return fmt.Sprintf("%s of %s a person.", rowsVerb(a.Count, "needs", "need"), a.Subject)
-	}
-	return a.Rule.Label()
-}
-
-func rows(n int) string {
-	if n == 1 {
-		return "1 registration"
-	}
-	return fmt.Sprintf("%d registrations", n)
-}
-
-func rowsVerb(n int, one, many string) string {
-	if n == 1 {
-		return rows(n) + " " + one
-	}
-	return rows(n) + " " + many
-}
-
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
-}
-
-// hoursText writes whole minutes as hours and minutes.
-func hoursText(minutes int) string {
-	return (time.Duration(minutes) * time.Minute).String()
 }
 
 // Identity is the alert's Rule and Key as one string: "needs_person/uncertain_overdue".

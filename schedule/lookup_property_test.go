@@ -97,7 +97,7 @@ func TestPropertyAFailedLookupNeverUnlocksResubmit(t *testing.T) {
 			l := randomLookup(rnd, sub, now)
 			v := schedule.Judge(sub, l, now)
 			if len(l.Failed) > 0 && v.Kind == schedule.VerdictNotInSisu {
-				t.Fatalf("seed %d step %d: Judge says not in Sisu although %s failed: %s", seed, step, l.Failed[0].Call, v.Reason)
+				t.Fatalf("seed %d step %d: Judge says not in Sisu although %s failed: %s", seed, step, l.Failed[0].Call, v.Say[0].Key)
 			}
 			f.Lookup = factsOf(now, l, v)
 			later := now.Add(time.Duration(rnd.IntN(72)) * time.Hour)

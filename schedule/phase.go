@@ -53,28 +53,28 @@ const (
 )
 
 var phases = newEnumTable("phase",
-	enumEntry[Phase]{PhaseAwaitingPreconditions, "Awaiting preconditions", "Waiting for an eligible completion, a verified student number or an allowed course code."},
-	enumEntry[Phase]{PhaseFindingEnrolment, "Finding enrolment", "The pipeline is looking up the student's enrolment in Sisu."},
-	enumEntry[Phase]{PhaseWaitingForEnrolment, "Waiting for enrolment", "No usable enrolment in Sisu yet; the pipeline re-checks on a schedule until the student enrols."},
-	enumEntry[Phase]{PhaseQueuedForImport, "Queued to send", "Ready to go to Sisu with the next batch."},
-	enumEntry[Phase]{PhaseSubmitting, "Submitting", "Being sent to Sisu; if the sender dies, the pipeline takes the row back after 75 minutes."},
-	enumEntry[Phase]{PhaseSubmitBackoff, "Retrying after a failure", "A temporary failure; retries start a minute apart and double up to 6 hours, for up to 7 days."},
-	enumEntry[Phase]{PhaseWaiting, "Waiting for the first check", "Sisu usually shows a registration 5–29 hours after it is sent; the first check is 4.5 hours after sending."},
-	enumEntry[Phase]{PhaseDenseWindow, "Checking every 30 minutes", "Sisu usually shows a registration 5–29 hours after it is sent; the pipeline checks every 30 minutes until 10.5 hours."},
-	enumEntry[Phase]{PhaseLateWindow, "Checking hourly", "Sisu usually shows a registration 5–29 hours after it is sent; the pipeline checks hourly until 29 hours."},
-	enumEntry[Phase]{PhaseBackingOff, "Checking less often", "Later than Sisu usually takes; the pipeline checks every 2 to 6 hours until 14 days after sending."},
-	enumEntry[Phase]{PhasePastGiveUpAge, "Past 14 days", "Sisu still does not show it 14 days after sending; the pipeline checks daily and a person must look."},
-	enumEntry[Phase]{PhaseSettled, "Settled", "Sisu holds the credit: registered by us, already there, or a better grade was there."},
-	enumEntry[Phase]{PhaseFailed, "Failed", "The pipeline gave up on this registration."},
-	enumEntry[Phase]{PhaseReversed, "Reversed in Sisu", "Sisu reversed the registration; a person must resubmit or cancel it."},
-	enumEntry[Phase]{PhaseBlocked, "Blocked", "The completion is no longer eligible for registration."},
-	enumEntry[Phase]{PhaseCancelled, "Cancelled", "Written off; nothing more will happen."},
-	enumEntry[Phase]{PhaseSuperseded, "Superseded", "A later attempt replaced this one; look at that one instead."},
+	PhaseAwaitingPreconditions,
+	PhaseFindingEnrolment,
+	PhaseWaitingForEnrolment,
+	PhaseQueuedForImport,
+	PhaseSubmitting,
+	PhaseSubmitBackoff,
+	PhaseWaiting,
+	PhaseDenseWindow,
+	PhaseLateWindow,
+	PhaseBackingOff,
+	PhasePastGiveUpAge,
+	PhaseSettled,
+	PhaseFailed,
+	PhaseReversed,
+	PhaseBlocked,
+	PhaseCancelled,
+	PhaseSuperseded,
 )
 
 // Phases lists every phase in display order; the slice is the caller's to
 // keep. The verification phases come in the order a row passes through them.
-func Phases() []Phase { return phases.values() }
+func Phases() []Phase { return phases.list() }
 
 // ParsePhase reads a phase from user input, such as a URL filter: its value
 // or its label, ignoring case and surrounding space. The error is a
@@ -83,12 +83,6 @@ func ParsePhase(s string) (Phase, error) { return phases.parse(s) }
 
 // Valid reports whether p is one of the phases.
 func (p Phase) Valid() bool { return phases.valid(p) }
-
-// Label is the phase's name for people; an unknown phase shows as itself.
-func (p Phase) Label() string { return phases.label(p) }
-
-// Explanation is one line for the UI; "" for an unknown phase.
-func (p Phase) Explanation() string { return phases.explanation(p) }
 
 // VerificationPhaseAt is the phase of a row in verification submitted at
 // submittedAt, by its age now - submittedAt at full precision, as VerifyDelay

@@ -20,7 +20,8 @@ type Phrase struct {
 	// Parts are values that are phrases themselves; more than one is listed as the language
 	// lists things ("a, b and c").
 	Parts map[string][]Phrase `json:"p,omitempty"`
-	// Text is the phrase in English, for a Key the catalogue does not know.
+	// Text is a fallback wording from outside schedule (a failed call's error, as its caller
+	// put it), for a Key the catalogue does not know or a failure of no known kind.
 	Text string `json:"x,omitempty"`
 }
 

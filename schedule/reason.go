@@ -55,24 +55,24 @@ const (
 )
 
 var reasons = newEnumTable("attention reason",
-	enumEntry[Reason]{ReasonOutcomeUncertain, "Outcome uncertain", "Nobody knows yet whether Sisu got this submission. Look it up in Sisu now; Suotar's copy of Sisu can take about an hour to show a new attainment, so look again later if it finds nothing. It escalates a day after sending."},
-	enumEntry[Reason]{ReasonSubmissionTimeMissing, "Sent at an unknown time", "Nobody knows whether Sisu got this submission, and when it was sent is not recorded: the pipeline never escalates it, and it can never be resubmitted, since nobody can tell when Suotar stops holding it as pending. Look it up in Sisu, then mark it as already in Sisu or cancel it."},
-	enumEntry[Reason]{ReasonUncertainOverdue, "Uncertain for a day", "Nobody knows whether Sisu got this submission, and a day of checks found nothing; look in Sisu before resubmitting."},
-	enumEntry[Reason]{ReasonPartialOverdue, "Partly registered for 3 days", "Sisu has shown only the assessment item for 3 days; look in Sisu why the course credit is missing."},
-	enumEntry[Reason]{ReasonVerificationGaveUp, "Not confirmed in 14 days", "Sisu still does not show the registration 14 days after sending; the pipeline checks daily, a person must look."},
-	enumEntry[Reason]{ReasonRepeatedlyNotRegistered, "Lost by Suotar 3 times", "Suotar has lost this submission 3 or more times; it is still resent, but someone should find out why."},
-	enumEntry[Reason]{ReasonRetryWindowExpired, "Retried for a week", "Temporary failures went on for 7 days, so the pipeline stops retrying; a person must look."},
-	enumEntry[Reason]{ReasonMisregistered, "Reversed in Sisu", "Sisu reversed the registration; resubmit or cancel it."},
-	enumEntry[Reason]{ReasonPermanentError, "Permanent error", "The pipeline gave up because of an error a person must fix."},
-	enumEntry[Reason]{ReasonStuckPastRecoveryGrace, "Stuck past recovery", "The pipeline should have taken this row back by now; its worker may be down."},
-	enumEntry[Reason]{ReasonTooManyAttempts, "Too many attempts", "Sending or looking up has failed 5 or more times."},
-	enumEntry[Reason]{ReasonRunningLate, "Running late", "In this state longer than usual; nothing needs doing yet."},
-	enumEntry[Reason]{ReasonFlaggedByPipeline, "Flagged by the pipeline", "The pipeline asked for a person to look at this row."},
+	ReasonOutcomeUncertain,
+	ReasonSubmissionTimeMissing,
+	ReasonUncertainOverdue,
+	ReasonPartialOverdue,
+	ReasonVerificationGaveUp,
+	ReasonRepeatedlyNotRegistered,
+	ReasonRetryWindowExpired,
+	ReasonMisregistered,
+	ReasonPermanentError,
+	ReasonStuckPastRecoveryGrace,
+	ReasonTooManyAttempts,
+	ReasonRunningLate,
+	ReasonFlaggedByPipeline,
 )
 
 // Reasons lists every reason in the order Classify reports them; the slice is
 // the caller's to keep.
-func Reasons() []Reason { return reasons.values() }
+func Reasons() []Reason { return reasons.list() }
 
 // ParseReason reads a reason from user input, such as a URL filter: its
 // value or its label, ignoring case and surrounding space. The error is a
@@ -81,12 +81,6 @@ func ParseReason(s string) (Reason, error) { return reasons.parse(s) }
 
 // Valid reports whether r is one of the reasons.
 func (r Reason) Valid() bool { return reasons.valid(r) }
-
-// Label is the reason's name for people; an unknown reason shows as itself.
-func (r Reason) Label() string { return reasons.label(r) }
-
-// Explanation is one line for the UI; "" for an unknown reason.
-func (r Reason) Explanation() string { return reasons.explanation(r) }
 
 // Escalates reports whether r makes a row need an admin: the pipeline's
 // escalation rules. ReasonRunningLate does not (it says a row is slow, not
@@ -202,9 +196,9 @@ func (s ReasonSet) List() []Reason {
 		return nil
 	}
 	out := make([]Reason, 0, s.Len())
-	for i, ent := range reasons.entries {
+	for i, r := range reasons.values {
 		if s&(1<<i) != 0 {
-			out = append(out, ent.value)
+			out = append(out, r)
 		}
 	}
 	return out

@@ -54,28 +54,28 @@ const (
 )
 
 var states = newEnumTable("registration state",
-	enumEntry[State]{StatePending, "Pending", "Waiting for an eligible completion, a verified student number or an allowed course code."},
-	enumEntry[State]{StateReadyToSubmit, "Ready to submit", "Everything needed is in place; the pipeline will next look up the student's enrolment in Sisu."},
-	enumEntry[State]{StateResolvingEnrolment, "Resolving enrolment", "The pipeline is asking Sisu for the student's enrolment right now."},
-	enumEntry[State]{StateCheckingEnrolment, "Queued to send", "The enrolment is found and the details are fixed; the registration waits its turn to be sent to Sisu."},
-	enumEntry[State]{StateNoUsableEnrolment, "No usable enrolment", "The student has no enrolment in Sisu that can take this credit; the pipeline re-checks on a schedule until they enrol."},
-	enumEntry[State]{StateSubmitting, "Submitting", "The registration is being sent to Sisu right now."},
-	enumEntry[State]{StateSubmissionUncertain, "Submission uncertain", "Nobody knows yet whether Sisu received the registration; it is checked but never resent automatically."},
-	enumEntry[State]{StateAwaitingVerification, "Awaiting verification", "Sent to Sisu; the pipeline checks until Sisu shows the credit."},
-	enumEntry[State]{StatePartiallyRegistered, "Partially registered", "Sisu shows the assessment item but not yet the course credit; the pipeline keeps checking."},
-	enumEntry[State]{StateRegistered, "Registered", "Sisu shows the credit."},
-	enumEntry[State]{StateDuplicate, "Already in Sisu", "Sisu already held this credit, so nothing new was registered."},
-	enumEntry[State]{StateNotImproved, "Better grade in Sisu", "Sisu already holds an equal or better grade for this course, so nothing was registered."},
-	enumEntry[State]{StateMisregistered, "Reversed in Sisu", "Sisu reversed or voided the registration; a person must resubmit or cancel it."},
-	enumEntry[State]{StateFailedRetryable, "Failed, retrying", "A temporary failure; the pipeline retries with growing waits for up to 7 days."},
-	enumEntry[State]{StateFailedPermanent, "Failed", "The pipeline gave up; a person must fix the cause and resubmit."},
-	enumEntry[State]{StateBlocked, "Blocked", "The completion stopped being eligible after the registration had started."},
-	enumEntry[State]{StateCancelled, "Cancelled", "Written off: the completion was deleted before sending, or a person cancelled it."},
+	StatePending,
+	StateReadyToSubmit,
+	StateResolvingEnrolment,
+	StateCheckingEnrolment,
+	StateNoUsableEnrolment,
+	StateSubmitting,
+	StateSubmissionUncertain,
+	StateAwaitingVerification,
+	StatePartiallyRegistered,
+	StateRegistered,
+	StateDuplicate,
+	StateNotImproved,
+	StateMisregistered,
+	StateFailedRetryable,
+	StateFailedPermanent,
+	StateBlocked,
+	StateCancelled,
 )
 
 // States lists every state in the database enum's order; the slice is the
 // caller's to keep.
-func States() []State { return states.values() }
+func States() []State { return states.list() }
 
 // ParseState reads a state typed or picked by a user: its database value or
 // its label, ignoring case and surrounding space. The error is a *ParseError
@@ -84,13 +84,6 @@ func ParseState(s string) (State, error) { return states.parse(s) }
 
 // Valid reports whether s is one of the 17 states.
 func (s State) Valid() bool { return states.valid(s) }
-
-// Label is the state's name for people; an unknown state shows as itself.
-func (s State) Label() string { return states.label(s) }
-
-// Explanation is one line a support person understands; "" for an unknown
-// state.
-func (s State) Explanation() string { return states.explanation(s) }
 
 // IsTerminal reports whether the pipeline sets terminal_at on entering s and
 // never moves the row again. StateMisregistered is not terminal: it waits for

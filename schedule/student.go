@@ -2,8 +2,8 @@ package schedule
 
 import "time"
 
-// StudentStatus is where a registration stands in words a student's teacher
-// can pass on: the LMS's student-facing status (domain.md §8.1), plus two
+// StudentStatus is where a registration stands as a student's teacher can
+// pass it on (the edge words it): the LMS's student-facing status (domain.md §8.1), plus two
 // values the LMS leaves open (Q5).
 type StudentStatus string
 
@@ -46,22 +46,22 @@ const (
 )
 
 var studentStatuses = newEnumTable("student-facing status",
-	enumEntry[StudentStatus]{StudentWaitingForCompletion, "Waiting for completion", "The course completion is not eligible for credits yet: the course may be unfinished, a prerequisite missing or the completion waiting for review."},
-	enumEntry[StudentStatus]{StudentNeedsStudentNumber, "Needs student number", "The student has not linked a University of Helsinki student number to their account, so the credit cannot go to Sisu."},
-	enumEntry[StudentStatus]{StudentHeldForCourseSetup, "Held for course setup", "Sisu does not accept the module's course code; the registration waits until the course setup is fixed."},
-	enumEntry[StudentStatus]{StudentLookingForEnrolment, "Looking for enrolment", "Everything needed is in place; the registration system is looking up the student's enrolment in Sisu."},
-	enumEntry[StudentStatus]{StudentNeedsEnrolment, "Needs enrolment", "Sisu has no enrolment of the student that can take this credit; the student needs to enrol on the course in Sisu."},
-	enumEntry[StudentStatus]{StudentSending, "Sending", "The credit is on its way to Sisu."},
-	enumEntry[StudentStatus]{StudentWaitingForSisu, "Waiting for Sisu", "The credit has been sent; Sisu has not confirmed it yet."},
-	enumEntry[StudentStatus]{StudentPartlyRegistered, "Partly registered", "Sisu shows the course's part; the final credit is on its way."},
-	enumEntry[StudentStatus]{StudentRegistered, "Registered", "The credit is in Sisu."},
-	enumEntry[StudentStatus]{StudentFailed, "Failed", "The registration stopped and will not go on until a person fixes the cause."},
-	enumEntry[StudentStatus]{StudentNotRegistering, "Not registering", "This completion is not being registered: it was cancelled or is no longer eligible for credits."},
+	StudentWaitingForCompletion,
+	StudentNeedsStudentNumber,
+	StudentHeldForCourseSetup,
+	StudentLookingForEnrolment,
+	StudentNeedsEnrolment,
+	StudentSending,
+	StudentWaitingForSisu,
+	StudentPartlyRegistered,
+	StudentRegistered,
+	StudentFailed,
+	StudentNotRegistering,
 )
 
 // StudentStatuses lists every student-facing status in the order a
 // registration passes through them; the slice is the caller's to keep.
-func StudentStatuses() []StudentStatus { return studentStatuses.values() }
+func StudentStatuses() []StudentStatus { return studentStatuses.list() }
 
 // ParseStudentStatus reads a student-facing status from user input, such as
 // a URL filter: its value or its label, ignoring case and surrounding space.
@@ -70,13 +70,6 @@ func ParseStudentStatus(s string) (StudentStatus, error) { return studentStatuse
 
 // Valid reports whether s is one of the student-facing statuses.
 func (s StudentStatus) Valid() bool { return studentStatuses.valid(s) }
-
-// Label is the status's name for people; an unknown status shows as itself.
-func (s StudentStatus) Label() string { return studentStatuses.label(s) }
-
-// Explanation is one line written for a student's teacher; "" for an
-// unknown status.
-func (s StudentStatus) Explanation() string { return studentStatuses.explanation(s) }
 
 // Finished reports whether nothing more will happen to a registration with this status: the
 // credit is in Sisu, or it will not be registered.
@@ -102,16 +95,16 @@ const (
 )
 
 var waitsOns = newEnumTable("waits on",
-	enumEntry[WaitsOn]{WaitsOnStudent, "The student", "The student can move this on, for example by enrolling or linking a student number."},
-	enumEntry[WaitsOn]{WaitsOnCourseSetup, "Course setup", "The course's Sisu setup (course code, credits or grading) must be fixed first."},
-	enumEntry[WaitsOn]{WaitsOnSupport, "Support", "A support person must look at this registration."},
-	enumEntry[WaitsOn]{WaitsOnSisu, "Sisu", "The registration system and Sisu are moving this on; nobody needs to act."},
-	enumEntry[WaitsOn]{WaitsOnNobody, "Nobody", "Finished; nothing more will happen."},
+	WaitsOnStudent,
+	WaitsOnCourseSetup,
+	WaitsOnSupport,
+	WaitsOnSisu,
+	WaitsOnNobody,
 )
 
 // WaitsOns lists every party, the student first; the slice is the caller's
 // to keep.
-func WaitsOns() []WaitsOn { return waitsOns.values() }
+func WaitsOns() []WaitsOn { return waitsOns.list() }
 
 // ParseWaitsOn reads a party from user input: its value or its label,
 // ignoring case and surrounding space. The error is a *ParseError whose
@@ -120,12 +113,6 @@ func ParseWaitsOn(s string) (WaitsOn, error) { return waitsOns.parse(s) }
 
 // Valid reports whether w is one of the parties.
 func (w WaitsOn) Valid() bool { return waitsOns.valid(w) }
-
-// Label is the party's name for people; an unknown party shows as itself.
-func (w WaitsOn) Label() string { return waitsOns.label(w) }
-
-// Explanation is one line for the UI; "" for an unknown party.
-func (w WaitsOn) Explanation() string { return waitsOns.explanation(w) }
 
 // Preconditions are the facts about a row that the ledger row itself does not
 // hold: the credit_registration_preconditions view's columns (domain.md

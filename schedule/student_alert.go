@@ -2,10 +2,7 @@ package schedule
 
 import (
 	"slices"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
 // AlertEvent is one thing that happened to a registration, from its history
@@ -99,7 +96,7 @@ func (e AlertEvent) ChangeCode() string {
 		}
 		return "person.updated"
 	}
-	if pipelinePhrase(e.ToState, e.FromState) != "" {
+	if pipelineMentioned(e.ToState, e.FromState) {
 		return "pipeline." + string(e.ToState)
 	}
 	if e.Action == "student_action" {
@@ -113,122 +110,31 @@ func (e AlertEvent) MovedToStatus() StudentStatus {
 	return StudentStatusOf(Row{State: e.ToState}, Preconditions{})
 }
 
-// changePhrase says what e changed in English, without the time; "" when it
-// is not worth a mention. Sentence uses it; the pages word ChangeCode.
-func changePhrase(e AlertEvent) string {
-	if e.ByPerson {
-		return personPhrase(e)
-	}
-	if p := pipelinePhrase(e.ToState, e.FromState); p != "" {
-		return p
-	}
-	if e.Action == "student_action" {
-		return "the student acted on it"
-	}
-	return ""
-}
-
-// pipelinePhrase says in words what a pipeline move into to meant; "" for a
-// move worth no mention: none, a same-state rewrite, or a pass through an
-// in-flight state that the next move explains.
-func pipelinePhrase(to, from State) string {
+// pipelineMentioned reports whether a pipeline move into to is worth a
+// mention (ChangeCode "pipeline.<to>"); not for none, a same-state rewrite, or
+// a pass through an in-flight state that the next move explains.
+func pipelineMentioned(to, from State) bool {
 	if to == "" || to == from {
-		return ""
+		return false
 	}
-	return map[State]string{
-		StatePending:              "it went on hold",
-		StateReadyToSubmit:        "the registration pipeline started looking up the enrolment",
-		StateCheckingEnrolment:    "the enrolment was found",
-		StateNoUsableEnrolment:    "it started waiting for the student's enrolment",
-		StateSubmissionUncertain:  "Sisu's answer to the sending was unclear",
-		StateAwaitingVerification: "Sisu received the credit",
-		StatePartiallyRegistered:  "Sisu showed the course's part",
-		StateRegistered:           "Sisu confirmed the credit",
-		StateDuplicate:            "Sisu turned out to hold the credit already",
-		StateNotImproved:          "Sisu turned out to hold an equal or better grade",
-		StateMisregistered:        "Sisu reversed the registration",
-		StateFailedRetryable:      "a temporary problem interrupted it",
-		StateFailedPermanent:      "the registration pipeline gave up",
-		StateBlocked:              "the completion stopped being eligible",
-		StateCancelled:            "it was cancelled",
-	}[to]
+	return mentionedMoves[to]
 }
 
-// personPhrase says what a person did, without the time.
-func personPhrase(e AlertEvent) string {
-	who := e.Actor
-	if who == "" {
-		who = "someone"
-	}
-	if e.ToState != "" && e.ToState != e.FromState {
-		switch e.ToState {
-		case StateReadyToSubmit:
-			return who + " resubmitted it"
-		case StateCancelled:
-			return who + " cancelled it"
-		case StateRegistered, StateDuplicate:
-			return who + " marked it registered in Sisu"
-		}
-		return who + " moved it to “" + StudentStatusOf(Row{State: e.ToState}, Preconditions{}).Label() + "”"
-	}
-	switch e.Action {
-	case "force_recheck", "retry_item":
-		return who + " asked for a new check"
-	case "mark_resolved":
-		return who + " marked it resolved"
-	case "dismiss_attention":
-		return who + " dismissed the alert"
-	case "sisu_lookup":
-		return who + " looked it up in Sisu"
-	}
-	return who + " updated it"
-}
-
-// Sentence puts the summary into one sentence, such as "Since the alert at
-// 09:14, Anna Virtanen marked it registered in Sisu at 09:20; it is now
-// “Registered”." or "Nothing has changed since the alert at 09:14; it still
-// needs action: uncertain for a day." formatTime renders an instant.
-func (a AlertSummary) Sentence(formatTime func(time.Time) string) string {
-	var b strings.Builder
-	if len(a.Changes) == 0 {
-		b.WriteString("Nothing has changed since the alert at " + formatTime(a.AlertedAt))
-	} else {
-		b.WriteString("Since the alert at " + formatTime(a.AlertedAt) + ", ")
-		phrases := make([]string, len(a.Changes))
-		for i, e := range a.Changes {
-			phrases[i] = changePhrase(e) + " at " + formatTime(e.At)
-		}
-		b.WriteString(joinAnd(phrases))
-	}
-	if a.StillNeedsAction {
-		labels := make([]string, len(a.Reasons))
-		for i, r := range a.Reasons {
-			labels[i] = lowerFirst(r.Label())
-		}
-		b.WriteString("; it still needs action")
-		if len(labels) > 0 {
-			b.WriteString(": " + strings.Join(labels, ", "))
-		}
-	} else if a.Status != "" {
-		if len(a.Changes) == 0 {
-			b.WriteString("; it is “" + a.Status.Label() + "”")
-		} else {
-			b.WriteString("; it is now “" + a.Status.Label() + "”")
-		}
-	}
-	b.WriteString(".")
-	return b.String()
-}
-
-// lowerFirst lower-cases a label's first letter so it reads inside a
-// sentence; labels starting with a name (Sisu, Suotar) keep it.
-func lowerFirst(s string) string {
-	if strings.HasPrefix(s, "Sisu") || strings.HasPrefix(s, "Suotar") {
-		return s
-	}
-	r, size := utf8.DecodeRuneInString(s)
-	if size == 0 {
-		return s
-	}
-	return string(unicode.ToLower(r)) + s[size:]
+// mentionedMoves are the states a pipeline move into is worth a mention.
+var mentionedMoves = map[State]bool{
+	StatePending:              true,
+	StateReadyToSubmit:        true,
+	StateCheckingEnrolment:    true,
+	StateNoUsableEnrolment:    true,
+	StateSubmissionUncertain:  true,
+	StateAwaitingVerification: true,
+	StatePartiallyRegistered:  true,
+	StateRegistered:           true,
+	StateDuplicate:            true,
+	StateNotImproved:          true,
+	StateMisregistered:        true,
+	StateFailedRetryable:      true,
+	StateFailedPermanent:      true,
+	StateBlocked:              true,
+	StateCancelled:            true,
 }

@@ -1,15 +1,11 @@
 package schedule
 
 import (
-	"fmt"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 )
 
-// Situation is what stands in a registration's way, or how it ended, in
-// words for a teacher. It is the first part of a NextStep's sentence.
+// Situation is what stands in a registration's way, or how it ended, for a
+// teacher. The edge words it first when it words a NextStep.
 type Situation string
 
 // The situations. The empty Situation is a registration moving on with
@@ -85,68 +81,6 @@ const (
 	SituationReplaced Situation = "replaced"
 )
 
-// situationText holds a situation's clause for a teacher (third person,
-// lower case, no full stop) and its sentence for the student (second person,
-// %s is the course).
-var situationText = map[Situation]struct{ teacher, student string }{
-	SituationCompletionNotEligible: {"the completion is not eligible for credits yet (the course may be unfinished, a prerequisite missing or the completion waiting for review)",
-		"Your completion of %s is not eligible for credits yet: the course may be unfinished, a prerequisite missing or your completion waiting for review. Once it is eligible, your credits go to Sisu by themselves."},
-	SituationCompletionDeleted: {"the completion was removed, so this registration will be cancelled",
-		"Your completion of %s was removed, so its credits will not be registered."},
-	SituationNeedsStudentNumber: {"the student needs to link their University of Helsinki student number to their account",
-		"To register your credits for %s in Sisu, please link your University of Helsinki student number to your account. The registration then continues by itself."},
-	SituationCourseCodeRejected: {"Sisu does not accept the module's course code, so the registration is on hold",
-		"The registration of your credits for %s is on hold until the course's setup in Sisu is fixed."},
-	SituationEnrolmentUnchecked: {"if the student has not enrolled on the course in Sisu yet, they need to",
-		"To register your credits for %s, you need to be enrolled on the course in Sisu. If you have not enrolled yet, please do."},
-	SituationNotEnrolled: {"Sisu has no enrolment of the student on the course, so they need to enrol",
-		"Sisu does not show you as enrolled on %s. Please enrol on the course in Sisu; your credits then go to Sisu by themselves."},
-	SituationEnrolmentNotAccepted: {"the student's enrolment in Sisu has not been accepted yet",
-		"Your enrolment on %s in Sisu has not been accepted yet. Once it is, your credits go to Sisu by themselves."},
-	SituationStudyRightNotValid: {"Sisu says the student's study right does not cover this credit, so they need to sort it out with student services",
-		"Sisu says your study right does not cover the credits for %s. Please sort it out with student services; your credits then go to Sisu by themselves."},
-	SituationEnrolmentFound: {"the student's enrolment has been found",
-		"Your credits for %s are on their way to Sisu."},
-	SituationTemporaryProblem: {"a temporary problem interrupted the registration",
-		"Your credits for %s are on their way to Sisu."},
-	SituationAnswerUnclear: {"it is not yet clear whether Sisu received the credit",
-		"Your credits for %s have been sent to Sisu, and we are checking that they arrived."},
-	SituationPartlyRegistered: {"Sisu shows the course's part; the final credit is on its way",
-		"Sisu already shows part of your credits for %s; the final credit is on its way."},
-	SituationCourseCodeUnknown: {"Sisu does not recognise the module's course code",
-		"The registration of your credits for %s is waiting for a fix to the course's setup in Sisu."},
-	SituationCourseCodeMissing: {"the module has no course code set",
-		"The registration of your credits for %s is waiting for a fix to the course's setup in Sisu."},
-	SituationCourseNotAllowed: {"Sisu does not accept registrations for the module's course code",
-		"The registration of your credits for %s is waiting for a fix to the course's setup in Sisu."},
-	SituationGradeDoesNotFit: {"the grade does not fit the course's grade scale in Sisu",
-		"The registration of your credits for %s is waiting for a fix to the course's setup in Sisu."},
-	SituationCreditsDoNotFit: {"Sisu does not accept the module's credits for this course or enrolment",
-		"The registration of your credits for %s is waiting for a fix to the course's setup in Sisu."},
-	SituationCreditsMissing: {"the module has no credits set",
-		"The registration of your credits for %s is waiting for a fix to the course's setup in Sisu."},
-	SituationRejectedBySisu: {"Sisu rejected the registration",
-		"The registration of your credits for %s ran into a problem that our support staff need to look at."},
-	SituationRetriedForAWeek: {"temporary problems went on for a week, so retrying stopped",
-		"The registration of your credits for %s ran into a problem that our support staff need to look at."},
-	SituationGaveUp: {"the registration stopped after an error",
-		"The registration of your credits for %s ran into a problem that our support staff need to look at."},
-	SituationReversed: {"Sisu reversed the registration",
-		"Sisu reversed the registration of your credits for %s, and our support staff need to look at it."},
-	SituationRegistered: {"the credit is in Sisu",
-		"Your credits for %s are registered in Sisu."},
-	SituationAlreadyInSisu: {"Sisu already had this credit",
-		"Your credits for %s are already in Sisu."},
-	SituationBetterGradeInSisu: {"Sisu already holds an equal or better grade for this course, so this grade was not registered",
-		"Sisu already holds an equal or better grade of yours for %s, so nothing new was registered."},
-	SituationCancelled: {"this registration was cancelled",
-		"The registration of your credits for %s was cancelled."},
-	SituationNoLongerEligible: {"the completion is no longer eligible for credits, so the registration stopped",
-		"Your completion of %s is no longer eligible for credits, so they are not being registered for now."},
-	SituationReplaced: {"a later attempt with a newer grade replaced this registration",
-		"Your credits for %s were registered again with your newer grade."},
-}
-
 // StudentAction is what the student can do to move a registration on.
 type StudentAction string
 
@@ -216,7 +150,7 @@ const (
 )
 
 // NextStep is what happens next with a registration and when, in parts a
-// page can show separately; Sentence and Message put them into words.
+// page can show separately; the edge puts them into words in a language.
 type NextStep struct {
 	// Situation is what stands in the way, or how the registration ended.
 	Situation Situation
@@ -416,148 +350,6 @@ func pipelineOf(r Row, pre Preconditions) PipelineStep {
 		return PipelineWaitsForSupport
 	}
 	return PipelineNone
-}
-
-// Sentence puts the step into one sentence for a teacher, such as "Sisu
-// usually confirms within a day; the registration pipeline checks Sisu again
-// at 14:30; if nothing has happened by Thu 09:00, support is alerted."
-// formatTime renders an instant (the caller chooses the zone and how much of
-// the date to show); it is called only for the instants the sentence names.
-// It returns "" when there is nothing to say (a state this package does not
-// know).
-func (n NextStep) Sentence(formatTime func(time.Time) string) string {
-	var clauses []string
-	add := func(c string) {
-		if c != "" {
-			clauses = append(clauses, c)
-		}
-	}
-	add(situationText[n.Situation].teacher)
-	switch n.TypicalWait {
-	case TypicalWaitSisuConfirms:
-		if n.Late {
-			add("Sisu usually confirms within a day, but this one is taking longer")
-		} else {
-			add("Sisu usually confirms within a day")
-		}
-	}
-	add(n.pipelineClause(formatTime))
-	switch {
-	case n.SupportAlerted:
-		add("support has been alerted")
-	case n.WaitsForSupport:
-		add("it waits for support")
-	case n.EscalatesAt != nil:
-		add("if nothing has happened by " + formatTime(*n.EscalatesAt) + ", support is alerted")
-	}
-	if len(clauses) == 0 {
-		return ""
-	}
-	return capitalise(strings.Join(clauses, "; ")) + "."
-}
-
-// when is " at <time>" for a scheduled step, " shortly" for a due one.
-func (n NextStep) when(formatTime func(time.Time) string) string {
-	if n.Due {
-		return " shortly"
-	}
-	return " at " + formatTime(*n.NextCheckAt)
-}
-
-func (n NextStep) pipelineClause(formatTime func(time.Time) string) string {
-	const who = "the registration pipeline "
-	switch n.Pipeline {
-	case PipelineDone:
-		return "nothing more needs to happen"
-	case PipelineResumesByItself:
-		return "once that is sorted out, the registration continues by itself"
-	case PipelineLookingUpEnrolment:
-		return who + "is looking up the student's enrolment in Sisu right now"
-	case PipelineSending:
-		return who + "is sending the credit to Sisu right now"
-	case PipelineWaitsForSupport:
-		return who + "will not try again by itself"
-	case PipelineWaitsForSetupFix:
-		return "once the course setup is fixed, support can send the registration again"
-	case PipelineCheckEnrolment:
-		if n.NextCheckAt == nil {
-			// Past the last rung of the check ladder: only a visit, a
-			// check request or a roster listing wakes the row.
-			return who + "no longer checks on a schedule, but checks again when the student says they have enrolled"
-		}
-		return who + "checks Sisu for an enrolment" + n.when(formatTime)
-	}
-	verb := map[PipelineStep]string{
-		PipelineLookUpEnrolment: "looks up the student's enrolment in Sisu",
-		PipelineSend:            "sends the credit to Sisu",
-		PipelineCheckSisu:       "checks Sisu again",
-	}[n.Pipeline]
-	switch {
-	case verb == "":
-		return ""
-	case n.NextCheckAt == nil:
-		return who + "has nothing scheduled for it"
-	}
-	return who + verb + n.when(formatTime)
-}
-
-// Message is a short, friendly text a teacher can paste into a reply to the
-// student about their registration for course (a course or module name; ""
-// reads as "the course"). It names no internal state or code. formatTime
-// renders the instant of the next enrolment check when the student is the
-// one who can act.
-func (s StudentSummary) Message(course string, formatTime func(time.Time) string) string {
-	if strings.TrimSpace(course) == "" {
-		course = "the course"
-	}
-	n := s.Next
-	var parts []string
-	if t, ok := situationText[n.Situation]; ok {
-		parts = append(parts, fmt.Sprintf(t.student, course))
-	} else {
-		switch s.Status {
-		case StudentLookingForEnrolment, StudentSending:
-			parts = append(parts, fmt.Sprintf("Your credits for %s are on their way to Sisu.", course))
-		case StudentWaitingForSisu:
-			if n.Late {
-				parts = append(parts, fmt.Sprintf("Your credits for %s have been sent to Sisu, which is taking longer than usual to confirm them.", course))
-			} else {
-				parts = append(parts, fmt.Sprintf("Your credits for %s have been sent to Sisu, which usually confirms them within a day.", course))
-			}
-		default:
-			parts = append(parts, fmt.Sprintf("The registration of your credits for %s is in progress.", course))
-		}
-	}
-	if s.WaitsOn == WaitsOnStudent && n.Pipeline == PipelineCheckEnrolment {
-		switch {
-		case n.NextCheckAt == nil:
-			parts = append(parts, "Once you have done so, let us know and we will check again.")
-		case n.Due:
-			parts = append(parts, "We check again shortly.")
-		default:
-			parts = append(parts, "We check again at "+formatTime(*n.NextCheckAt)+".")
-		}
-	}
-	supportText := n.Situation == SituationGaveUp || n.Situation == SituationRetriedForAWeek ||
-		n.Situation == SituationRejectedBySisu || n.Situation == SituationReversed
-	if s.WaitsOn == WaitsOnSupport && !supportText {
-		parts = append(parts, "Our support staff have been asked to look into it.")
-	}
-	switch s.WaitsOn {
-	case WaitsOnSisu, WaitsOnSupport, WaitsOnCourseSetup:
-		parts = append(parts, "Nothing is needed from you for now.")
-	}
-	return strings.Join(parts, " ")
-}
-
-// capitalise upper-cases the first letter, for a sentence built from
-// lower-case clauses.
-func capitalise(s string) string {
-	r, size := utf8.DecodeRuneInString(s)
-	if size == 0 {
-		return s
-	}
-	return string(unicode.ToUpper(r)) + s[size:]
 }
 
 // timeOrNil is t as the optional instant NextStep carries: nil for the zero time, which Status

@@ -15,6 +15,52 @@ import (
 // the weekday and date so a wrong day shows.
 func clock(t time.Time) string { return t.UTC().Format("Mon Jan 2 15:04") }
 
+// nextCodes writes a NextStep as its codes and times, for the tests to pin what happens next: the
+// situation, the typical wait (late or not), the pipeline's step and when (a time, "due", or
+// none), and whether support is alerted, is waited for, or will be alerted at a time. The words
+// are the edge's (web's nextSentence and studentMessage, from the catalogue).
+func nextCodes(n schedule.NextStep) string {
+	var out []string
+	if n.Situation != schedule.SituationNone {
+		out = append(out, "situation="+string(n.Situation))
+	}
+	if n.StudentAction != "" {
+		out = append(out, "student="+string(n.StudentAction))
+	}
+	if n.TypicalWait != schedule.TypicalWaitNone {
+		w := "typical=" + string(n.TypicalWait)
+		if n.Late {
+			w += ",late"
+		}
+		out = append(out, w)
+	}
+	p := "pipeline=" + string(n.Pipeline)
+	switch {
+	case n.Pipeline == schedule.PipelineNone:
+		p = "pipeline=none"
+	case n.Due:
+		p += "@due"
+	case n.NextCheckAt != nil:
+		p += "@" + clock(*n.NextCheckAt)
+	}
+	out = append(out, p)
+	switch {
+	case n.SupportAlerted:
+		out = append(out, "support=alerted")
+	case n.WaitsForSupport:
+		out = append(out, "support=waited_for")
+	case n.EscalatesAt != nil:
+		out = append(out, "escalates@"+clock(*n.EscalatesAt))
+	}
+	return strings.Join(out, " ")
+}
+
+// summaryOf is a StudentSummary as the codes the copied message is worded from: the status, who
+// it waits on, and nextCodes.
+func summaryOf(s schedule.StudentSummary) string {
+	return string(s.Status) + " waits_on=" + string(s.WaitsOn) + " " + nextCodes(s.Next)
+}
+
 // allMet is a pending row's preconditions when nothing holds it.
 var allMet = schedule.Preconditions{CompletionEligible: true, HasVerifiedStudentNumber: true, CourseCodeAllowed: true}
 
@@ -23,9 +69,6 @@ func TestStudentStatusDescriptions(t *testing.T) {
 
 	checkDescribed(t, schedule.StudentStatuses(), schedule.ParseStudentStatus)
 	checkDescribed(t, schedule.WaitsOns(), schedule.ParseWaitsOn)
-	if got, want := schedule.StudentPartlyRegistered.Explanation(), "Sisu shows the course's part; the final credit is on its way."; got != want {
-		t.Errorf("StudentPartlyRegistered.Explanation() = %q, want %q", got, want)
-	}
 	if got := schedule.WaitsOns()[0]; got != schedule.WaitsOnStudent {
 		t.Errorf("WaitsOns()[0] = %q, want the student first, since they can act", got)
 	}
@@ -44,15 +87,15 @@ func TestStudentViewPendingPreconditions(t *testing.T) {
 		sentence string
 	}
 	removed := want{schedule.StudentNotRegistering, schedule.WaitsOnNobody, "",
-		"The completion was removed, so this registration will be cancelled."}
+		"situation=completion_deleted pipeline=none"}
 	notEligible := want{schedule.StudentWaitingForCompletion, schedule.WaitsOnStudent, schedule.StudentActionCompleteCourse,
-		"The completion is not eligible for credits yet (the course may be unfinished, a prerequisite missing or the completion waiting for review); once that is sorted out, the registration continues by itself."}
+		"situation=completion_not_eligible student=complete_course pipeline=resumes_by_itself"}
 	noNumber := want{schedule.StudentNeedsStudentNumber, schedule.WaitsOnStudent, schedule.StudentActionLinkStudentNumber,
-		"The student needs to link their University of Helsinki student number to their account; once that is sorted out, the registration continues by itself."}
+		"situation=needs_student_number student=link_student_number pipeline=resumes_by_itself"}
 	held := want{schedule.StudentHeldForCourseSetup, schedule.WaitsOnCourseSetup, "",
-		"Sisu does not accept the module's course code, so the registration is on hold; once that is sorted out, the registration continues by itself."}
+		"situation=course_code_rejected pipeline=resumes_by_itself"}
 	ready := want{schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, "",
-		"The registration pipeline looks up the student's enrolment in Sisu at Mon Mar 2 09:05."}
+		"pipeline=look_up_enrolment@Mon Mar 2 09:05"}
 
 	seen := 0
 	for _, deleted := range []bool{false, true} {
@@ -83,16 +126,16 @@ func TestStudentViewPendingPreconditions(t *testing.T) {
 							t.Errorf("StudentView = %q, waits on %q, action %q; want %q, %q, %q",
 								s.Status, s.WaitsOn, s.Next.StudentAction, w.status, w.waitsOn, w.action)
 						}
-						if got := s.Next.Sentence(clock); got != w.sentence {
-							t.Errorf("Sentence:\n got %q\nwant %q", got, w.sentence)
+						if got := nextCodes(s.Next); got != w.sentence {
+							t.Errorf("NextStep:\n got %q\nwant %q", got, w.sentence)
 						}
 						// The progress facts are not preconditions: they never
 						// change a pending row's answer.
 						pre.EnrolmentResolved, pre.Submitted = true, true
 						again := schedule.StudentView(row(schedule.StatePending), pre, t0)
-						if again.Status != s.Status || again.WaitsOn != s.WaitsOn || again.Next.Sentence(clock) != w.sentence {
+						if again.Status != s.Status || again.WaitsOn != s.WaitsOn || nextCodes(again.Next) != w.sentence {
 							t.Errorf("with progress facts set: %q, %q, %q; want %q, %q, %q",
-								again.Status, again.WaitsOn, again.Next.Sentence(clock), s.Status, s.WaitsOn, w.sentence)
+								again.Status, again.WaitsOn, nextCodes(again.Next), s.Status, s.WaitsOn, w.sentence)
 						}
 					})
 				}
@@ -123,124 +166,124 @@ func TestStudentViewEveryState(t *testing.T) {
 	}{
 		{"pending, all met", row(schedule.StatePending), allMet,
 			schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, schedule.PipelineLookUpEnrolment,
-			"The registration pipeline looks up the student's enrolment in Sisu at Mon Mar 2 09:05."},
+			"pipeline=look_up_enrolment@Mon Mar 2 09:05"},
 		{"pending, flagged", row(schedule.StatePending, flagged), schedule.Preconditions{CompletionEligible: true},
 			schedule.StudentNeedsStudentNumber, schedule.WaitsOnSupport, schedule.PipelineResumesByItself,
-			"The student needs to link their University of Helsinki student number to their account; once that is sorted out, the registration continues by itself; support has been alerted."},
+			"situation=needs_student_number student=link_student_number pipeline=resumes_by_itself support=alerted"},
 		{"pending, completion removed, setup code", row(schedule.StatePending, code(schedule.ErrorMissingUHCourseCode), flagged), schedule.Preconditions{CompletionDeleted: true},
 			schedule.StudentNotRegistering, schedule.WaitsOnNobody, schedule.PipelineNone,
-			"The completion was removed, so this registration will be cancelled."},
+			"situation=completion_deleted pipeline=none"},
 		{"pending, setup code", row(schedule.StatePending, code(schedule.ErrorMissingUHCourseCode)), schedule.Preconditions{},
 			schedule.StudentWaitingForCompletion, schedule.WaitsOnCourseSetup, schedule.PipelineResumesByItself,
-			"The module has no course code set; once that is sorted out, the registration continues by itself."},
+			"situation=course_code_missing pipeline=resumes_by_itself"},
 		{"ready_to_submit", row(schedule.StateReadyToSubmit), schedule.Preconditions{},
 			schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, schedule.PipelineLookUpEnrolment,
-			"The registration pipeline looks up the student's enrolment in Sisu at Mon Mar 2 09:05."},
+			"pipeline=look_up_enrolment@Mon Mar 2 09:05"},
 		{"ready_to_submit, due", row(schedule.StateReadyToSubmit, nextAttempt(t0.Add(-time.Minute))), schedule.Preconditions{},
 			schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, schedule.PipelineLookUpEnrolment,
-			"The registration pipeline looks up the student's enrolment in Sisu shortly."},
+			"pipeline=look_up_enrolment@due"},
 		{"resolving_enrolment", row(schedule.StateResolvingEnrolment, enteredAgo(5*time.Minute)), schedule.Preconditions{},
 			schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, schedule.PipelineLookingUpEnrolment,
-			"The registration pipeline is looking up the student's enrolment in Sisu right now; if nothing has happened by Mon Mar 2 09:25, support is alerted."},
+			"pipeline=looking_up_enrolment escalates@Mon Mar 2 09:25"},
 		{"checking_enrolment", row(schedule.StateCheckingEnrolment), resolved,
 			schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, schedule.PipelineSend,
-			"The student's enrolment has been found; the registration pipeline sends the credit to Sisu at Mon Mar 2 09:05."},
+			"situation=enrolment_found pipeline=send@Mon Mar 2 09:05"},
 		{"no_usable_enrolment, not checked yet", row(schedule.StateNoUsableEnrolment, nextAttempt(t0.Add(day))), schedule.Preconditions{},
 			schedule.StudentNeedsEnrolment, schedule.WaitsOnStudent, schedule.PipelineCheckEnrolment,
-			"If the student has not enrolled on the course in Sisu yet, they need to; the registration pipeline checks Sisu for an enrolment at Tue Mar 3 09:00."},
+			"situation=enrolment_unchecked student=enrol pipeline=check_enrolment@Tue Mar 3 09:00"},
 		{"no_usable_enrolment, not enrolled", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorEnrolmentNotFound), nextAttempt(t0.Add(day))), schedule.Preconditions{},
 			schedule.StudentNeedsEnrolment, schedule.WaitsOnStudent, schedule.PipelineCheckEnrolment,
-			"Sisu has no enrolment of the student on the course, so they need to enrol; the registration pipeline checks Sisu for an enrolment at Tue Mar 3 09:00."},
+			"situation=not_enrolled student=enrol pipeline=check_enrolment@Tue Mar 3 09:00"},
 		{"no_usable_enrolment, not accepted", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorEnrolmentNotAccepted), nextAttempt(t0.Add(-time.Second))), schedule.Preconditions{},
 			schedule.StudentNeedsEnrolment, schedule.WaitsOnStudent, schedule.PipelineCheckEnrolment,
-			"The student's enrolment in Sisu has not been accepted yet; the registration pipeline checks Sisu for an enrolment shortly."},
+			"situation=enrolment_not_accepted student=check_enrolment pipeline=check_enrolment@due"},
 		{"no_usable_enrolment, study right", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorStudyRightNotValid), nextAttempt(t0.Add(day))), schedule.Preconditions{},
 			schedule.StudentNeedsEnrolment, schedule.WaitsOnStudent, schedule.PipelineCheckEnrolment,
-			"Sisu says the student's study right does not cover this credit, so they need to sort it out with student services; the registration pipeline checks Sisu for an enrolment at Tue Mar 3 09:00."},
+			"situation=study_right_not_valid student=fix_study_right pipeline=check_enrolment@Tue Mar 3 09:00"},
 		{"no_usable_enrolment, checks stopped", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorEnrolmentNotFound), nextAttempt(schedule.Never)), schedule.Preconditions{},
 			schedule.StudentNeedsEnrolment, schedule.WaitsOnStudent, schedule.PipelineCheckEnrolment,
-			"Sisu has no enrolment of the student on the course, so they need to enrol; the registration pipeline no longer checks on a schedule, but checks again when the student says they have enrolled."},
+			"situation=not_enrolled student=enrol pipeline=check_enrolment"},
 		{"no_usable_enrolment, credits do not fit", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorInvalidCredits), nextAttempt(t0.Add(day))), schedule.Preconditions{},
 			schedule.StudentNeedsEnrolment, schedule.WaitsOnCourseSetup, schedule.PipelineCheckEnrolment,
-			"Sisu does not accept the module's credits for this course or enrolment; the registration pipeline checks Sisu for an enrolment at Tue Mar 3 09:00."},
+			"situation=credits_do_not_fit pipeline=check_enrolment@Tue Mar 3 09:00"},
 		{"submitting", row(schedule.StateSubmitting, submittedAgo(10*time.Minute), nextAttempt(schedule.Never)), resolved,
 			schedule.StudentSending, schedule.WaitsOnSisu, schedule.PipelineSending,
-			"The registration pipeline is sending the credit to Sisu right now; if nothing has happened by Mon Mar 2 10:05, support is alerted."},
+			"pipeline=sending escalates@Mon Mar 2 10:05"},
 		{"submission_uncertain", row(schedule.StateSubmissionUncertain, submittedAgo(2*time.Hour), nextAttempt(t0.Add(15*time.Minute))), resolved,
 			schedule.StudentWaitingForSisu, schedule.WaitsOnSisu, schedule.PipelineCheckSisu,
-			"It is not yet clear whether Sisu received the credit; the registration pipeline checks Sisu again at Mon Mar 2 09:15; if nothing has happened by Tue Mar 3 07:00, support is alerted."},
+			"situation=answer_unclear pipeline=check_sisu@Mon Mar 2 09:15 escalates@Tue Mar 3 07:00"},
 		{"submission_uncertain, a day old", row(schedule.StateSubmissionUncertain, submittedAgo(30*time.Hour), nextAttempt(t0.Add(15*time.Minute))), resolved,
 			schedule.StudentWaitingForSisu, schedule.WaitsOnSupport, schedule.PipelineCheckSisu,
-			"It is not yet clear whether Sisu received the credit; the registration pipeline checks Sisu again at Mon Mar 2 09:15; support has been alerted."},
+			"situation=answer_unclear pipeline=check_sisu@Mon Mar 2 09:15 support=alerted"},
 		{"awaiting_verification", row(schedule.StateAwaitingVerification, submittedAgo(6*time.Hour), nextAttempt(t0.Add(30*time.Minute))), submitted,
 			schedule.StudentWaitingForSisu, schedule.WaitsOnSisu, schedule.PipelineCheckSisu,
-			"Sisu usually confirms within a day; the registration pipeline checks Sisu again at Mon Mar 2 09:30; if nothing has happened by Mon Mar 16 03:00, support is alerted."},
+			"typical=sisu_confirms_within_a_day pipeline=check_sisu@Mon Mar 2 09:30 escalates@Mon Mar 16 03:00"},
 		{"awaiting_verification, late", row(schedule.StateAwaitingVerification, submittedAgo(2*day), nextAttempt(t0.Add(3*time.Hour))), submitted,
 			schedule.StudentWaitingForSisu, schedule.WaitsOnSisu, schedule.PipelineCheckSisu,
-			"Sisu usually confirms within a day, but this one is taking longer; the registration pipeline checks Sisu again at Mon Mar 2 12:00; if nothing has happened by Sat Mar 14 09:00, support is alerted."},
+			"typical=sisu_confirms_within_a_day,late pipeline=check_sisu@Mon Mar 2 12:00 escalates@Sat Mar 14 09:00"},
 		{"awaiting_verification, past 14 days", row(schedule.StateAwaitingVerification, submittedAgo(15*day), nextAttempt(t0.Add(day))), submitted,
 			schedule.StudentWaitingForSisu, schedule.WaitsOnSupport, schedule.PipelineCheckSisu,
-			"Sisu usually confirms within a day, but this one is taking longer; the registration pipeline checks Sisu again at Tue Mar 3 09:00; support has been alerted."},
+			"typical=sisu_confirms_within_a_day,late pipeline=check_sisu@Tue Mar 3 09:00 support=alerted"},
 		{"partially_registered", row(schedule.StatePartiallyRegistered, submittedAgo(20*time.Hour), partialAgo(time.Hour), nextAttempt(t0.Add(time.Hour))), submitted,
 			schedule.StudentPartlyRegistered, schedule.WaitsOnSisu, schedule.PipelineCheckSisu,
-			"Sisu shows the course's part; the final credit is on its way; the registration pipeline checks Sisu again at Mon Mar 2 10:00; if nothing has happened by Thu Mar 5 08:00, support is alerted."},
+			"situation=partly_registered pipeline=check_sisu@Mon Mar 2 10:00 escalates@Thu Mar 5 08:00"},
 		{"partially_registered, 3 days", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), partialAgo(3*day), nextAttempt(t0.Add(time.Hour))), submitted,
 			schedule.StudentPartlyRegistered, schedule.WaitsOnSupport, schedule.PipelineCheckSisu,
-			"Sisu shows the course's part; the final credit is on its way; the registration pipeline checks Sisu again at Mon Mar 2 10:00; support has been alerted."},
+			"situation=partly_registered pipeline=check_sisu@Mon Mar 2 10:00 support=alerted"},
 		{"registered", row(schedule.StateRegistered), submitted,
 			schedule.StudentRegistered, schedule.WaitsOnNobody, schedule.PipelineDone,
-			"The credit is in Sisu; nothing more needs to happen."},
+			"situation=registered pipeline=done"},
 		{"duplicate", row(schedule.StateDuplicate), resolved,
 			schedule.StudentRegistered, schedule.WaitsOnNobody, schedule.PipelineDone,
-			"Sisu already had this credit; nothing more needs to happen."},
+			"situation=already_in_sisu pipeline=done"},
 		{"not_improved", row(schedule.StateNotImproved), resolved,
 			schedule.StudentRegistered, schedule.WaitsOnNobody, schedule.PipelineDone,
-			"Sisu already holds an equal or better grade for this course, so this grade was not registered; nothing more needs to happen."},
+			"situation=better_grade_in_sisu pipeline=done"},
 		{"misregistered", row(schedule.StateMisregistered, code(schedule.ErrorMisregistered), flagged), submitted,
 			schedule.StudentFailed, schedule.WaitsOnSupport, schedule.PipelineWaitsForSupport,
-			"Sisu reversed the registration; the registration pipeline will not try again by itself; support has been alerted."},
+			"situation=reversed pipeline=waits_for_support support=alerted"},
 		{"misregistered, dismissed", row(schedule.StateMisregistered, code(schedule.ErrorMisregistered), dismissed(schedule.ReasonMisregistered)), submitted,
 			schedule.StudentFailed, schedule.WaitsOnSupport, schedule.PipelineWaitsForSupport,
-			"Sisu reversed the registration; the registration pipeline will not try again by itself; it waits for support."},
+			"situation=reversed pipeline=waits_for_support support=waited_for"},
 		{"failed_retryable, no enrolment yet", row(schedule.StateFailedRetryable, code(schedule.ErrorTransportError), firstFailedAgo(time.Hour), nextAttempt(t0.Add(8*time.Minute))), schedule.Preconditions{},
 			schedule.StudentLookingForEnrolment, schedule.WaitsOnSisu, schedule.PipelineLookUpEnrolment,
-			"A temporary problem interrupted the registration; the registration pipeline looks up the student's enrolment in Sisu at Mon Mar 2 09:08; if nothing has happened by Mon Mar 9 08:00, support is alerted."},
+			"situation=temporary_problem pipeline=look_up_enrolment@Mon Mar 2 09:08 escalates@Mon Mar 9 08:00"},
 		{"failed_retryable, enrolment found", row(schedule.StateFailedRetryable, code(schedule.ErrorServiceTemporarilyUnavailable), firstFailedAgo(time.Hour), nextAttempt(t0.Add(8*time.Minute))), resolved,
 			schedule.StudentSending, schedule.WaitsOnSisu, schedule.PipelineSend,
-			"A temporary problem interrupted the registration; the registration pipeline sends the credit to Sisu at Mon Mar 2 09:08; if nothing has happened by Mon Mar 9 08:00, support is alerted."},
+			"situation=temporary_problem pipeline=send@Mon Mar 2 09:08 escalates@Mon Mar 9 08:00"},
 		{"failed_retryable, sent", row(schedule.StateFailedRetryable, code(schedule.ErrorUnexpectedResponse), firstFailedAgo(time.Hour), nextAttempt(t0.Add(8*time.Minute))), submitted,
 			schedule.StudentSending, schedule.WaitsOnSisu, schedule.PipelineCheckSisu,
-			"A temporary problem interrupted the registration; the registration pipeline checks Sisu again at Mon Mar 2 09:08; if nothing has happened by Mon Mar 9 08:00, support is alerted."},
+			"situation=temporary_problem pipeline=check_sisu@Mon Mar 2 09:08 escalates@Mon Mar 9 08:00"},
 		{"failed_retryable, window over", row(schedule.StateFailedRetryable, code(schedule.ErrorTransportError), firstFailedAgo(8*day), nextAttempt(t0.Add(-time.Minute))), resolved,
 			schedule.StudentSending, schedule.WaitsOnSupport, schedule.PipelineSend,
-			"A temporary problem interrupted the registration; the registration pipeline sends the credit to Sisu shortly; support has been alerted."},
+			"situation=temporary_problem pipeline=send@due support=alerted"},
 		{"failed_permanent, course setup", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed), flagged), resolved,
 			schedule.StudentFailed, schedule.WaitsOnCourseSetup, schedule.PipelineWaitsForSetupFix,
-			"Sisu does not accept registrations for the module's course code; once the course setup is fixed, support can send the registration again."},
+			"situation=course_not_allowed pipeline=waits_for_setup_fix"},
 		{"failed_permanent, grade", row(schedule.StateFailedPermanent, code(schedule.ErrorNoGradeScaleMapping), flagged), resolved,
 			schedule.StudentFailed, schedule.WaitsOnCourseSetup, schedule.PipelineWaitsForSetupFix,
-			"The grade does not fit the course's grade scale in Sisu; once the course setup is fixed, support can send the registration again."},
+			"situation=grade_does_not_fit pipeline=waits_for_setup_fix"},
 		{"failed_permanent, retried a week", row(schedule.StateFailedPermanent, code(schedule.ErrorRetryWindowExpired), flagged), resolved,
 			schedule.StudentFailed, schedule.WaitsOnSupport, schedule.PipelineWaitsForSupport,
-			"Temporary problems went on for a week, so retrying stopped; the registration pipeline will not try again by itself; support has been alerted."},
+			"situation=retried_for_a_week pipeline=waits_for_support support=alerted"},
 		{"failed_permanent, rejected", row(schedule.StateFailedPermanent, code(schedule.ErrorSisuValidationFailed), flagged), resolved,
 			schedule.StudentFailed, schedule.WaitsOnSupport, schedule.PipelineWaitsForSupport,
-			"Sisu rejected the registration; the registration pipeline will not try again by itself; support has been alerted."},
+			"situation=rejected_by_sisu pipeline=waits_for_support support=alerted"},
 		{"failed_permanent, unknown", row(schedule.StateFailedPermanent, code(schedule.ErrorUnknown), flagged), resolved,
 			schedule.StudentFailed, schedule.WaitsOnSupport, schedule.PipelineWaitsForSupport,
-			"The registration stopped after an error; the registration pipeline will not try again by itself; support has been alerted."},
+			"situation=gave_up pipeline=waits_for_support support=alerted"},
 		{"blocked", row(schedule.StateBlocked), schedule.Preconditions{},
 			schedule.StudentNotRegistering, schedule.WaitsOnNobody, schedule.PipelineResumesByItself,
-			"The completion is no longer eligible for credits, so the registration stopped; once that is sorted out, the registration continues by itself."},
+			"situation=no_longer_eligible pipeline=resumes_by_itself"},
 		{"cancelled", row(schedule.StateCancelled), schedule.Preconditions{},
 			schedule.StudentNotRegistering, schedule.WaitsOnNobody, schedule.PipelineDone,
-			"This registration was cancelled; nothing more needs to happen."},
+			"situation=cancelled pipeline=done"},
 		{"cancelled with a stale setup code", row(schedule.StateCancelled, code(schedule.ErrorMissingUHCourseCode)), schedule.Preconditions{},
 			schedule.StudentNotRegistering, schedule.WaitsOnNobody, schedule.PipelineDone,
-			"This registration was cancelled; nothing more needs to happen."},
+			"situation=cancelled pipeline=done"},
 		{"superseded", row(schedule.StateRegistered, superseded), submitted,
 			schedule.StudentRegistered, schedule.WaitsOnNobody, schedule.PipelineDone,
-			"A later attempt with a newer grade replaced this registration; nothing more needs to happen."},
+			"situation=replaced pipeline=done"},
 	}
 	covered := map[schedule.State]bool{}
 	for _, tc := range tests {
@@ -253,8 +296,8 @@ func TestStudentViewEveryState(t *testing.T) {
 				t.Errorf("StudentView = %q, waits on %q, pipeline %q; want %q, %q, %q",
 					s.Status, s.WaitsOn, s.Next.Pipeline, tc.status, tc.waitsOn, tc.pipeline)
 			}
-			if got := s.Next.Sentence(clock); got != tc.sentence {
-				t.Errorf("Sentence:\n got %q\nwant %q", got, tc.sentence)
+			if got := nextCodes(s.Next); got != tc.sentence {
+				t.Errorf("NextStep:\n got %q\nwant %q", got, tc.sentence)
 			}
 			if got := schedule.StudentStatusOf(tc.row, tc.pre); got != s.Status {
 				t.Errorf("StudentStatusOf = %q, StudentView says %q", got, s.Status)
@@ -277,8 +320,8 @@ func TestStudentViewUnknownState(t *testing.T) {
 	if s.Status != "frozen" || s.WaitsOn != schedule.WaitsOnSupport || s.Next.Pipeline != schedule.PipelineNone {
 		t.Errorf("StudentView(frozen) = %q, %q, %q; want frozen, support, none", s.Status, s.WaitsOn, s.Next.Pipeline)
 	}
-	if got := s.Next.Sentence(clock); got != "It waits for support." {
-		t.Errorf("Sentence = %q", got)
+	if got := nextCodes(s.Next); got != "pipeline=none support=waited_for" {
+		t.Errorf("NextStep:\n got %q\nwant %q", got, "pipeline=none support=waited_for")
 	}
 }
 
@@ -292,48 +335,45 @@ func TestStudentMessage(t *testing.T) {
 		want string
 	}{
 		{"needs student number", row(schedule.StatePending), schedule.Preconditions{CompletionEligible: true},
-			"To register your credits for Ohjelmoinnin perusteet in Sisu, please link your University of Helsinki student number to your account. The registration then continues by itself."},
+			"needs_student_number waits_on=student situation=needs_student_number student=link_student_number pipeline=resumes_by_itself"},
 		{"waiting for completion", row(schedule.StatePending), schedule.Preconditions{},
-			"Your completion of Ohjelmoinnin perusteet is not eligible for credits yet: the course may be unfinished, a prerequisite missing or your completion waiting for review. Once it is eligible, your credits go to Sisu by themselves."},
+			"waiting_for_completion waits_on=student situation=completion_not_eligible student=complete_course pipeline=resumes_by_itself"},
 		{"held for course setup", row(schedule.StatePending), schedule.Preconditions{CompletionEligible: true, HasVerifiedStudentNumber: true},
-			"The registration of your credits for Ohjelmoinnin perusteet is on hold until the course's setup in Sisu is fixed. Nothing is needed from you for now."},
+			"held_for_course_setup waits_on=course_setup situation=course_code_rejected pipeline=resumes_by_itself"},
 		{"looking for enrolment", row(schedule.StateReadyToSubmit), schedule.Preconditions{},
-			"Your credits for Ohjelmoinnin perusteet are on their way to Sisu. Nothing is needed from you for now."},
+			"looking_for_enrolment waits_on=sisu pipeline=look_up_enrolment@Mon Mar 2 09:05"},
 		{"not enrolled", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorEnrolmentNotFound), nextAttempt(t0.Add(day))), schedule.Preconditions{},
-			"Sisu does not show you as enrolled on Ohjelmoinnin perusteet. Please enrol on the course in Sisu; your credits then go to Sisu by themselves. We check again at Tue Mar 3 09:00."},
+			"needs_enrolment waits_on=student situation=not_enrolled student=enrol pipeline=check_enrolment@Tue Mar 3 09:00"},
 		{"not checked yet, due", row(schedule.StateNoUsableEnrolment, nextAttempt(t0)), schedule.Preconditions{},
-			"To register your credits for Ohjelmoinnin perusteet, you need to be enrolled on the course in Sisu. If you have not enrolled yet, please do. We check again shortly."},
+			"needs_enrolment waits_on=student situation=enrolment_unchecked student=enrol pipeline=check_enrolment@due"},
 		{"checks stopped", row(schedule.StateNoUsableEnrolment, code(schedule.ErrorEnrolmentNotFound), nextAttempt(schedule.Never)), schedule.Preconditions{},
-			"Sisu does not show you as enrolled on Ohjelmoinnin perusteet. Please enrol on the course in Sisu; your credits then go to Sisu by themselves. Once you have done so, let us know and we will check again."},
+			"needs_enrolment waits_on=student situation=not_enrolled student=enrol pipeline=check_enrolment"},
 		{"waiting for Sisu", row(schedule.StateAwaitingVerification, submittedAgo(6*time.Hour)), schedule.Preconditions{Submitted: true},
-			"Your credits for Ohjelmoinnin perusteet have been sent to Sisu, which usually confirms them within a day. Nothing is needed from you for now."},
+			"waiting_for_sisu waits_on=sisu typical=sisu_confirms_within_a_day pipeline=check_sisu@Mon Mar 2 09:05 escalates@Mon Mar 16 03:00"},
 		{"waiting for Sisu, past 14 days", row(schedule.StateAwaitingVerification, submittedAgo(15*day)), schedule.Preconditions{Submitted: true},
-			"Your credits for Ohjelmoinnin perusteet have been sent to Sisu, which is taking longer than usual to confirm them. Our support staff have been asked to look into it. Nothing is needed from you for now."},
+			"waiting_for_sisu waits_on=support typical=sisu_confirms_within_a_day,late pipeline=check_sisu@Mon Mar 2 09:05 support=alerted"},
 		{"partly registered", row(schedule.StatePartiallyRegistered, submittedAgo(20*time.Hour), partialAgo(time.Hour)), schedule.Preconditions{Submitted: true},
-			"Sisu already shows part of your credits for Ohjelmoinnin perusteet; the final credit is on its way. Nothing is needed from you for now."},
+			"partly_registered waits_on=sisu situation=partly_registered pipeline=check_sisu@Mon Mar 2 09:05 escalates@Thu Mar 5 08:00"},
 		{"registered", row(schedule.StateRegistered), schedule.Preconditions{},
-			"Your credits for Ohjelmoinnin perusteet are registered in Sisu."},
+			"registered waits_on=nobody situation=registered pipeline=done"},
 		{"better grade", row(schedule.StateNotImproved), schedule.Preconditions{},
-			"Sisu already holds an equal or better grade of yours for Ohjelmoinnin perusteet, so nothing new was registered."},
+			"registered waits_on=nobody situation=better_grade_in_sisu pipeline=done"},
 		{"failed", row(schedule.StateFailedPermanent, code(schedule.ErrorUnknown), flagged), schedule.Preconditions{},
-			"The registration of your credits for Ohjelmoinnin perusteet ran into a problem that our support staff need to look at. Nothing is needed from you for now."},
+			"failed waits_on=support situation=gave_up pipeline=waits_for_support support=alerted"},
 		{"course setup", row(schedule.StateFailedPermanent, code(schedule.ErrorMissingECTSCredits), flagged), schedule.Preconditions{},
-			"The registration of your credits for Ohjelmoinnin perusteet is waiting for a fix to the course's setup in Sisu. Nothing is needed from you for now."},
+			"failed waits_on=course_setup situation=credits_missing pipeline=waits_for_setup_fix"},
 		{"not registering", row(schedule.StateBlocked), schedule.Preconditions{},
-			"Your completion of Ohjelmoinnin perusteet is no longer eligible for credits, so they are not being registered for now."},
+			"not_registering waits_on=nobody situation=no_longer_eligible pipeline=resumes_by_itself"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 
-			got := schedule.StudentView(tc.row, tc.pre, t0).Message("Ohjelmoinnin perusteet", clock)
+			got := summaryOf(schedule.StudentView(tc.row, tc.pre, t0))
 			if got != tc.want {
 				t.Errorf("Message:\n got %q\nwant %q", got, tc.want)
 			}
 		})
-	}
-	if got := schedule.StudentView(row(schedule.StateRegistered), allMet, t0).Message("  ", clock); got != "Your credits for the course are registered in Sisu." {
-		t.Errorf("Message with no course name = %q", got)
 	}
 }
 
@@ -353,14 +393,8 @@ func TestStudentViewWords(t *testing.T) {
 			EnrolmentResolved: rng.IntN(2) == 0, Submitted: rng.IntN(2) == 0,
 		}
 		s := schedule.StudentView(r, pre, now)
-		sentence, message := s.Next.Sentence(clock), s.Message("Kurssi", clock)
-		if !s.Status.Valid() || !s.WaitsOn.Valid() || sentence == "" || message == "" {
-			t.Fatalf("row %d %+v %+v: status %q, waits on %q, sentence %q, message %q", i, r, pre, s.Status, s.WaitsOn, sentence, message)
-		}
-		for _, text := range []string{sentence, message} {
-			if strings.Contains(text, "_") || !strings.HasSuffix(text, ".") {
-				t.Fatalf("row %d %+v: text %q has an internal name or no full stop", i, r, text)
-			}
+		if !s.Status.Valid() || !s.WaitsOn.Valid() || s.Next.Situation == schedule.SituationNone && s.Next.Pipeline == schedule.PipelineNone {
+			t.Fatalf("row %d %+v %+v: status %q, waits on %q, next %s: nothing for the edge to say", i, r, pre, s.Status, s.WaitsOn, nextCodes(s.Next))
 		}
 		if (s.Next.SupportAlerted || s.Next.WaitsForSupport) && s.Next.EscalatesAt != nil {
 			t.Fatalf("row %d %+v: waits for support and escalates at %v", i, r, s.Next.EscalatesAt)

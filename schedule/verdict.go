@@ -3,7 +3,6 @@ package schedule
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -27,24 +26,18 @@ const (
 )
 
 var verdictKinds = newEnumTable("Sisu verdict",
-	enumEntry[VerdictKind]{VerdictRegistered, "Registered in Sisu", "A course unit attainment with this grade and date is in Sisu: the credit counts. Do not resubmit."},
-	enumEntry[VerdictKind]{VerdictPartlyRegistered, "Only the assessment item", "Sisu holds the assessment item attainment but not yet the course unit attainment built from it. Do not resubmit."},
-	enumEntry[VerdictKind]{VerdictNotInSisu, "Not in Sisu", "Nothing in Sisu looks like this submission."},
-	enumEntry[VerdictKind]{VerdictConflicting, "Conflicts", "Sisu holds an attainment that looks like this submission but differs from it; check in Sisu which is right."},
-	enumEntry[VerdictKind]{VerdictCannotTell, "Cannot tell", "There is not enough to compare; the reason says what is missing."},
+	VerdictRegistered,
+	VerdictPartlyRegistered,
+	VerdictNotInSisu,
+	VerdictConflicting,
+	VerdictCannotTell,
 )
 
 // VerdictKinds returns every verdict in display order.
-func VerdictKinds() []VerdictKind { return verdictKinds.values() }
+func VerdictKinds() []VerdictKind { return verdictKinds.list() }
 
 // Valid reports whether k is a known verdict.
 func (k VerdictKind) Valid() bool { return verdictKinds.valid(k) }
-
-// Label is the verdict as a badge says it.
-func (k VerdictKind) Label() string { return verdictKinds.label(k) }
-
-// Explanation says in a sentence what the verdict means for the person deciding.
-func (k VerdictKind) Explanation() string { return verdictKinds.explanation(k) }
 
 // Sisu's spellings of the attainment types and of the state the match rule excludes.
 const (
@@ -115,21 +108,11 @@ const (
 	CallVerify      LookupCall = "verify"
 )
 
-// Words names the call in a sentence.
-func (c LookupCall) Words() string {
-	switch c {
-	case CallAttainments:
-		return "the call for the student's attainments on the course"
-	case CallVerify:
-		return "the verify call for the submitted attainment"
-	}
-	return "a call to Suotar"
-}
-
 // FailedCall is a lookup call that brought no usable answer.
 type FailedCall struct {
 	Call LookupCall
-	// Why says what went wrong, in English ("Suotar did not answer in time").
+	// Why is the failure as the caller's error put it, for a failure of no Kind the catalogue
+	// words (the phrase carries it as its text).
 	Why string
 	// Kind is the failure's code, HTTPStatus and LimitMS its details, for the edge to word it;
 	// "" when unknown.
@@ -214,27 +197,16 @@ func (w RegistrationWindow) Last() Date {
 	return d.AddDays(RecoveryRegistrationWindowDays)
 }
 
-// Words says which day the window counts from, for a verdict's reason: "the submission on
-// 2026-11-29", or, when the readings differ, "the submission on 2026-11-30 (Helsinki; 2026-11-29
-// by its UTC date, which the pipeline counts from)".
-func (w RegistrationWindow) Words() string {
-	if w.HelsinkiDay == w.UTCDay {
-		return "the submission on " + w.HelsinkiDay.String()
-	}
-	return fmt.Sprintf("the submission on %s (Helsinki; %s by its UTC date, which the pipeline counts from)", w.HelsinkiDay, w.UTCDay)
-}
-
-// Verdict says whether Sisu holds a submission, which attainment shows it, and why, in words a
-// support person reads.
+// Verdict says whether Sisu holds a submission, which attainment shows it, and why, as phrases the
+// edge words for the support person who reads it.
 type Verdict struct {
 	Kind VerdictKind
 	// Match is the attainment that shows the submission; nil when none does (or when only
 	// Suotar's verify answer shows it).
 	Match *SisuAttainment
-	// Reason says why, and what to do about it, in English; Say is the same as phrases, one a
-	// sentence, for the edge to word in the reader's language.
-	Reason string
-	Say    []Phrase
+	// Say says why, and what to do about it: phrases, one a sentence, for the edge to word in
+	// the reader's language.
+	Say []Phrase
 	// Matches are the ids of every attainment that matches, Match among them, in the order given:
 	// a course unit attainment and the assessment item attainment it was built from both match.
 	Matches []string
@@ -253,10 +225,8 @@ type Verdict struct {
 type Conflict struct {
 	AttainmentID string
 	Type         string
-	// Differences say each way it differs, e.g. "grade 3, regdesk sent 4"; Say is the same as
-	// phrases.
-	Differences []string
-	Say         []Phrase
+	// Say are the ways it differs, a phrase each (why.diff.grade: "grade 3, regdesk sent 4").
+	Say []Phrase
 }
 
 // judged is one attainment weighed against the submission.
@@ -265,12 +235,11 @@ type judged struct {
 	ours    bool
 	byDate  bool // same attainment date
 	byReg   bool // registered within the window after the submission day
-	diffs   []string
 	say     []Phrase
 	related bool
 }
 
-func (j judged) matches() bool { return len(j.diffs) == 0 }
+func (j judged) matches() bool { return len(j.say) == 0 }
 
 // Judge decides whether Sisu holds the submission, with the rule the LMS's uncertain recovery
 // uses (attainment_matching_submission): an attainment matches when its state is not FAILED, its
@@ -285,23 +254,16 @@ func Judge(sub Submission, l Lookup, now time.Time) Verdict {
 	if len(l.Failed) == 0 {
 		return v
 	}
-	var failed []string
 	var failedSay []Phrase
 	for _, f := range l.Failed {
-		failed = append(failed, f.Call.Words()+" failed ("+strings.TrimSuffix(f.Why, ".")+")")
 		failedSay = append(failedSay, f.phrase())
 	}
 	if v.Kind == VerdictNotInSisu {
 		v.Kind, v.Match, v.Conflicts = VerdictCannotTell, nil, nil
-		v.Reason = capitalise(joinAnd(failed)) + ", and its answer could show the credit, so regdesk cannot say that Sisu lacks it. " +
-			"Do not resubmit on this lookup; look again."
 		v.Say = []Phrase{say("why.cannotTellFailed").part("Failed", failedSay...)}
 		return v
 	}
-	if v.Kind != VerdictCannotTell || !strings.Contains(v.Reason, "failed") {
-		v.Reason += " (" + capitalise(joinAnd(failed)) + ".)"
-		v.Say = append(v.Say, say("why.alsoFailed").part("Failed", failedSay...))
-	}
+	v.Say = append(v.Say, say("why.alsoFailed").part("Failed", failedSay...))
 	return v
 }
 
@@ -310,32 +272,28 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 	ours := oursOf(sub, l)
 	v := Verdict{Ours: ours, Window: WindowOf(sub.SubmittedAt)}
 
-	var missing []string
 	var missingSay []Phrase
 	if sub.GradeID == "" {
-		missing, missingSay = append(missing, "grade"), append(missingSay, say("why.field.grade"))
+		missingSay = append(missingSay, say("why.field.grade"))
 	}
 	if sub.GradeScaleID == "" {
-		missing, missingSay = append(missing, "grade scale"), append(missingSay, say("why.field.scale"))
+		missingSay = append(missingSay, say("why.field.scale"))
 	}
 	if sub.AttainedAt == nil {
-		missing, missingSay = append(missing, "attainment date"), append(missingSay, say("why.field.date"))
+		missingSay = append(missingSay, say("why.field.date"))
 	}
-	if len(missing) > 0 {
+	if len(missingSay) > 0 {
 		v.Kind = VerdictCannotTell
-		v.Reason = "regdesk's frozen payload has no " + joinAnd(missing) + ", so there is nothing to compare Sisu's attainments with." + verifySentence(sub, l.Verify)
 		v.Say = append([]Phrase{say("why.noPayload").part("Missing", missingSay...)}, verifySay(sub, l.Verify)...)
 		return v
 	}
 	switch l.Code {
 	case "personNotFound":
 		v.Kind = VerdictCannotTell
-		v.Reason = "Sisu knows no person with this student number, so regdesk cannot see what Sisu holds for the student; check the student number." + verifySentence(sub, l.Verify)
 		v.Say = append([]Phrase{say("why.personNotFound")}, verifySay(sub, l.Verify)...)
 		return v
 	case "courseCodeNotFound":
 		v.Kind = VerdictCannotTell
-		v.Reason = "Sisu has no course unit with this course code, so regdesk cannot see attainments on it; check the course code." + verifySentence(sub, l.Verify)
 		v.Say = append([]Phrase{say("why.courseNotFound")}, verifySay(sub, l.Verify)...)
 		return v
 	}
@@ -351,7 +309,7 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 			v.Matches = append(v.Matches, j.a.ID)
 		}
 		if j.related && !j.matches() {
-			v.Conflicts = append(v.Conflicts, Conflict{AttainmentID: j.a.ID, Type: j.a.Type, Differences: j.diffs, Say: j.say})
+			v.Conflicts = append(v.Conflicts, Conflict{AttainmentID: j.a.ID, Type: j.a.Type, Say: j.say})
 		}
 	}
 	// Course unit attainments first, so a conflicting one is read before its assessment item.
@@ -363,42 +321,27 @@ func judgeAnswers(sub Submission, l Lookup, now time.Time) Verdict {
 	switch {
 	case best != nil && best.a.IsCourseUnit():
 		v.Kind, v.Match = VerdictRegistered, best.a
-		v.Reason = "Sisu holds " + describe(best.a) + matchedBy(*best, sub, l.Verify, sent, day) + " The credit counts; do not resubmit."
 		v.Say = append(matchedSay("why.holds.", *best, sub, l.Verify, sent, day), say("why.creditCounts"))
 	case verifiedAs(l.Verify, AttainmentCourseUnit) && !listed(l.Attainments, l.Verify.AttainmentID):
 		v.Kind = VerdictRegistered
-		v.Reason = fmt.Sprintf("Suotar's verify answer says the submitted attainment %s is registered as course unit attainment %s, "+
-			"but the course's attainment list does not show it (another course code, or Suotar's copy of Sisu lags). The credit counts; do not resubmit.",
-			sub.SubmittedAttainmentID, l.Verify.AttainmentID)
 		v.Say = []Phrase{say("why.verifiedCourseUnit").arg("Submitted", sub.SubmittedAttainmentID).arg("ID", l.Verify.AttainmentID)}
 	case best != nil:
 		v.Kind, v.Match = VerdictPartlyRegistered, best.a
-		v.Reason = "Sisu holds only " + describe(best.a) + matchedBy(*best, sub, l.Verify, sent, day) +
-			" The course unit attainment that makes the credit count is not there yet. Do not resubmit: Sisu builds it from the assessment item, " +
-			"usually within a day; if it has not after 3 days, ask in Sisu why."
 		v.Say = append(matchedSay("why.holdsOnly.", *best, sub, l.Verify, sent, day), say("why.partlyNext"))
 	case verifiedAs(l.Verify, "") && !listed(l.Attainments, l.Verify.AttainmentID):
 		v.Kind = VerdictPartlyRegistered
-		v.Reason = fmt.Sprintf("Suotar's verify answer says Sisu holds the submitted attainment %s as %s, but not yet a course unit attainment; "+
-			"the course's attainment list does not show it. Do not resubmit.", sub.SubmittedAttainmentID, typeWords(l.Verify.AttainmentType))
 		v.Say = []Phrase{say("why.verifiedItem").arg("Submitted", sub.SubmittedAttainmentID).part("Type", typeSay(l.Verify.AttainmentType))}
 	case len(v.Conflicts) > 0:
 		v.Kind = VerdictConflicting
 		c := v.Conflicts[0]
-		v.Reason = fmt.Sprintf("Sisu holds %s like this submission that %s not match it: %s %s has %s.",
-			count(len(v.Conflicts), "attainment", "attainments"), Plural(len(v.Conflicts), "does", "do"), typeWords(c.Type), c.AttainmentID, joinAnd(c.Differences)) +
-			" Check in Sisu which is right before doing anything: resubmitting may register the credit twice." + verifySentence(sub, l.Verify)
 		v.Say = append([]Phrase{say("why.conflicts").count(len(v.Conflicts)).arg("ID", c.AttainmentID).part("Type", typeSay(c.Type)).part("Diffs", c.Say...),
 			say("why.checkFirst")}, verifySay(sub, l.Verify)...)
 	default:
 		v.Kind = VerdictNotInSisu
-		v.Reason = notInSisuReason(sub, l, sent, day, now)
 		v.Say = notInSisuSay(sub, l, sent, day, now)
 	}
 	if v.Match != nil && len(v.Conflicts) > 0 {
 		n := len(v.Conflicts)
-		v.Reason += fmt.Sprintf(" Sisu also holds %s that %s related but %s; see the marked rows.",
-			count(n, "attainment", "attainments"), Plural(n, "looks", "look"), Plural(n, "differs", "differ"))
 		v.Say = append(v.Say, say("why.alsoConflicts").count(n))
 	}
 	return v
@@ -432,27 +375,20 @@ func judge(sub Submission, a *SisuAttainment, sent Date, day RegistrationWindow,
 	j.byReg = day.Contains(a.RegistrationDate)
 	j.related = ours || j.byDate || j.byReg
 	if a.State == AttainmentStateFailed {
-		j.diffs = append(j.diffs, "state FAILED")
 		j.say = append(j.say, say("why.diff.failed"))
 	}
 	if a.GradeID != sub.GradeID {
-		j.diffs = append(j.diffs, fmt.Sprintf("grade %s, regdesk sent %s", orNone(a.GradeID), sub.GradeID))
 		j.say = append(j.say, say("why.diff.grade").arg("Got", a.GradeID).arg("Sent", sub.GradeID))
 	}
 	if ScaleFamily(a.GradeScaleID) != ScaleFamily(sub.GradeScaleID) {
-		j.diffs = append(j.diffs, fmt.Sprintf("grade scale %s, regdesk sent %s", orNone(a.GradeScaleID), sub.GradeScaleID))
 		j.say = append(j.say, say("why.diff.scale").arg("Got", a.GradeScaleID).arg("Sent", sub.GradeScaleID))
 	}
 	if !j.byDate && !j.byReg {
-		d := fmt.Sprintf("attainment date %s, regdesk sent %s", orNone(a.AttainmentDate.String()), sent)
 		p := say("why.diff.date").date("Got", a.AttainmentDate).date("Sent", sent)
 		if !day.IsZero() {
-			d += fmt.Sprintf(", and it was registered %s, not within %d days after %s",
-				orNone(a.RegistrationDate.String()), RecoveryRegistrationWindowDays, day.Words())
 			p = say("why.diff.dateWindow").date("Got", a.AttainmentDate).date("Sent", sent).date("Registered", a.RegistrationDate).
 				count(RecoveryRegistrationWindowDays).part("Window", day.say())
 		}
-		j.diffs = append(j.diffs, d)
 		j.say = append(j.say, p)
 	}
 	return j
@@ -505,69 +441,6 @@ func boolRank(b bool) int {
 	return 1
 }
 
-func matchedBy(j judged, sub Submission, ver *VerifyEvidence, sent Date, day RegistrationWindow) string {
-	switch {
-	case j.ours && j.a.ID == sub.SubmittedAttainmentID:
-		return ", which is the assessment item attainment regdesk submitted (" + sub.SubmittedAttainmentID + ")."
-	case j.ours && ver != nil && ver.Code == "registered" && j.a.ID == ver.AttainmentID:
-		return ", which Suotar's verify answer names for the submitted attainment " + sub.SubmittedAttainmentID + "."
-	case j.ours:
-		return ", built from the assessment item attainment regdesk submitted (" + sub.SubmittedAttainmentID + ")."
-	case j.byDate:
-		return ", with the grade and the attainment date regdesk sent."
-	}
-	return fmt.Sprintf(", with the grade regdesk sent, registered %s: within %d days after %s. Its attainment date %s differs from the %s sent, as when Suotar moves a date into the study right.",
-		j.a.RegistrationDate, RecoveryRegistrationWindowDays, day.Words(), orNone(j.a.AttainmentDate.String()), sent)
-}
-
-func notInSisuReason(sub Submission, l Lookup, sent Date, day RegistrationWindow, now time.Time) string {
-	var b strings.Builder
-	if len(l.Attainments) == 0 {
-		b.WriteString("Sisu holds no attainment for this student on this course.")
-	} else {
-		fmt.Fprintf(&b, "Sisu holds %s on this course, but none dated %s", count(len(l.Attainments), "attainment", "attainments"), sent)
-		if !day.IsZero() {
-			fmt.Fprintf(&b, " or registered within %d days after %s", RecoveryRegistrationWindowDays, day.Words())
-		}
-		b.WriteString(", so none is this submission.")
-	}
-	b.WriteString(verifySentence(sub, l.Verify))
-	switch {
-	case l.Verify != nil && l.Verify.Code == "submissionPending":
-		// Suotar still holds the submission: verifySentence has said when resubmitting may
-		// become possible, or that Suotar did not say, which is never read as "no wait".
-	case sub.SubmittedAt != nil && now.Before(sub.SubmittedAt.Add(SuotarPendingWindow)):
-		until := sub.SubmittedAt.Add(SuotarPendingWindow)
-		fmt.Fprintf(&b, " It was sent only %s ago and Suotar's copy of Sisu lags: do not resubmit before %s.",
-			spanWords(now.Sub(*sub.SubmittedAt)), until.In(Helsinki()).Format("2006-01-02 15:04"))
-	default:
-		b.WriteString(" Suotar's pending window has passed, so resubmitting is safe.")
-	}
-	return b.String()
-}
-
-// verifySentence says what Suotar's verify answer adds, with a leading space; "" when nothing.
-func verifySentence(sub Submission, v *VerifyEvidence) string {
-	if v == nil {
-		return ""
-	}
-	switch v.Code {
-	case "registered":
-		return fmt.Sprintf(" Suotar's verify answer says the submitted attainment %s is registered as %s %s.",
-			sub.SubmittedAttainmentID, typeWords(v.AttainmentType), v.AttainmentID)
-	case "notRegistered":
-		return " Suotar's verify answer agrees: it has no evidence of the submitted attainment " + sub.SubmittedAttainmentID + "."
-	case "misregistered":
-		return " Suotar's verify answer says the submitted attainment " + sub.SubmittedAttainmentID + " was marked misregistered (reversed) in Sisu."
-	case "submissionPending":
-		if v.RetryAfter != nil {
-			return " Suotar says the submission is still pending: do not resubmit before " + v.RetryAfter.In(Helsinki()).Format("2006-01-02 15:04") + "."
-		}
-		return " Suotar says the submission is still pending but did not say until when: do not resubmit; look again later."
-	}
-	return ""
-}
-
 // verifiedAs reports whether verify answered registered, with an attainment of type typ (any
 // type but a course unit attainment when typ is "").
 func verifiedAs(v *VerifyEvidence, typ string) bool {
@@ -593,72 +466,7 @@ func ScaleFamily(id string) string {
 	return id
 }
 
-func describe(a *SisuAttainment) string {
-	s := fmt.Sprintf("%s %s (grade %s on %s, dated %s", typeWords(a.Type), a.ID, orNone(a.GradeID), orNone(a.GradeScaleID), orNone(a.AttainmentDate.String()))
-	if !a.RegistrationDate.IsZero() {
-		s += ", registered " + a.RegistrationDate.String()
-	}
-	return s + ")"
-}
-
-func typeWords(t string) string {
-	switch t {
-	case AttainmentCourseUnit:
-		return "course unit attainment"
-	case AttainmentAssessmentItem:
-		return "assessment item attainment"
-	case "":
-		return "attainment"
-	}
-	return "attainment of type " + t
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-func count(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// Plural is one when n is 1, else many: the one word chooser of regdesk's sentences.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func joinAnd(parts []string) string {
-	switch len(parts) {
-	case 0:
-		return ""
-	case 1:
-		return parts[0]
-	}
-	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
-// spanWords says a duration the way a person does: "3 hours", "45 minutes".
-func spanWords(d time.Duration) string {
-	switch {
-	case d >= 2*time.Hour:
-		return fmt.Sprintf("%d hours", int(d/time.Hour))
-	case d >= time.Hour:
-		return "an hour"
-	case d >= 2*time.Minute:
-		return fmt.Sprintf("%d minutes", int(d/time.Minute))
-	}
-	return "a moment"
-}
-
-// say is the window's day as a Phrase; see Words.
+// say is the window's day as a Phrase: the submission's Helsinki day, and its UTC day when they differ.
 func (w RegistrationWindow) say() Phrase {
 	if w.HelsinkiDay == w.UTCDay {
 		return say("why.window.same").date("Day", w.HelsinkiDay)
@@ -667,7 +475,7 @@ func (w RegistrationWindow) say() Phrase {
 }
 
 // matchedSay is the sentence of a matching attainment, prefix choosing "holds" or "holds only",
-// with how it was recognised; see matchedBy.
+// with how it was recognised: by id, by verify, built from ours, by date, or by registration.
 func matchedSay(prefix string, j judged, sub Submission, ver *VerifyEvidence, sent Date, day RegistrationWindow) []Phrase {
 	p := func(variant string) Phrase {
 		return say(prefix+variant).part("Attainment", describeSay(j.a)).arg("Submitted", sub.SubmittedAttainmentID)
@@ -686,7 +494,8 @@ func matchedSay(prefix string, j judged, sub Submission, ver *VerifyEvidence, se
 		say("why.dateMoved").date("Date", j.a.AttainmentDate).date("Sent", sent)}
 }
 
-// notInSisuSay is notInSisuReason as phrases.
+// notInSisuSay says why nothing Sisu holds is the submission, what verify adds, and whether
+// resubmitting may be safe yet.
 func notInSisuSay(sub Submission, l Lookup, sent Date, day RegistrationWindow, now time.Time) []Phrase {
 	var out []Phrase
 	switch {
@@ -709,7 +518,7 @@ func notInSisuSay(sub Submission, l Lookup, sent Date, day RegistrationWindow, n
 	return out
 }
 
-// verifySay is verifySentence as phrases: none, or one.
+// verifySay says what Suotar's verify answer adds: no phrase, or one.
 func verifySay(sub Submission, v *VerifyEvidence) []Phrase {
 	if v == nil {
 		return nil
@@ -730,7 +539,7 @@ func verifySay(sub Submission, v *VerifyEvidence) []Phrase {
 	return nil
 }
 
-// describeSay is describe as a phrase.
+// describeSay names an attainment with its grade, scale and dates.
 func describeSay(a *SisuAttainment) Phrase {
 	key := "why.attainment"
 	if !a.RegistrationDate.IsZero() {
@@ -740,7 +549,7 @@ func describeSay(a *SisuAttainment) Phrase {
 		date("Date", a.AttainmentDate).date("Registered", a.RegistrationDate)
 }
 
-// typeSay is typeWords as a phrase.
+// typeSay names an attainment's type.
 func typeSay(t string) Phrase {
 	switch t {
 	case AttainmentCourseUnit:

@@ -1,6 +1,8 @@
 package schedule_test
 
 import (
+	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +74,7 @@ func TestJudge(t *testing.T) {
 			name:   "CourseUnitWithSameGradeAndDate",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30")}},
 			want:   schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"course unit attainment otm-cu", "the grade and the attainment date regdesk sent", "do not resubmit"},
+			reason: []string{"why.holds.byDate(Attainment=[why.attainmentRegistered(Date=2026-11-27, Grade=4, ID=otm-cu,", "Type=[why.type.courseUnit]", "why.creditCounts"},
 		},
 		{
 			name: "CourseUnitPreferredOverAssessmentItemListedFirst",
@@ -84,19 +86,19 @@ func TestJudge(t *testing.T) {
 			name:   "OnlyTheAssessmentItem",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("hy-kur-1", "ai", "4", "2026-11-27", "2026-11-29")}},
 			want:   schedule.VerdictPartlyRegistered, match: "hy-kur-1",
-			reason: []string{"only assessment item attainment hy-kur-1", "not there yet", "Do not resubmit"},
+			reason: []string{"why.holdsOnly.byDate(Attainment=[why.attainmentRegistered(Date=2026-11-27, Grade=4, ID=hy-kur-1,", "Type=[why.type.assessmentItem]", "why.partlyNext"},
 		},
 		{
 			name:   "NothingAtAll",
 			lookup: schedule.Lookup{Code: "enrolmentFound"},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"no attainment for this student on this course", "resubmitting is safe"},
+			reason: []string{"why.nothingHeld", "why.pendingPassed"},
 		},
 		{
 			name:   "AnOldUnrelatedAttainmentIsNotThisSubmission",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-old", "cu", "2", "2019-05-02", "2019-05-04")}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"1 attainment on this course, but none dated 2026-11-27 or registered within 2 days after the submission on 2026-11-29"},
+			reason: []string{"why.noneDatedOrWindow(Days=2, Sent=2026-11-27, Window=[why.window.same(Day=2026-11-29)], n=1)"},
 		},
 		{
 			name:   "SameGradeOldDateIsNotThisSubmission",
@@ -108,21 +110,21 @@ func TestJudge(t *testing.T) {
 			lookup:    schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "3", "2026-11-27", "2026-11-30")}},
 			want:      schedule.VerdictConflicting,
 			conflicts: []string{"otm-cu"},
-			reason:    []string{"course unit attainment otm-cu has grade 3, regdesk sent 4", "register the credit twice"},
+			reason:    []string{"why.conflicts(Diffs=[why.diff.grade(Got=3, Sent=4)], ID=otm-cu, Type=[why.type.courseUnit], n=1)", "why.checkFirst"},
 		},
 		{
 			name: "FailedStateNeverMatches",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{
 				with(att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30"), func(a *schedule.SisuAttainment) { a.State = "FAILED" })}},
 			want: schedule.VerdictConflicting, conflicts: []string{"otm-cu"},
-			reason: []string{"state FAILED"},
+			reason: []string{"Diffs=[why.diff.failed]"},
 		},
 		{
 			name: "OtherScaleConflicts",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{
 				with(att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30"), func(a *schedule.SisuAttainment) { a.GradeScaleID = "sis-hyl-hyv" })}},
 			want: schedule.VerdictConflicting, conflicts: []string{"otm-cu"},
-			reason: []string{"grade scale sis-hyl-hyv, regdesk sent sis-0-5"},
+			reason: []string{"why.diff.scale(Got=sis-hyl-hyv, Sent=sis-0-5)"},
 		},
 		{
 			name: "PassFailSpellingsAreOneScale",
@@ -135,7 +137,7 @@ func TestJudge(t *testing.T) {
 			name:   "MovedDateRecognisedByRegistrationDate",
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-11-30")}},
 			want:   schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"registered 2026-11-30: within 2 days after the submission on 2026-11-29", "attainment date 2026-09-01 differs"},
+			reason: []string{"why.holds.byReg(", "Registered=2026-11-30, Submitted=, Window=[why.window.same(Day=2026-11-29)], n=2)", "why.dateMoved(Date=2026-09-01, Sent=2026-11-27)"},
 		},
 		{
 			name:   "MovedDateRegisteredTooLateIsNotThisSubmission",
@@ -160,39 +162,39 @@ func TestJudge(t *testing.T) {
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{
 				att("hy-kur-1", "ai", "4", "2026-11-27", "2026-11-29"), att("otm-cu", "cu", "5", "2026-11-27", "2026-11-30")}},
 			want: schedule.VerdictPartlyRegistered, match: "hy-kur-1", conflicts: []string{"otm-cu"},
-			reason: []string{"1 attainment that looks related but differs"},
+			reason: []string{"why.alsoConflicts(n=1)"},
 		},
 		{
 			name:   "NoGradeCannotTell",
 			sub:    sub(func(s *schedule.Submission) { s.GradeID = "" }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30")}},
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"no grade"},
+			reason: []string{"why.noPayload(Missing=[why.field.grade])"},
 		},
 		{
 			name:   "NoAttainmentDateCannotTell",
 			sub:    sub(func(s *schedule.Submission) { s.AttainedAt, s.GradeScaleID = nil, "" }),
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"no grade scale and attainment date"},
+			reason: []string{"why.noPayload(Missing=[why.field.scale; why.field.date])"},
 		},
 		{
 			name:   "UnknownPersonCannotTell",
 			lookup: schedule.Lookup{Code: "personNotFound"},
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"no person with this student number"},
+			reason: []string{"why.personNotFound"},
 		},
 		{
 			name:   "UnknownCourseCodeCannotTell",
 			lookup: schedule.Lookup{Code: "courseCodeNotFound"},
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"no course unit with this course code"},
+			reason: []string{"why.courseNotFound"},
 		},
 		{
 			name:   "OurAssessmentItemById",
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("hy-kur-ours", "ai", "4", "2026-11-27", "2026-11-29")}},
 			want:   schedule.VerdictPartlyRegistered, match: "hy-kur-ours",
-			reason: []string{"which is the assessment item attainment regdesk submitted (hy-kur-ours)"},
+			reason: []string{"why.holdsOnly.submitted(", "Submitted=hy-kur-ours)"},
 		},
 		{
 			name: "OurAssessmentItemThatDiffersConflicts",
@@ -200,7 +202,7 @@ func TestJudge(t *testing.T) {
 			// Its date and registration are far from the submission, yet it is ours by id.
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("hy-kur-ours", "ai", "3", "2026-10-01", "2026-10-02")}},
 			want:   schedule.VerdictConflicting, conflicts: []string{"hy-kur-ours"},
-			reason: []string{"grade 3, regdesk sent 4", "attainment date 2026-10-01, regdesk sent 2026-11-27"},
+			reason: []string{"why.diff.grade(Got=3, Sent=4)", "why.diff.dateWindow(Got=2026-10-01, Registered=2026-10-02, Sent=2026-11-27,"},
 		},
 		{
 			name: "CourseUnitBuiltFromOursBeatsAnotherMatch",
@@ -211,7 +213,7 @@ func TestJudge(t *testing.T) {
 					a.AssessmentItemAttainmentIDs = []string{"hy-kur-ours"}
 				})}},
 			want: schedule.VerdictRegistered, match: "otm-ours",
-			reason: []string{"built from the assessment item attainment regdesk submitted (hy-kur-ours)"},
+			reason: []string{"why.holds.builtFrom(", "Submitted=hy-kur-ours)"},
 		},
 		{
 			name: "VerifyNamesTheCourseUnit",
@@ -220,7 +222,7 @@ func TestJudge(t *testing.T) {
 				Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-11-27", "2026-12-01")},
 				Verify:      &schedule.VerifyEvidence{Code: "registered", AttainmentID: "otm-cu", AttainmentType: schedule.AttainmentCourseUnit}},
 			want: schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"which Suotar's verify answer names for the submitted attainment hy-kur-ours"},
+			reason: []string{"why.holds.verified(", "Submitted=hy-kur-ours)"},
 		},
 		{
 			name: "VerifiedCourseUnitMissingFromTheList",
@@ -228,7 +230,7 @@ func TestJudge(t *testing.T) {
 			lookup: schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "registered", AttainmentID: "otm-cu", AttainmentType: schedule.AttainmentCourseUnit},
 				Attainments: []schedule.SisuAttainment{att("hy-kur-ours", "ai", "4", "2026-11-27", "2026-11-29")}},
 			want:   schedule.VerdictRegistered,
-			reason: []string{"registered as course unit attainment otm-cu", "does not show it"},
+			reason: []string{"why.verifiedCourseUnit(ID=otm-cu, Submitted=hy-kur-ours)"},
 		},
 		{
 			name: "VerifiedCourseUnitThatDiffersConflicts",
@@ -242,27 +244,27 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
 			lookup: schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "registered", AttainmentID: "hy-kur-ours", AttainmentType: schedule.AttainmentAssessmentItem}},
 			want:   schedule.VerdictPartlyRegistered,
-			reason: []string{"holds the submitted attainment hy-kur-ours as assessment item attainment"},
+			reason: []string{"why.verifiedItem(Submitted=hy-kur-ours, Type=[why.type.assessmentItem])"},
 		},
 		{
 			name:   "VerifyMisregistered",
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
 			lookup: schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "misregistered"}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"marked misregistered (reversed)"},
+			reason: []string{"why.verify.misregistered(Submitted=hy-kur-ours)"},
 		},
 		{
 			name:   "VerifyPendingSaysWhenToResubmit",
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
 			lookup: schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "submissionPending", RetryAfter: instant("2026-12-02T10:00:00Z")}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"still pending: do not resubmit before 2026-12-02 12:00"},
+			reason: []string{"why.verify.pendingUntil(Until=2026-12-02 12:00)"},
 		},
 		{
 			name:   "TooRecentToTrustNotInSisu",
 			now:    time.Date(2026, 11, 29, 7, 0, 0, 0, time.UTC),
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"sent only 3 hours ago", "do not resubmit before 2026-11-30 06:00"},
+			reason: []string{"why.lagging(Ago=3h0m0s, Until=2026-11-30 06:00)"},
 		},
 
 		// Date edges: the day sent is attained_at's Helsinki date, not its UTC date; the window runs
@@ -278,7 +280,7 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.AttainedAt = instant("2026-11-26T22:30:00Z") }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-11-26", "2026-11-27")}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"none dated 2026-11-27"},
+			reason: []string{"why.noneDatedOrWindow(Days=2, Sent=2026-11-27,"},
 		},
 		{
 			name:   "AttainedLastMinuteOfTheHelsinkiDay",
@@ -297,7 +299,7 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.AttainedAt = instant("2026-06-14T20:59:00Z") }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-06-15", "2026-06-16")}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"none dated 2026-06-14"},
+			reason: []string{"why.noneDatedOrWindow(Days=2, Sent=2026-06-14,"},
 		},
 		{
 			name:   "RegisteredTwoDaysAfterALateEveningSubmission",
@@ -327,7 +329,7 @@ func TestJudge(t *testing.T) {
 			// Helsinki: 30 Nov 00:30. Sisu dates the registration by the UTC day, 29 Nov.
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-11-29")}},
 			want:   schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"registered 2026-11-29: within 2 days after the submission on 2026-11-30 (Helsinki; 2026-11-29 by its UTC date, which the pipeline counts from)"},
+			reason: []string{"why.holds.byReg(", "Registered=2026-11-29, Submitted=, Window=[why.window.split(Helsinki=2026-11-30, UTC=2026-11-29)], n=2)"},
 		},
 		{
 			name:   "WinterRegisteredTwoDaysAfterTheHelsinkiDay",
@@ -340,7 +342,7 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T22:30:00Z") }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-12-03")}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"registered within 2 days after the submission on 2026-11-30 (Helsinki; 2026-11-29 by its UTC date"},
+			reason: []string{"why.noneDatedOrWindow(Days=2, Sent=2026-11-27, Window=[why.window.split(Helsinki=2026-11-30, UTC=2026-11-29)], n=1)"},
 		},
 		{
 			name:   "WinterRegisteredTheDayBeforeTheUTCDayIsOutside",
@@ -353,7 +355,7 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-11-29T21:59:00Z") }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-09-01", "2026-11-28")}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"after the submission on 2026-11-29, so none"},
+			reason: []string{"Window=[why.window.same(Day=2026-11-29)]"},
 		},
 		// Summer time: Helsinki is UTC+3.
 		{
@@ -361,7 +363,7 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-06-14T21:30:00Z") }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-03-01", "2026-06-14")}},
 			want:   schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"after the submission on 2026-06-15 (Helsinki; 2026-06-14 by its UTC date, which the pipeline counts from)"},
+			reason: []string{"Window=[why.window.split(Helsinki=2026-06-15, UTC=2026-06-14)], n=2)"},
 		},
 		{
 			name:   "SummerRegisteredTwoDaysAfterTheHelsinkiDay",
@@ -380,7 +382,7 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = instant("2026-06-14T20:59:00Z") }),
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-03-01", "2026-06-16")}},
 			want:   schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"within 2 days after the submission on 2026-06-14. Its"},
+			reason: []string{"why.holds.byReg(", "Window=[why.window.same(Day=2026-06-14)], n=2)", "why.dateMoved(Date=2026-03-01,"},
 		},
 
 		// A failed call is not an answer: "not in Sisu" needs every call that could show the credit.
@@ -388,7 +390,7 @@ func TestJudge(t *testing.T) {
 			name:   "AttainmentListFailedCannotTell",
 			lookup: schedule.Lookup{Failed: []schedule.FailedCall{{Call: schedule.CallAttainments, Why: "Suotar did not answer in time."}}},
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"The call for the student's attainments on the course failed (Suotar did not answer in time)", "Do not resubmit"},
+			reason: []string{"why.cannotTellFailed(Failed=[why.failedCall(Call=[call.attainments], Why=[why.failure(x=Suotar did not answer in time.)])])"},
 		},
 		{
 			name: "VerifyFailedAndTheListShowsNothingCannotTell",
@@ -396,7 +398,7 @@ func TestJudge(t *testing.T) {
 			lookup: schedule.Lookup{Code: "enrolmentFound",
 				Failed: []schedule.FailedCall{{Call: schedule.CallVerify, Why: "Suotar answered 502"}}},
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"The verify call for the submitted attainment failed (Suotar answered 502)"},
+			reason: []string{"why.cannotTellFailed(Failed=[why.failedCall(Call=[call.verify], Why=[why.failure(x=Suotar answered 502)])])"},
 		},
 		{
 			name: "VerifyFailedButTheListShowsTheCredit",
@@ -404,7 +406,7 @@ func TestJudge(t *testing.T) {
 			lookup: schedule.Lookup{Attainments: []schedule.SisuAttainment{att("otm-cu", "cu", "4", "2026-11-27", "2026-11-30")},
 				Failed: []schedule.FailedCall{{Call: schedule.CallVerify, Why: "Suotar answered 502"}}},
 			want: schedule.VerdictRegistered, match: "otm-cu",
-			reason: []string{"do not resubmit", "(The verify call for the submitted attainment failed (Suotar answered 502).)"},
+			reason: []string{"why.creditCounts", "why.alsoFailed(Failed=[why.failedCall(Call=[call.verify], Why=[why.failure(x=Suotar answered 502)])])"},
 		},
 		{
 			name: "VerifyFailedAndAnUnrelatedAttainmentCannotTell",
@@ -418,15 +420,15 @@ func TestJudge(t *testing.T) {
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
 			lookup: schedule.Lookup{Failed: []schedule.FailedCall{{Call: schedule.CallAttainments, Why: "timeout"}, {Call: schedule.CallVerify, Why: "timeout"}}},
 			want:   schedule.VerdictCannotTell,
-			reason: []string{"attainments on the course failed (timeout) and the verify call for the submitted attainment failed (timeout)"},
+			reason: []string{"why.cannotTellFailed(Failed=[why.failedCall(Call=[call.attainments], Why=[why.failure(x=timeout)]); why.failedCall(Call=[call.verify], Why=[why.failure(x=timeout)])])"},
 		},
 		{
 			name:   "VerifyPendingWithoutRetryAfterIsNeverSafe",
 			sub:    sub(func(s *schedule.Submission) { s.SubmittedAttainmentID = "hy-kur-ours" }),
 			lookup: schedule.Lookup{Code: "enrolmentFound", Verify: &schedule.VerifyEvidence{Code: "submissionPending"}},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"did not say until when: do not resubmit"},
-			absent: []string{"resubmitting is safe"},
+			reason: []string{"why.verify.pending"},
+			absent: []string{"why.pendingPassed", "why.verify.pendingUntil"},
 		},
 	}
 	for _, tc := range tests {
@@ -443,7 +445,7 @@ func TestJudge(t *testing.T) {
 			}
 			v := schedule.Judge(s, tc.lookup, at)
 			if v.Kind != tc.want {
-				t.Errorf("Kind = %s, want %s (reason: %s)", v.Kind, tc.want, v.Reason)
+				t.Errorf("Kind = %s, want %s (says: %s)", v.Kind, tc.want, sayCodes(v.Say))
 			}
 			gotMatch := ""
 			if v.Match != nil {
@@ -461,24 +463,28 @@ func TestJudge(t *testing.T) {
 			var gotConflicts []string
 			for _, c := range v.Conflicts {
 				gotConflicts = append(gotConflicts, c.AttainmentID)
-				if len(c.Differences) == 0 {
+				if len(c.Say) == 0 {
 					t.Errorf("conflict %s says no difference", c.AttainmentID)
 				}
 			}
 			if !slices.Equal(gotConflicts, tc.conflicts) {
 				t.Errorf("Conflicts = %v, want %v", gotConflicts, tc.conflicts)
 			}
-			if v.Reason == "" {
+			said := sayCodes(v.Say)
+			if len(v.Say) == 0 {
 				t.Errorf("no reason given")
 			}
+			if os.Getenv("DUMP_SAY") != "" {
+				fmt.Printf("CASE %s\n%s\n", tc.name, said)
+			}
 			for _, phrase := range tc.reason {
-				if !strings.Contains(v.Reason, phrase) {
-					t.Errorf("reason lacks %q:\n%s", phrase, v.Reason)
+				if !strings.Contains(said, phrase) {
+					t.Errorf("reason lacks %q:\n%s", phrase, said)
 				}
 			}
 			for _, phrase := range tc.absent {
-				if strings.Contains(v.Reason, phrase) {
-					t.Errorf("reason says %q:\n%s", phrase, v.Reason)
+				if strings.Contains(said, phrase) {
+					t.Errorf("reason says %q:\n%s", phrase, said)
 				}
 			}
 		})
@@ -506,30 +512,62 @@ func TestJudgeOursById(t *testing.T) {
 	}
 }
 
-func TestVerdictKindsHaveLabels(t *testing.T) {
+func TestVerdictKinds(t *testing.T) {
 	t.Parallel()
 
-	want := map[schedule.VerdictKind]string{
-		schedule.VerdictRegistered:       "Registered in Sisu",
-		schedule.VerdictPartlyRegistered: "Only the assessment item",
-		schedule.VerdictNotInSisu:        "Not in Sisu",
-		schedule.VerdictConflicting:      "Conflicts",
-		schedule.VerdictCannotTell:       "Cannot tell",
-	}
-	if got := len(schedule.VerdictKinds()); got != len(want) {
-		t.Errorf("%d verdicts, want %d", got, len(want))
-	}
-	for k, label := range want {
-		if got := k.Label(); got != label {
-			t.Errorf("%s.Label() = %q, want %q", k, got, label)
-		}
-		if k.Explanation() == "" {
-			t.Errorf("%s has no explanation", k)
-		}
+	want := []schedule.VerdictKind{schedule.VerdictRegistered, schedule.VerdictPartlyRegistered, schedule.VerdictNotInSisu,
+		schedule.VerdictConflicting, schedule.VerdictCannotTell}
+	if got := schedule.VerdictKinds(); !slices.Equal(got, want) {
+		t.Errorf("VerdictKinds() = %v, want %v", got, want)
 	}
 	if schedule.VerdictKind("maybe").Valid() {
 		t.Errorf("an unknown verdict is valid")
 	}
+}
+
+// sayCodes writes phrases as their keys and values, one sentence a line, for the tests to pin
+// what a verdict says without wording it: key(Name=value, …, Part=[phrase; phrase]). Instants are
+// Helsinki time, spans Go durations.
+func sayCodes(ps []schedule.Phrase) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = phraseCodes(p)
+	}
+	return strings.Join(out, "\n")
+}
+
+func phraseCodes(p schedule.Phrase) string {
+	var vals []string
+	for k, v := range p.Args {
+		vals = append(vals, k+"="+v)
+	}
+	for k, v := range p.Dates {
+		vals = append(vals, k+"="+v)
+	}
+	if p.Count != nil {
+		vals = append(vals, fmt.Sprintf("n=%d", *p.Count))
+	}
+	for k, v := range p.Times {
+		vals = append(vals, k+"="+v.In(schedule.Helsinki()).Format("2006-01-02 15:04"))
+	}
+	for k, v := range p.Spans {
+		vals = append(vals, k+"="+(time.Duration(v)*time.Second).String())
+	}
+	for k, parts := range p.Parts {
+		sub := make([]string, len(parts))
+		for i, q := range parts {
+			sub[i] = phraseCodes(q)
+		}
+		vals = append(vals, k+"=["+strings.Join(sub, "; ")+"]")
+	}
+	if p.Text != "" {
+		vals = append(vals, "x="+p.Text)
+	}
+	slices.Sort(vals)
+	if len(vals) == 0 {
+		return p.Key
+	}
+	return p.Key + "(" + strings.Join(vals, ", ") + ")"
 }
 
 func TestDates(t *testing.T) {

@@ -229,11 +229,12 @@ type AuditDetails struct {
 
 // AuditDecision is the decision a single action was taken on.
 type AuditDecision struct {
-	Allowed     bool   `json:"allowed"`
-	Explanation string `json:"explanation"`
+	Allowed bool `json:"allowed"`
+	// Explanation is the English sentence entries held before Say was kept, all such an entry
+	// has; regdesk no longer writes it.
+	Explanation string `json:"explanation,omitempty"`
 	// Say names the decision's sentence in the catalogue (decision.<say>), so the entry reads in
-	// the reader's language; Explanation is the same in English, and all an entry written before
-	// Say was kept has.
+	// the reader's language.
 	Say         string               `json:"say,omitempty"`
 	Refusal     schedule.RefusalCode `json:"refusal,omitempty"`
 	Risk        schedule.RiskLabel   `json:"risk,omitempty"`
@@ -277,7 +278,7 @@ type AuditRowOutcome struct {
 func ReadAuditDetails(raw []byte) AuditDetails { return readJSON[AuditDetails](raw) }
 
 func auditDecisionOf(d schedule.Decision) *AuditDecision {
-	out := &AuditDecision{Allowed: d.Allowed, Explanation: d.Explanation, Say: d.Say, Refusal: d.Refusal, Risk: d.Risk, Target: d.Target,
+	out := &AuditDecision{Allowed: d.Allowed, Say: d.Say, Refusal: d.Refusal, Risk: d.Risk, Target: d.Target,
 		Check: d.Check, Reasons: d.Reasons}
 	if d.AvailableAt != nil {
 		at := d.AvailableAt.UTC()

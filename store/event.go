@@ -70,8 +70,13 @@ type LookupEvent struct {
 	// found.
 	Scope []string
 	// Record is what the lookup found; its attainments call, which every lookup makes, also fills
-	// the event's Suotar columns, and its Message the event's message.
+	// the event's Suotar columns.
 	Record LookupRecord
+	// Message is the lookup in English words for the history's message column, which the
+	// command line and readers of the table see; the caller words it from the catalogue, since
+	// store holds no words. The page words the record itself, in the reader's language. "" leaves
+	// the column empty.
+	Message string
 }
 
 // EventInsertLookup records a Sisu lookup in the registration's history and returns the event's
@@ -94,7 +99,7 @@ SELECT gen_random_uuid(), $2, cr.id, 'sisu_lookup', $3, $4, $5, $6, $7, $8, $9
 FROM credit_registrations cr
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(10)+`
 RETURNING id::text`,
-		e.RegistrationID, e.CreatedAt, e.Record.Message(), e.ActorID, details, call.Endpoint, call.RequestedAt, call.AnsweredAt,
+		e.RegistrationID, e.CreatedAt, nullIfEmpty(e.Message), e.ActorID, details, call.Endpoint, call.RequestedAt, call.AnsweredAt,
 		call.Answer, e.Scope).Scan(&id)
 	if err != nil {
 		return "", dbError(op, err)

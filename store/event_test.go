@@ -30,8 +30,8 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		V: store.LookupRecordVersion, DurationMS: 1500,
 		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, AnsweredAt: &answered,
 			Answer: store.AnswerAnswered},
-		Verdict: &store.LookupVerdict{Kind: schedule.VerdictRegistered, Reason: "Sisu holds it."},
-	}})
+		Verdict: &store.LookupVerdict{Kind: schedule.VerdictRegistered, Say: []schedule.Phrase{{Key: "why.creditCounts"}}},
+	}, Message: "Registered in Sisu: The credit counts; do not resubmit."})
 	if err != nil {
 		t.Fatalf("EventInsertLookup: %v", err)
 	}
@@ -51,8 +51,8 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 	if rec, ok := store.ReadLookupRecord(e.Details); !ok || rec.DurationMS != 1500 {
 		t.Errorf("details = %s (read %v), want duration_ms 1500", e.Details, ok)
 	}
-	if e.Message == nil || *e.Message != "Registered in Sisu: Sisu holds it." {
-		t.Errorf("message = %v, want the verdict in words", e.Message)
+	if e.Message == nil || *e.Message != "Registered in Sisu: The credit counts; do not resubmit." {
+		t.Errorf("message = %v, want the words the caller gave", e.Message)
 	}
 
 	after, err := st.RegistrationGet(ctx, id, nil)
@@ -164,10 +164,15 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 	}
 	now := at(time.Hour)
 	summary := schedule.SinceAlert(events, schedule.StudentView(regs[0].ScheduleRow(), regs[0].Preconditions(), now), alert)
-	clock := func(t time.Time) string { return t.Sub(alert).String() }
-	if got, want := summary.Sentence(clock), "Since the alert at 0s, Mikko Mallikas looked it up in Sisu at 6m0s, Mikko Mallikas resubmitted it at 10m0s, Mikko Mallikas dismissed the alert at 12m0s and the enrolment was found at 20m0s; it still needs action: uncertain for a day."; got != want {
-		// The row itself is still in submission_uncertain: the fixture never moved it.
-		t.Errorf("Sentence:\n got %q\nwant %q", got, want)
+	var codes []string
+	for _, c := range summary.Changes {
+		codes = append(codes, c.ChangeCode()+" "+c.Actor+" "+c.At.Sub(alert).String())
+	}
+	wantCodes := []string{"person.looked_up Mikko Mallikas 6m0s", "person.resubmitted Mikko Mallikas 10m0s", "person.dismissed Mikko Mallikas 12m0s",
+		"pipeline.checking_enrolment  20m0s"}
+	// The row itself is still in submission_uncertain: the fixture never moved it.
+	if !slices.Equal(codes, wantCodes) || !summary.StillNeedsAction || !slices.Equal(summary.Reasons, []schedule.Reason{schedule.ReasonUncertainOverdue}) {
+		t.Errorf("summary: changes %q, still needs action %v for %v; wantCodes %q, true for uncertain_overdue", codes, summary.StillNeedsAction, summary.Reasons, wantCodes)
 	}
 
 	if later, err := st.EventListSince(ctx, id, at(time.Hour), nil); err != nil || len(later) != 0 {

@@ -153,10 +153,10 @@ type LookupAttainment struct {
 // LookupVerdict is schedule.Judge's verdict as recorded.
 type LookupVerdict struct {
 	Kind schedule.VerdictKind `json:"kind"`
-	// Reason is the verdict's reason in English; Say, in records written since it was kept, is
-	// the same as phrases the page words in the reader's language. A record without Say (the old
-	// shape) shows Reason.
-	Reason string            `json:"reason"`
+	// Say is the verdict's reason as phrases, which the page words in the reader's language.
+	// Reason is the English sentence records held before Say was kept: an old record (no Say)
+	// shows it as written; regdesk no longer writes it.
+	Reason string            `json:"reason,omitempty"`
 	Say    []schedule.Phrase `json:"say,omitempty"`
 	// MatchID is the attainment judged to be the submission; "" when none.
 	MatchID   string           `json:"match_id,omitempty"`
@@ -180,14 +180,6 @@ type LookupConflict struct {
 	Differences []string `json:"differences"`
 	// Say is Differences as phrases, in records written since it was kept.
 	Say []schedule.Phrase `json:"say,omitempty"`
-}
-
-// Message is the lookup in words, for the history's message column.
-func (rec LookupRecord) Message() string {
-	if rec.Verdict == nil {
-		return "Lookup failed: " + rec.Error
-	}
-	return rec.Verdict.Kind.Label() + ": " + rec.Verdict.Reason
 }
 
 // ReadLookupRecord decodes a sisu_lookup event's details; ok is false for details that are not a

@@ -3,7 +3,6 @@ package views
 import (
 	"time"
 
-	"regdesk/schedule"
 	"regdesk/views/i18n"
 )
 
@@ -25,11 +24,6 @@ func Clock(t time.Time) string { return english.Clock(t) }
 
 // Count formats n with thin-space thousands groups: 1 234 567.
 func Count(n int64) string { return english.Count(n) }
-
-// Counted writes a quantity with its noun in English: "1 registration", "1 234 registrations".
-func Counted(n int64, one, many string) string {
-	return Count(n) + " " + schedule.Plural(int(n), one, many)
-}
 
 // Credits writes a number of credits as Sisu and people write them in English, "5", "2.5"; "—"
 // when it is not set.

@@ -61,8 +61,11 @@ func decisionWords(loc *i18n.Localizer, d schedule.Decision, now time.Time) stri
 		return loc.T(key+".until", append(args, "At", loc.At(*d.AvailableAt, now))...)
 	}
 	if d.Say == "" || !loc.Has(key) {
-		// A decision made before Say existed, or one this catalogue lacks: schedule's own words.
-		return d.Words(func(t time.Time) string { return loc.At(t, now) })
+		// A sentence this catalogue lacks: the refusal's own words, if any.
+		if d.Refusal != "" {
+			return loc.CodeExplain("refusal", string(d.Refusal))
+		}
+		return ""
 	}
 	return loc.T(key, args...)
 }

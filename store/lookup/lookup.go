@@ -22,6 +22,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/suotar"
+	"regdesk/views/i18n"
 )
 
 // Registry is what a lookup needs from Suotar; *suotar.Client provides it.
@@ -112,6 +113,7 @@ func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By)
 	call := rec.AttainmentsCall
 	e := store.LookupEvent{RegistrationID: reg.ID, Scope: scope,
 		CreatedAt: call.RequestedAt.Add(time.Duration(rec.DurationMS) * time.Millisecond), Record: rec}
+	e.Message = Message(rec, e.CreatedAt)
 	var actor store.ActionActor
 	var lapse time.Duration
 	if by != nil && by.Actor.ID != "" {
@@ -243,7 +245,7 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 	rec.Person, rec.PersonID = personCheck(store.Deref(reg.SisuPersonID), seen)
 
 	v := schedule.Judge(submissionOf(reg), evidence, at)
-	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Reason: v.Reason, Say: v.Say, Matches: v.Matches, Ours: v.Ours}
+	rec.Verdict = &store.LookupVerdict{Kind: v.Kind, Say: v.Say, Matches: v.Matches, Ours: v.Ours}
 	if !v.Window.IsZero() {
 		rec.Verdict.Window = &store.LookupWindow{HelsinkiDay: v.Window.HelsinkiDay.String(), UTCDay: v.Window.UTCDay.String()}
 	}
@@ -251,7 +253,7 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 		rec.Verdict.MatchID = v.Match.ID
 	}
 	for _, c := range v.Conflicts {
-		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, store.LookupConflict{ID: c.AttainmentID, Differences: c.Differences, Say: c.Say})
+		rec.Verdict.Conflicts = append(rec.Verdict.Conflicts, store.LookupConflict{ID: c.AttainmentID, Say: c.Say})
 	}
 	s.log().InfoContext(ctx, "sisu lookup", "registration", reg.ID, "verdict", v.Kind, "correlation_id", held.CorrelationID,
 		"duration_ms", rec.DurationMS)
@@ -348,4 +350,15 @@ func submissionOf(reg store.Registration) schedule.Submission {
 // failedCall is a failed call as the verdict names it: its English words and its code.
 func failedCall(call schedule.LookupCall, f *store.LookupCallFailure) schedule.FailedCall {
 	return schedule.FailedCall{Call: call, Why: f.Message, Kind: f.Kind, HTTPStatus: f.HTTPStatus, LimitMS: f.LimitMS}
+}
+
+// Message is the lookup in English for the history's message column, which the command line and
+// readers of the table see: the verdict and its reason, worded by the English catalogue (the page
+// words the record itself, in its reader's language). now writes the moments it names.
+func Message(rec store.LookupRecord, now time.Time) string {
+	en := i18n.For(i18n.EN)
+	if rec.Verdict == nil {
+		return en.T("lookup.message.failed", "Error", rec.Error)
+	}
+	return en.T("lookup.message", "Verdict", en.Code("verdict", string(rec.Verdict.Kind)), "Why", en.Sentences(rec.Verdict.Say, now))
 }

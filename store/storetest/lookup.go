@@ -23,7 +23,7 @@ func LookupDetails(kind schedule.VerdictKind, match *LookupMatch) string {
 		V:               store.LookupRecordVersion,
 		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, Answer: store.AnswerAnswered},
 		Person:          store.LookupPersonNotSeen,
-		Verdict:         &store.LookupVerdict{Kind: kind, Reason: kind.Explanation()},
+		Verdict:         &store.LookupVerdict{Kind: kind},
 	}
 	if match != nil {
 		rec.Attainments = []store.LookupAttainment{{ID: match.ID, Type: match.Type}}

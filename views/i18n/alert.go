@@ -16,7 +16,8 @@ func (l *Localizer) Alert(a schedule.Alert) (title, summary, explanation string)
 	explanation = l.CodeExplain("alertRule", string(a.Rule))
 	key := "alertSummary." + string(a.Rule)
 	if !l.Has(key) {
-		return title, a.Summary(), explanation
+		// A rule this catalogue does not know yet: its name is all there is to say.
+		return title, title, explanation
 	}
 	switch a.Rule {
 	case schedule.RuleConfirmationLatencyRegressed:
