@@ -129,7 +129,7 @@ func (f FailedCall) phrase() Phrase {
 		why = say("suotarFailure.timeoutWithin").span("Limit", time.Duration(f.LimitMS)*time.Millisecond)
 	case f.Kind == "rejected":
 		why = say("suotarFailure.rejected").arg("Status", fmt.Sprint(f.HTTPStatus))
-	case f.Kind != "" && f.Kind != "invalidInput":
+	case f.Kind != "":
 		why = say("suotarFailure." + f.Kind)
 	default:
 		why = say("why.failure")

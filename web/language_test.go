@@ -330,8 +330,9 @@ func TestAlertBannersInEveryLanguage(t *testing.T) {
 
 // TestLookupFailuresInEveryLanguage: a lookup whose calls failed says why in the reader's
 // language, from the failure's kind, both for a record written before the time limit was kept
-// (old shape: kind and English message) and for one that keeps it (new shape). A kind the
-// catalogue cannot word shows the English message recorded.
+// (old shape: kind and English message) and for one that keeps it (new shape). Even the call
+// regdesk refused to send (invalidInput) is worded from the catalogue, never the English message
+// recorded.
 func TestLookupFailuresInEveryLanguage(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -356,8 +357,8 @@ func TestLookupFailuresInEveryLanguage(t *testing.T) {
 		store.LookupCallFailure{Kind: "timeout", LimitMS: 50000, Message: "Suotar did not answer within 50 seconds; try again."},
 		store.LookupCallFailure{Kind: "invalidInput", Message: "regdesk did not send the lookup to Suotar: no id."}))
 	want := map[string][]string{
-		"fi": {"Suotar ei vastannut ajoissa", "Suotar hylkäsi tarkistuksen (HTTP 418)", "Suotar ei vastannut 50 s kuluessa", "regdesk did not send the lookup to Suotar: no id."},
-		"sv": {"Suotar svarade inte i tid", "Suotar avvisade kontrollen (HTTP 418)", "Suotar svarade inte inom 50 s", "regdesk did not send the lookup to Suotar: no id."},
+		"fi": {"Suotar ei vastannut ajoissa", "Suotar hylkäsi tarkistuksen (HTTP 418)", "Suotar ei vastannut 50 s kuluessa", "regdesk ei lähettänyt kutsua"},
+		"sv": {"Suotar svarade inte i tid", "Suotar avvisade kontrollen (HTTP 418)", "Suotar svarade inte inom 50 s", "regdesk skickade inte anropet"},
 	}
 	for _, lang := range []string{"fi", "sv"} {
 		if resp, _ := b.postForm(t, admin, "/language", url.Values{"lang": {lang}}); resp.StatusCode != http.StatusSeeOther {
@@ -369,7 +370,7 @@ func TestLookupFailuresInEveryLanguage(t *testing.T) {
 		}
 		_, body = b.getLang(t, admin, "/registrations/"+other, "")
 		for _, w := range want[lang][2:] {
-			speaks(t, lang, "a new-shape failed lookup", body, []string{w}, []string{"did not answer within"})
+			speaks(t, lang, "a new-shape failed lookup", body, []string{w}, []string{"did not answer within", "did not send the lookup"})
 		}
 	}
 }

@@ -210,10 +210,11 @@ func failureWords(loc *i18n.Localizer, f *store.LookupCallFailure) string {
 		return loc.T("suotarFailure.timeoutWithin", "Limit", loc.Span(time.Duration(f.LimitMS)*time.Millisecond))
 	case f.Kind == "rejected":
 		return loc.T(key, "Status", strconv.Itoa(f.HTTPStatus))
-	case f.Kind != "" && f.Kind != "invalidInput" && loc.Has(key):
+	case f.Kind != "" && loc.Has(key):
 		return loc.T(key)
 	}
-	return f.Message
+	// A kind this catalogue does not know yet: the general words, not the recorded English.
+	return loc.T("suotarFailure.other")
 }
 
 func sentProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Property {
