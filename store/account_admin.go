@@ -53,6 +53,10 @@ type AccountChangeBy struct {
 	// in the reader's language, and Reason is the same in English, for the command line.
 	ReasonCode string
 	ReasonArgs map[string]string
+	// ActorRole is the actor's role as they acted, when the caller knows it better than the
+	// account does at the change's write (a person changing their own role); "" reads it from the
+	// actor's account in the change's transaction.
+	ActorRole string
 }
 
 // The reasons regdesk words itself; see AccountChangeBy.ReasonCode.
@@ -151,8 +155,11 @@ func (q *Queries) accountChangeInsert(ctx context.Context, accountID, change str
 	if by.ActorID != "" {
 		actor = &by.ActorID
 	}
-	_, err := q.db.Exec(ctx, `INSERT INTO account_changes (id, created_at, account_id, actor_user_id, change, reason, details)
-VALUES ($1, $2, $3, $4, $5, $6, $7)`, NewID(), by.At, accountID, actor, change, by.Reason, raw)
+	// The role is the actor's as they act, kept with the change: the audit shows it, whatever
+	// their role later becomes. None for the command line.
+	_, err := q.db.Exec(ctx, `INSERT INTO account_changes (id, created_at, account_id, actor_user_id, change, reason, details, actor_role)
+VALUES ($1, $2, $3, $4, $5, $6, $7, coalesce(nullif($8, '')::account_role, (SELECT a.role FROM accounts a WHERE a.id = $4)))`,
+		NewID(), by.At, accountID, actor, change, by.Reason, raw, by.ActorRole)
 	if err != nil {
 		return dbError("accountChangeInsert", err)
 	}
@@ -351,6 +358,10 @@ func (s *Store) AccountUpdate(ctx context.Context, p AccountUpdateParams) (bool,
 			}
 		}
 		if acct.Role != p.Role {
+			if acct.ID == by.ActorID && by.ActorRole == "" {
+				// Someone changing their own role acted in the role they had before it.
+				by.ActorRole = acct.Role
+			}
 			if _, err := q.db.Exec(ctx, `UPDATE accounts SET role = $2::account_role WHERE id = $1`, acct.ID, p.Role); err != nil {
 				return dbError("AccountUpdate role", err)
 			}

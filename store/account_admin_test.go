@@ -252,3 +252,73 @@ func TestPasswordLinkWorksOnceAndExpires(t *testing.T) {
 		t.Errorf("changes: %v", cs)
 	}
 }
+
+// The audit names the role an account change's actor had as they acted, not the one they have
+// now: kept with the change, and for a change written before roles were kept (an actor_role of
+// NULL), read from the actor's own recorded role changes.
+func TestAccountChangesKeepTheActorsRoleAtTheTime(t *testing.T) {
+	t.Parallel()
+	b := setupAccounts(t)
+	ctx := context.Background()
+	sami, err := b.st.AccountAdd(ctx, store.AccountAddParams{Name: "Sami Support", Email: "sami@example.invalid",
+		Role: store.AccountRoleSupport, By: b.by("new support person")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.now = b.now.Add(time.Minute)
+	if _, _, err := b.st.APITokenCreate(ctx, sami.ID, "as support", b.now); err != nil {
+		t.Fatal(err)
+	}
+	// A change from before migration 0020, made while Sami was support, and one made later while an
+	// admin: neither kept a role.
+	old := func(at time.Time, reason string) {
+		t.Helper()
+		if _, err := b.st.Pool().Exec(ctx, `INSERT INTO account_changes (id, created_at, account_id, actor_user_id, change, reason)
+VALUES (gen_random_uuid(), $1, $2, $2, 'password_set', $3)`, at, sami.ID, reason); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old(b.now.Add(time.Second), "old, as support")
+	b.now = b.now.Add(time.Minute)
+	if _, err := b.st.AccountUpdate(ctx, store.AccountUpdateParams{ID: sami.ID, Role: store.AccountRoleAdmin, By: b.by("leads the team")}); err != nil {
+		t.Fatal(err)
+	}
+	b.now = b.now.Add(time.Minute)
+	if _, _, err := b.st.APITokenCreate(ctx, sami.ID, "as admin", b.now); err != nil {
+		t.Fatal(err)
+	}
+	old(b.now.Add(time.Second), "old, as admin")
+	// Sami, an admin, moves themselves back to support: that change was made as an admin.
+	b.now = b.now.Add(time.Minute)
+	if _, err := b.st.AccountUpdate(ctx, store.AccountUpdateParams{ID: sami.ID, Role: store.AccountRoleSupport,
+		By: store.AccountChangeBy{ActorID: sami.ID, At: b.now, Reason: "back to support"}}); err != nil {
+		t.Fatal(err)
+	}
+	list, _, err := b.st.AuditList(ctx, store.AuditFilter{ActorID: sami.ID, Action: store.AuditActionAccounts}, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range list {
+		got = append(got, e.Reason+": "+e.ActorRole)
+	}
+	want := []string{"back to support: admin", "old, as admin: admin", "Made the API token “as admin”.: admin",
+		"old, as support: support", "Made the API token “as support”.: support"}
+	if !slices.Equal(got, want) {
+		t.Errorf("roles on the audit:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The admin's own lines say admin, and the command line's say no role.
+	list, _, err = b.st.AuditList(ctx, store.AuditFilter{AccountID: sami.ID, Action: store.AuditActionAccounts}, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		if e.ActorID == b.admin.ID && e.ActorRole != store.AccountRoleAdmin {
+			t.Errorf("%q by the admin: role %q", e.Reason, e.ActorRole)
+		}
+	}
+	list, _, err = b.st.AuditList(ctx, store.AuditFilter{AccountID: b.admin.ID, Action: store.AuditActionAccounts}, nil, 100)
+	if err != nil || len(list) == 0 || list[len(list)-1].ActorRole != "" {
+		t.Errorf("the command line's change: %+v %v", list, err)
+	}
+}

@@ -127,14 +127,20 @@ ORDER BY a.created_at DESC, a.id DESC`
 // auditFrom is the audit as one relation: the hand actions and the account changes, in the hand
 // actions' columns. A UNION ALL of plain columns, so the planner pushes a filter and the cursor
 // into both and merges their (created_at, id) indexes newest first, stopping at the page. An
-// account change's role is its actor's role now (the table keeps none of its own).
+// account change's role is the one its actor had as they acted: kept with the change since
+// migration 0020, and for a change written before it, what the actor's own recorded role changes
+// say they had then (the "from" of their first role change at or after it, else their role now,
+// which no recorded change has moved since).
 const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, x.target_kind::text AS target_kind, x.target_id,
     x.actor_user_id, x.actor_role, x.reason, x.before_state::text AS before_state, x.after_state::text AS after_state,
     x.details, x.affected_row_count
   FROM credit_registration_admin_actions x
   UNION ALL
   SELECT c.id, c.created_at, '` + AuditActionAccountPrefix + `' || c.change, '` + AuditTargetAccount + `', c.account_id,
-    c.actor_user_id, coalesce((SELECT r.role::text FROM accounts r WHERE r.id = c.actor_user_id), ''), c.reason, NULL, NULL,
+    c.actor_user_id, coalesce(c.actor_role::text,
+      (SELECT rc.details->>'from' FROM account_changes rc WHERE c.actor_user_id IS NOT NULL AND rc.account_id = c.actor_user_id
+        AND rc.change = 'role_changed' AND rc.created_at >= c.created_at ORDER BY rc.created_at, rc.id LIMIT 1),
+      (SELECT r.role::text FROM accounts r WHERE r.id = c.actor_user_id), ''), c.reason, NULL, NULL,
     c.details, 1
   FROM account_changes c)`
 
