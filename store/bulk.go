@@ -191,6 +191,10 @@ type BulkApplyParams struct {
 	// a page can show a long apply moving. It runs inside the transaction: nothing it is told about
 	// is visible to others until the whole action commits, and it must return quickly.
 	Progress func(done, total int)
+	// JobID, when set, is the background job (BulkJobCreate) this apply is: its end and result
+	// are written in the apply's transaction, so the job reads as applied exactly when the rows
+	// were changed.
+	JobID string
 }
 
 // BulkApplyCheck reports the mistakes that make RegistrationBulkApply write nothing (a missing
@@ -329,8 +333,14 @@ WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+` ORDER BY cr.
 		if p.Progress != nil {
 			p.Progress(len(all), len(all))
 		}
-		return q.auditInsert(ctx, auditRow{ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: target[0],
-			Actor: p.Actor, Reason: reason, After: after, Details: details, Affected: out.Applied})
+		if err := q.auditInsert(ctx, auditRow{ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: target[0],
+			Actor: p.Actor, Reason: reason, After: after, Details: details, Affected: out.Applied}); err != nil {
+			return err
+		}
+		if p.JobID != "" {
+			return q.bulkJobApplied(ctx, p.JobID, out, now)
+		}
+		return nil
 	})
 	if err != nil {
 		return BulkResult{}, err

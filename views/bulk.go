@@ -106,6 +106,18 @@ type BulkResultVM struct {
 	QueueURL    string
 }
 
+// BulkEndedVM is a long bulk apply that ended without applying: it failed, or was cut short
+// (a restart) before it committed. Either way none of its rows was changed.
+type BulkEndedVM struct {
+	Page        Page
+	ActionLabel string
+	// Outcome is "failed" or "interrupted".
+	Outcome string
+	// Words say what became of it and that no row was changed.
+	Words    string
+	QueueURL string
+}
+
 // BulkProgressVM is a long bulk apply while it runs.
 type BulkProgressVM struct {
 	Page        Page

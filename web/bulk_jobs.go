@@ -2,13 +2,12 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
-	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
 	"regdesk/views/i18n"
@@ -17,133 +16,119 @@ import (
 // This file is a long bulk apply's progress. A bulk action of more than BulkInlineRows rows runs in
 // the background (still one transaction, as every bulk action is), and the person is sent to
 // /bulk/jobs/{id}, which shows how many rows have been gone through and then the result. With
-// htmx the page polls a small fragment; without JavaScript it reloads itself. The jobs live in
-// this process's memory: a server with several instances needs sticky sessions for the page to
-// find its job, and a restart forgets the page (the action itself is committed or not at all, and
-// the audit has it either way).
+// htmx the page polls a small fragment; without JavaScript it reloads itself. The job is kept in
+// the database (store/bulk_job.go), so any instance shows its page and a restart does not lose
+// it: the apply writes its result in its own transaction, and a job whose heartbeat stopped before
+// that was cut short with none of its rows changed, which its page says.
 
 // DefaultBulkInlineRows is how many rows a bulk apply may hold and still answer with its result at
 // once: a few seconds at most, under which a progress page would only flicker.
 const DefaultBulkInlineRows = 50
 
-// bulkJobKeep is how long a finished job's result stays reachable at its address.
-const bulkJobKeep = 30 * time.Minute
+// bulkJobBeat is how often a running job records its progress and that it is alive.
+const bulkJobBeat = time.Second
 
-// bulkJob is one background bulk apply.
-type bulkJob struct {
-	id      string
-	owner   string // the account that applied; nobody else sees the job
-	action  schedule.Action
-	reason  string
-	total   int
-	done    atomic.Int64
-	started time.Time
-
-	mu       sync.Mutex
-	finished bool
-	endedAt  time.Time
-	res      store.BulkResult
-	err      error
-}
-
-func (j *bulkJob) progress(done, total int) { j.done.Store(int64(done)) }
-
-func (j *bulkJob) finish(res store.BulkResult, err error, at time.Time) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	j.finished, j.res, j.err, j.endedAt = true, res, err, at
-}
-
-// outcome is the job's end, if it has one.
-func (j *bulkJob) outcome() (finished bool, res store.BulkResult, err error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.finished, j.res, j.err
-}
-
-// bulkJobs holds the jobs of this process.
-type bulkJobs struct {
-	mu   sync.Mutex
-	jobs map[string]*bulkJob
-}
-
-func (b *bulkJobs) add(j *bulkJob, now time.Time) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.jobs == nil {
-		b.jobs = map[string]*bulkJob{}
-	}
-	for id, old := range b.jobs {
-		if f, _, _ := old.outcome(); f && now.Sub(old.endedAt) > bulkJobKeep {
-			delete(b.jobs, id)
-		}
-	}
-	b.jobs[j.id] = j
-}
-
-func (b *bulkJobs) get(id string) *bulkJob {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.jobs[id]
-}
+// bulkJobStale is how long a job may go without a heartbeat before its page calls it cut short: many
+// beats, so a slow write or two does not make a live job read as stopped.
+const bulkJobStale = 30 * time.Second
 
 // bulkApplyInBackground starts the apply of p and sends the person to its progress page. The work
 // outlives the request (a person closing the tab does not undo their action half-way; it is one
 // transaction anyway), and Close waits for it.
 func (s *Server) bulkApplyInBackground(w http.ResponseWriter, r *http.Request, p store.BulkApplyParams, now time.Time) error {
-	j := &bulkJob{id: store.NewID(), owner: p.Actor.ID, action: p.Action, reason: p.Reason, total: len(p.Rows), started: now}
-	p.Progress = j.progress
-	s.jobs.add(j, now)
+	id := store.NewID()
+	if err := s.store.BulkJobCreate(r.Context(), store.BulkJob{ID: id, OwnerID: p.Actor.ID, Action: p.Action, Reason: p.Reason,
+		Total: len(p.Rows), StartedAt: now}); err != nil {
+		return err
+	}
+	var done atomic.Int64
+	p.Progress = func(n, _ int) { done.Store(int64(n)) }
+	p.JobID = id
 	ctx := context.WithoutCancel(r.Context())
+	stop := make(chan struct{})
 	s.background.Go(func() {
-		res, err := s.store.RegistrationBulkApply(ctx, now, p)
-		if err != nil {
-			s.log.ErrorContext(ctx, "bulk apply failed", "err", err, "job", j.id, "request_id", requestIDFrom(ctx))
+		// The heartbeat: the rows gone through, and that this process still works on the job.
+		t := time.NewTicker(bulkJobBeat)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+			n := done.Load()
+			if err := s.store.BulkJobBeat(ctx, id, int(n), s.clock()); err != nil {
+				s.log.WarnContext(ctx, "bulk job heartbeat", "err", err, "job", id)
+			}
 		}
-		j.finish(res, err, s.clock())
 	})
-	redirect(w, r, "/bulk/jobs/"+j.id)
+	s.background.Go(func() {
+		defer close(stop)
+		_, err := s.store.RegistrationBulkApply(ctx, now, p)
+		if err != nil {
+			s.log.ErrorContext(ctx, "bulk apply failed", "err", err, "job", id, "request_id", requestIDFrom(ctx))
+			if err := s.store.BulkJobFail(ctx, id, s.clock()); err != nil {
+				s.log.ErrorContext(ctx, "bulk job not marked failed", "err", err, "job", id)
+			}
+		}
+	})
+	redirect(w, r, "/bulk/jobs/"+id)
 	return nil
 }
 
-// bulkJobShow is a background bulk apply: its progress while it runs, its result once done.
-// GET /bulk/jobs/{id}. htmx's poll gets the progress fragment, or a redirect to the page once the
-// job is done. Only the person who applied sees it; anyone else, or a job this process does not
-// know (long finished, or before a restart), is 404.
+// bulkJobShow is a background bulk apply: its progress while it runs, its result once done, and
+// what became of it when it failed or was cut short. GET /bulk/jobs/{id}. htmx's poll gets the
+// progress fragment, or a redirect to the page once the job has ended. Only the person who applied
+// sees it; anyone else, or a job long gone, is 404.
 func (s *Server) bulkJobShow(w http.ResponseWriter, r *http.Request) error {
 	id, err := pathID(r)
 	if err != nil {
 		return err
 	}
-	j := s.jobs.get(id)
 	actor := actorFrom(r.Context())
-	if j == nil || actor == nil || j.owner != actor.ID {
+	if actor == nil {
 		return errNotFound
 	}
-	finished, res, err := j.outcome()
+	j, err := s.store.BulkJobGet(r.Context(), id, actor.ID)
+	if errors.Is(err, store.ErrNotFound) {
+		return errNotFound
+	}
+	if err != nil {
+		return err
+	}
 	now := s.clock()
-	if finished {
+	loc := i18n.From(r.Context())
+	label := loc.Code("action", string(j.Action))
+	stopped := j.Outcome == "" && now.Sub(j.HeartbeatAt) > bulkJobStale
+	if j.Outcome != "" || stopped {
 		if wantsFragment(r) {
 			redirect(w, r, "/bulk/jobs/"+id)
 			return nil
 		}
-		if err != nil {
-			return err
+		if j.Outcome == store.BulkJobApplied && j.Result != nil {
+			vm, err := s.bulkResultVM(r, j.Action, j.Reason, *j.Result, now)
+			if err != nil {
+				return err
+			}
+			return s.render(w, r, http.StatusOK, views.BulkResultPage(vm), nil)
 		}
-		vm, err := s.bulkResultVM(r, j.action, j.reason, res, now)
-		if err != nil {
-			return err
+		// Failed or cut short: the apply is one transaction, so none of its rows was changed.
+		vm := views.BulkEndedVM{Page: s.page(r, loc.T("bulk.progress.title", "Action", label)), ActionLabel: label,
+			Outcome: string(j.Outcome), QueueURL: "/"}
+		if stopped {
+			vm.Outcome = "interrupted"
+			vm.Words = loc.T("bulk.job.interrupted", "Done", int64(j.Done), "Count", int64(j.Total))
+		} else {
+			vm.Words = loc.T("bulk.job.failed", "Count", int64(j.Total))
 		}
-		return s.render(w, r, http.StatusOK, views.BulkResultPage(vm), nil)
+		return s.render(w, r, http.StatusOK, views.BulkEndedPage(vm), nil)
 	}
-	loc := i18n.From(r.Context())
-	done := int(j.done.Load())
 	vm := views.BulkProgressVM{
-		Page:        s.page(r, loc.T("bulk.progress.title", "Action", loc.Code("action", string(j.action)))),
-		ActionLabel: loc.Code("action", string(j.action)),
-		Done:        strconv.Itoa(done),
-		Total:       strconv.Itoa(j.total),
-		Words:       loc.T("bulk.progress.words", "Done", int64(done), "Count", int64(j.total)),
+		Page:        s.page(r, loc.T("bulk.progress.title", "Action", label)),
+		ActionLabel: label,
+		Done:        strconv.Itoa(j.Done),
+		Total:       strconv.Itoa(j.Total),
+		Words:       loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total)),
 		PollURL:     "/bulk/jobs/" + id,
 	}
 	vm.Page.Refresh = "2"

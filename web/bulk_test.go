@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"regdesk/schedule"
+	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/views"
 	"regdesk/web"
@@ -344,5 +346,140 @@ func TestBulkApplyOfManyRowsShowsItsProgress(t *testing.T) {
 	}
 	if resp, _ := b.get(t, page, true); resp.Header.Get("HX-Redirect") != page {
 		t.Errorf("htmx's poll of a finished job: %d, HX-Redirect %q, want the page", resp.StatusCode, resp.Header.Get("HX-Redirect"))
+	}
+}
+
+// restart stands a new server up over the bundle's database, as a restarted regdesk would be, and
+// signs support in to it.
+func (b *testBundle) restart(t *testing.T, deps web.Deps) {
+	t.Helper()
+	b.server.Close()
+	srv := web.New(deps)
+	t.Cleanup(srv.Close)
+	b.server = httptest.NewServer(srv.Routes())
+	t.Cleanup(b.server.Close)
+	b.client = b.login(t, b.support)
+}
+
+// A background bulk apply is kept in the database: its result is at the same address after a
+// restart; an apply that failed says nothing was changed; and a job whose server stopped before it
+// committed (its heartbeat stopped) says, once the heartbeat is long past, how far it had got and
+// that none of its rows was changed, which is so: the apply is one transaction.
+func TestBulkJobsOutliveARestart(t *testing.T) {
+	t.Parallel()
+	var deps web.Deps
+	b := setupWith(t, func(d *web.Deps) { d.BulkInlineRows = 2; deps = *d })
+	ctx := t.Context()
+	ids := []string{b.permanent}
+	for i := range 2 {
+		ids = append(ids, storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_permanent",
+			ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Duration(4+i) * time.Hour)}))
+	}
+	flagged := func(id string) bool {
+		t.Helper()
+		var f bool
+		if err := b.store.Pool().QueryRow(ctx, `SELECT needs_admin_attention FROM credit_registrations WHERE id = $1`, id).Scan(&f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	apply := func() string {
+		t.Helper()
+		_, body := b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"clear_flag"}, "select": {"ticked"}, "id": ids})
+		rows := previewRows(body)
+		resp, _ := b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"clear_flag"}, "row": rows, "reason": {"Config fixed"}})
+		page := resp.Header.Get("Location")
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(page, "/bulk/jobs/") {
+			t.Fatalf("a long apply = %d to %q, want 303 to its progress page", resp.StatusCode, page)
+		}
+		return page
+	}
+	waitFor := func(page, testid string) string {
+		t.Helper()
+		for {
+			resp, body := b.get(t, page, false)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%s = %d:\n%s", page, resp.StatusCode, body)
+			}
+			if strings.Contains(body, `data-testid="`+testid+`"`) {
+				return body
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("%s never showed %s:\n%s", page, testid, body)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+
+	// An apply that fails (its connection is cut while it waits for a row someone holds) rolls
+	// back, and its page says so.
+	hold, err := b.store.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(context.WithoutCancel(ctx))
+	if _, err := hold.Exec(ctx, `SELECT 1 FROM credit_registrations WHERE id = $1 FOR UPDATE`, b.permanent); err != nil {
+		t.Fatal(err)
+	}
+	failing := apply()
+	for {
+		var n int
+		if err := b.store.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatal("the apply never waited for the held row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := hold.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	body := waitFor(failing, "bulk-ended")
+	if !strings.Contains(body, `data-outcome="failed"`) || !strings.Contains(body, "no row was changed (3 selected)") {
+		t.Errorf("a failed apply's page:\n%s", body)
+	}
+	for _, id := range ids {
+		if !flagged(id) {
+			t.Errorf("row %s changed by an apply that failed", id)
+		}
+	}
+
+	// One that succeeds is found at its address after a restart, with its result.
+	done := apply()
+	waitFor(done, "bulk-result")
+	b.restart(t, deps)
+	body = waitFor(done, "bulk-result")
+	if !strings.Contains(body, `data-testid="bulk-count-applied" data-count="3"`) {
+		t.Errorf("the result after a restart does not count 3 applied:\n%s", body)
+	}
+	if resp, _ := b.getWith(t, b.login(t, b.admin), done, false); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("another person's job after a restart = %d, want 404", resp.StatusCode)
+	}
+
+	// A job whose server stopped: recorded and beating as the server left it, never ended.
+	cut := storetest.NewID()
+	if err := b.store.BulkJobCreate(ctx, store.BulkJob{ID: cut, OwnerID: b.support.ID, Action: "clear_flag", Reason: "Config fixed",
+		Total: 3, StartedAt: b.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.store.BulkJobBeat(ctx, cut, 2, b.clock.Now().Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.Advance(5 * time.Second)
+	if _, body := b.get(t, "/bulk/jobs/"+cut, false); !strings.Contains(body, `data-done="2" data-total="3"`) {
+		t.Errorf("a job beating a moment ago is not shown running at 2 of 3:\n%s", body)
+	}
+	b.clock.Advance(time.Minute)
+	_, body = b.get(t, "/bulk/jobs/"+cut, false)
+	if !strings.Contains(body, `data-outcome="interrupted"`) || !strings.Contains(body, "after going through 2 of 3 rows. Nothing was changed") {
+		t.Errorf("a job cut short:\n%s", body)
+	}
+	if resp, _ := b.get(t, "/bulk/jobs/"+cut, true); resp.Header.Get("HX-Redirect") != "/bulk/jobs/"+cut {
+		t.Errorf("htmx's poll of a job cut short: HX-Redirect %q", resp.Header.Get("HX-Redirect"))
 	}
 }

@@ -148,7 +148,6 @@ type Server struct {
 	claimLapse     time.Duration
 	waitingTarget  int
 	bulkInlineRows int
-	jobs           bulkJobs
 	// passwordLinkTTL is how long a one-time password link works.
 	passwordLinkTTL time.Duration
 	alerts          *alertsCache

@@ -1,0 +1,128 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// This file keeps the background bulk applies (bulk_jobs, migration 0021), so a job's page
+// survives a restart and any instance finds it. The apply writes its job's end in its own
+// transaction (RegistrationBulkApply with BulkApplyParams.JobID), so a job reads as applied
+// exactly when its rows were changed.
+
+// BulkJobKeep is how long a job stays in the table after it started; older ones are deleted when a
+// new job starts.
+const BulkJobKeep = 7 * 24 * time.Hour
+
+// BulkJobOutcome is how a background bulk apply ended.
+type BulkJobOutcome string
+
+// The outcomes of a job; a running (or cut short) job has none.
+const (
+	BulkJobApplied BulkJobOutcome = "applied"
+	BulkJobFailed  BulkJobOutcome = "failed"
+)
+
+// BulkJob is one background bulk apply.
+type BulkJob struct {
+	ID      string
+	OwnerID string
+	Action  schedule.Action
+	Reason  string
+	// Total is the rows to go through, Done those gone through at the last heartbeat.
+	Total, Done int
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+	EndedAt     *time.Time
+	Outcome     BulkJobOutcome
+	// Result is what the apply did, when Outcome is BulkJobApplied.
+	Result *BulkResult
+}
+
+// BulkJobCreate records a job about to start (Done 0, its heartbeat at StartedAt), and deletes
+// the jobs started more than BulkJobKeep before it.
+func (s *Store) BulkJobCreate(ctx context.Context, j BulkJob) error {
+	return s.InTx(ctx, func(q *Queries) error {
+		if _, err := q.db.Exec(ctx, `DELETE FROM bulk_jobs WHERE started_at < $1`, j.StartedAt.Add(-BulkJobKeep)); err != nil {
+			return dbError("BulkJobCreate prune", err)
+		}
+		_, err := q.db.Exec(ctx, `INSERT INTO bulk_jobs (id, owner_id, action, reason, total, started_at, heartbeat_at)
+VALUES ($1, $2, $3, $4, $5, $6, $6)`, j.ID, j.OwnerID, string(j.Action), j.Reason, j.Total, j.StartedAt)
+		if err != nil {
+			return dbError("BulkJobCreate", err)
+		}
+		return nil
+	})
+}
+
+// BulkJobBeat records that a running job is alive at at, having gone through done rows. A job
+// that has ended is left as it is.
+func (s *Store) BulkJobBeat(ctx context.Context, id string, done int, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE bulk_jobs SET done = greatest(done, $2), heartbeat_at = greatest(heartbeat_at, $3)
+WHERE id = $1 AND outcome IS NULL`, id, done, at)
+	if err != nil {
+		return dbError("BulkJobBeat", err)
+	}
+	return nil
+}
+
+// BulkJobFail records that a job's apply ended in an error: it rolled back and changed nothing.
+func (s *Store) BulkJobFail(ctx context.Context, id string, at time.Time) error {
+	_, err := s.pool.Exec(ctx, `UPDATE bulk_jobs SET outcome = 'failed', ended_at = $2 WHERE id = $1 AND outcome IS NULL`, id, at)
+	if err != nil {
+		return dbError("BulkJobFail", err)
+	}
+	return nil
+}
+
+// bulkJobApplied ends a job with its result, in the apply's transaction.
+func (q *Queries) bulkJobApplied(ctx context.Context, id string, res BulkResult, at time.Time) error {
+	raw, err := json.Marshal(res)
+	if err != nil {
+		return fmt.Errorf("bulkJobApplied: %w", err)
+	}
+	tag, err := q.db.Exec(ctx, `UPDATE bulk_jobs SET outcome = 'applied', ended_at = $2, result = $3, done = total
+WHERE id = $1 AND outcome IS NULL`, id, at, raw)
+	if err != nil {
+		return dbError("bulkJobApplied", err)
+	}
+	if tag.RowsAffected() != 1 {
+		return fmt.Errorf("bulkJobApplied %s: no running job", id)
+	}
+	return nil
+}
+
+// BulkJobGet returns the job id of the account ownerID; another's job, or none, is ErrNotFound.
+func (s *Store) BulkJobGet(ctx context.Context, id, ownerID string) (BulkJob, error) {
+	if !IsUUID(id) || !IsUUID(ownerID) {
+		return BulkJob{}, fmt.Errorf("BulkJobGet: %w", ErrNotFound)
+	}
+	var j BulkJob
+	var action string
+	var outcome *string
+	var raw []byte
+	err := s.pool.QueryRow(ctx, `SELECT id::text, owner_id::text, action, reason, total, done, started_at, heartbeat_at, ended_at, outcome, result
+FROM bulk_jobs WHERE id = $1 AND owner_id = $2`, id, ownerID).Scan(&j.ID, &j.OwnerID, &action, &j.Reason, &j.Total, &j.Done,
+		&j.StartedAt, &j.HeartbeatAt, &j.EndedAt, &outcome, &raw)
+	if err == pgx.ErrNoRows {
+		return BulkJob{}, fmt.Errorf("BulkJobGet: %w", ErrNotFound)
+	}
+	if err != nil {
+		return BulkJob{}, dbError("BulkJobGet", err)
+	}
+	j.Action, j.Outcome = schedule.Action(action), BulkJobOutcome(Deref(outcome))
+	if raw != nil {
+		var res BulkResult
+		if err := json.Unmarshal(raw, &res); err != nil {
+			return BulkJob{}, fmt.Errorf("BulkJobGet %s result: %w", id, err)
+		}
+		j.Result = &res
+	}
+	return j, nil
+}
