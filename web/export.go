@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -163,6 +164,29 @@ type export struct {
 	columns []exportColumn
 	enc     exportEncoder
 	started bool
+	// inline, when above 0, is the most rows this answer streams itself: a longer export stops
+	// before its first byte (errExportLong) and runs as a job with a progress page (export_jobs.go).
+	inline int
+	// head and progress, when set, are told the export's size and each row written, for a job's
+	// progress page.
+	onHead   func(store.ExportHead)
+	progress func(written int)
+	written  int
+}
+
+// errExportLong stops an export whose rows are more than its answer streams itself.
+var errExportLong = errors.New("export: long enough for a job")
+
+// row writes one row.
+func (e *export) row(cells []string) error {
+	if err := e.enc.row(cells); err != nil {
+		return err
+	}
+	e.written++
+	if e.progress != nil {
+		e.progress(e.written)
+	}
+	return nil
 }
 
 // newExport starts an export of the list called name, in the format of the path's extension.
@@ -179,6 +203,12 @@ func (s *Server) newExport(w http.ResponseWriter, r *http.Request, name string, 
 
 // head writes the answer's headers and the columns.
 func (e *export) head(h store.ExportHead) error {
+	if e.inline > 0 && h.Rows > e.inline {
+		return errExportLong
+	}
+	if e.onHead != nil {
+		e.onHead(h)
+	}
 	hd := e.w.Header()
 	stamp := time.Now().In(schedule.Helsinki()).Format("20060102-1504")
 	if !strings.HasPrefix(e.r.URL.Path, "/api/") {
@@ -249,10 +279,25 @@ func (s *Server) queueExport(w http.ResponseWriter, r *http.Request) error {
 	p.after = nil
 	now := s.clock()
 	f := s.queueFilter(r, p, s.courseScope(r))
-	e := s.newExport(w, r, "queue", queueColumns)
-	err = s.store.RegistrationExport(r.Context(), now, f, s.exportLimit, e.head, func(row store.RegistrationListRow) error {
-		return e.enc.row(s.queueExportCells(row, now))
+	return s.runExport(w, r, "queue", queueColumns, func(e *export) error {
+		return s.store.RegistrationExport(e.r.Context(), now, f, s.exportLimit, e.head, func(row store.RegistrationListRow) error {
+			return e.row(s.queueExportCells(row, now))
+		})
 	})
+}
+
+// runExport writes an export by write, which reads its rows with e's context and writes them
+// with e.row. A person's export (not the API's) of more rows than Server.exportInlineRows is not
+// streamed: it runs as a job, and the person is sent to its progress page.
+func (s *Server) runExport(w http.ResponseWriter, r *http.Request, name string, columns []exportColumn, write func(e *export) error) error {
+	e := s.newExport(w, r, name, columns)
+	if !strings.HasPrefix(r.URL.Path, "/api/") {
+		e.inline = s.exportInlineRows
+	}
+	err := write(e)
+	if errors.Is(err, errExportLong) {
+		return s.exportInBackground(w, r, name, columns, write)
+	}
 	return e.finish(err)
 }
 
@@ -288,14 +333,15 @@ func (s *Server) courseExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := s.clock()
 	loc := i18n.From(r.Context())
-	e := s.newExport(w, r, "course", courseColumns)
-	err = s.store.RegistrationExportByCourse(r.Context(), id, s.courseScope(r), s.exportLimit, e.head, func(row store.RegistrationOverview) error {
-		sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
-		vm := courseRowVM(loc, row, sum, now)
-		return e.enc.row([]string{row.ID, loc.Code("studentStatus", string(sum.Status)), vm.StudentName, vm.StudentNumber, vm.Module, vm.Grade,
-			vm.WaitsOnLabel, vm.Sentence})
+	scope := s.courseScope(r)
+	return s.runExport(w, r, "course", courseColumns, func(e *export) error {
+		return s.store.RegistrationExportByCourse(e.r.Context(), id, scope, s.exportLimit, e.head, func(row store.RegistrationOverview) error {
+			sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
+			vm := courseRowVM(loc, row, sum, now)
+			return e.row([]string{row.ID, loc.Code("studentStatus", string(sum.Status)), vm.StudentName, vm.StudentNumber, vm.Module, vm.Grade,
+				vm.WaitsOnLabel, vm.Sentence})
+		})
 	})
-	return e.finish(err)
 }
 
 // auditColumns are the audit page's columns, the state split into its two ends.
@@ -313,13 +359,14 @@ func (s *Server) auditExport(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := s.clock()
 	loc := i18n.From(r.Context())
-	e := s.newExport(w, r, "audit", auditColumns)
-	err = s.store.AuditExport(r.Context(), p.filter(), s.exportLimit, e.head, func(a store.AuditEntry) error {
-		vm := auditRowVM(loc, a, now)
-		return e.enc.row([]string{a.ID, isoTime(&a.CreatedAt), vm.Who, a.ActorRole, vm.Action, vm.TargetLabel,
-			store.Deref(a.TargetID), vm.Before, vm.After, a.Reason, strconv.Itoa(int(a.Affected))})
+	f := p.filter()
+	return s.runExport(w, r, "audit", auditColumns, func(e *export) error {
+		return s.store.AuditExport(e.r.Context(), f, s.exportLimit, e.head, func(a store.AuditEntry) error {
+			vm := auditRowVM(loc, a, now)
+			return e.row([]string{a.ID, isoTime(&a.CreatedAt), vm.Who, a.ActorRole, vm.Action, vm.TargetLabel,
+				store.Deref(a.TargetID), vm.Before, vm.After, a.Reason, strconv.Itoa(int(a.Affected))})
+		})
 	})
-	return e.finish(err)
 }
 
 // exportLinks are the export links of a list page for its query string.

@@ -114,6 +114,9 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 		"POST /bulk/apply":   {{path: "/bulk/apply", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400}},
 		// A background apply's page is its owner's: a job nobody started is not found.
 		"GET /bulk/jobs/{id}": {{path: "/bulk/jobs/" + job, anon: toLogin("/bulk/jobs/" + job), teacher: forbidden403, support: notFound404, admin: notFound404}},
+		// A long export is its asker's alone; nobody here asked for this one.
+		"GET /exports/{id}":      {{path: "/exports/" + job, anon: toLogin("/exports/" + job), teacher: notFound404, support: notFound404, admin: notFound404}},
+		"GET /exports/{id}/file": {{path: "/exports/" + job + "/file", anon: toLogin("/exports/" + job + "/file"), teacher: notFound404, support: notFound404, admin: notFound404}},
 		// A claim warns and never blocks: support and admins each claim (or release) and are sent back.
 		"POST /registrations/{id}/claim": {{path: "/registrations/" + b.uncertainOverdue + "/claim", form: url.Values{},
 			anon: unauth401, teacher: forbidden403, support: seeOther("/registrations/" + b.uncertainOverdue), admin: seeOther("/registrations/" + b.uncertainOverdue)}},

@@ -59,6 +59,12 @@ type Deps struct {
 	ClaimLapse time.Duration
 	// ExportLimit caps an export's rows (store.ExportMaxRows when 0 or more).
 	ExportLimit int
+	// ExportInlineRows is how many rows a person's export may hold and still stream straight to
+	// the browser; a longer one is written to a file under ExportDir while a page shows its
+	// progress (DefaultExportInlineRows when 0; the API's exports always stream).
+	ExportInlineRows int
+	// ExportDir is where long exports' files are written (os.TempDir when "").
+	ExportDir string
 	// PasswordLinkTTL is how long a one-time password link works (store.DefaultPasswordLinkTTL
 	// when 0).
 	PasswordLinkTTL time.Duration
@@ -156,6 +162,10 @@ type Server struct {
 	stopBackground  context.CancelFunc
 	background      sync.WaitGroup
 	exportLimit     int
+	// exportInlineRows, exportDir and exportJobs are the long exports (export_jobs.go).
+	exportInlineRows int
+	exportDir        string
+	exportJobs       exportJobs
 	// heavy bounds the heavy pages, exports the exports, each to a share of the pool (gate).
 	heavy, exports *gate
 }
@@ -166,7 +176,8 @@ func New(d Deps) *Server {
 		counts: newCountsCache(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
-		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows)}
+		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows),
+		exportInlineRows: cmp.Or(d.ExportInlineRows, DefaultExportInlineRows), exportDir: d.ExportDir}
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
 		s.exportLimit = d.ExportLimit
 	}
@@ -241,6 +252,7 @@ func (s *Server) Drain() { s.drain(lookup.ErrInterrupted) }
 func (s *Server) Close() {
 	s.stopBackground()
 	s.background.Wait()
+	s.exportJobs.removeAll()
 	s.sessionStore.Close()
 }
 
@@ -297,6 +309,9 @@ func (s *Server) Routes() http.Handler {
 			r.Get("/queue/export.json", s.handle(s.exports.wrap(s.queueExport)))
 			r.Get("/courses/{id}/export.csv", s.handle(s.exports.wrap(s.courseExport)))
 			r.Get("/courses/{id}/export.json", s.handle(s.exports.wrap(s.courseExport)))
+			// A long export's progress and then its file, for the person who asked.
+			r.Get("/exports/{id}", s.handle(s.exportJobShow))
+			r.Get("/exports/{id}/file", s.handle(s.exportJobFile))
 			r.Get("/registrations/{id}", s.handle(s.registrationShow))
 			// Students and courses, in plain words for teachers; every query is scoped to the
 			// person's courses, so a teacher finds only their own students.

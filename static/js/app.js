@@ -217,7 +217,7 @@
   // An export streams every matching row as the database reads it; a large one takes a while to
   // arrive. Following its link says so beside it, since the page itself does not change.
   document.addEventListener("click", function (evt) {
-    var link = evt.target.closest && evt.target.closest(".export-links a[download]");
+    var link = evt.target.closest && evt.target.closest(".export-links a");
     if (!link) return;
     var status = link.parentElement.querySelector("[data-testid=export-status]");
     if (status) status.hidden = false;
