@@ -51,7 +51,8 @@ func heapPeak(fn func() error) (uint64, error) {
 
 // BenchmarkExport100k measures the peak heap of exporting 100,000 rows of the benchmark ledger as
 // CSV: streamed from the database's answer row by row (store.RegistrationExport), and for
-// comparison read as one list first. The streamed export's peak is what `make bench` states.
+// comparison read as one list first, both in this process's heap. `make bench` states the server
+// process's own peak resident set over HTTP (cmd/regdesk's benchExports).
 func BenchmarkExport100k(b *testing.B) {
 	st := benchLedger(b)
 	ctx := context.Background()

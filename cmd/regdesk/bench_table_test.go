@@ -219,6 +219,7 @@ func TestBenchTable(t *testing.T) {
 			fmt.Fprintf(&out, "Status %d: %d requests (%s).\n", code, n, strings.Join(pageRun.codeViews[code], ", "))
 		}
 	}
+	out.WriteString(benchExports(t, bin, dbURL, st, admin))
 	fmt.Fprint(os.Stdout, out.String())
 	if p := os.Getenv("BENCH_OUT"); p != "" && !t.Failed() {
 		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
@@ -532,4 +533,96 @@ func (s *benchServer) memory(t *testing.T) (rss, hwm float64) {
 		}
 	}
 	return rss, hwm
+}
+
+// benchExports measures the largest exports on a server process of their own, started for them,
+// so its peak resident set (VmHWM) before is the idle server's and after is what the exports
+// added: the queue's CSV as a person gets it (store.ExportMaxRows rows, 100,000 on a ledger that
+// large: written by the server to a file while its progress page counts, then downloaded), and
+// the API's JSON of the largest course, streamed to the client as the database sends it. The
+// issue's "large export streams without loading everything in memory" is these figures.
+func benchExports(t *testing.T, bin, dbURL string, st *store.Store, admin benchAccount) string {
+	t.Helper()
+	ctx := context.Background()
+	srv := startServer(t, bin, dbURL)
+	c := benchLogin(t, srv.base, admin)
+	c.Timeout = 5 * time.Minute
+	var out strings.Builder
+	fmt.Fprintf(&out, "\nExports on a server process of their own (bin/regdesk serve, started for them), its memory read from /proc before and after each:\n\n")
+	fmt.Fprintf(&out, "| export | rows | MB | s | VmRSS before → after MB | VmHWM before → after MB |\n|---|---:|---:|---:|---:|---:|\n")
+	row := func(name string, rows int, bytes int64, took time.Duration, before [2]float64) {
+		rss, hwm := srv.memory(t)
+		fmt.Fprintf(&out, "| %s | %d | %.1f | %.1f | %.1f → %.1f | %.1f → %.1f |\n", name, rows, float64(bytes)/1e6, took.Seconds(), before[0], rss, before[1], hwm)
+	}
+	mem := func() [2]float64 { r, h := srv.memory(t); return [2]float64{r, h} }
+
+	// The queue, every live row up to the cap, as a person exports it: past the inline rows it is
+	// a job, so follow it to its file.
+	before := mem()
+	start := time.Now()
+	resp, err := c.Get(srv.base + "/queue/export.csv?show=all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	file := srv.base + "/queue/export.csv?show=all"
+	if resp.StatusCode == http.StatusSeeOther {
+		page := srv.base + resp.Header.Get("Location")
+		for {
+			r, err := c.Get(page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			if strings.Contains(string(b), `data-testid="export-job-ready"`) {
+				break
+			}
+			if r.StatusCode != http.StatusOK || strings.Contains(string(b), `data-testid="export-job-failed"`) || time.Since(start) > 5*time.Minute {
+				t.Errorf("the queue's export job: %d\n%s", r.StatusCode, b)
+				return out.String()
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+		file = page + "/file"
+	}
+	resp, err = c.Get(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ := io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the queue's export file: %d", resp.StatusCode)
+	}
+	rows, _ := strconv.Atoi(resp.Header.Get("X-Export-Rows"))
+	row("queue CSV, show=all (a person's: job, file, download)", rows, n, time.Since(start), before)
+
+	// The largest course through the API, streamed.
+	acct, err := st.AccountGetByEmail(ctx, admin.email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := st.APITokenCreate(ctx, acct.ID, "bench "+strconv.FormatInt(time.Now().UnixNano(), 36), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := storetest.FindBenchTargets(t, st)
+	before = mem()
+	start = time.Now()
+	req, _ := http.NewRequest(http.MethodGet, srv.base+"/api/v1/courses/"+tg.LargestCourseID+"/registrations", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err = c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the API's course export: %d", resp.StatusCode)
+	}
+	rows, _ = strconv.Atoi(resp.Header.Get("X-Export-Rows"))
+	row("largest course, API JSON (streamed)", rows, n, time.Since(start), before)
+	return out.String()
 }
