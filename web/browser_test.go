@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,7 +15,10 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"regdesk/store/demo"
+	"regdesk/store/storetest"
 	"regdesk/store/suotar/suotarfake"
+	"regdesk/web"
 )
 
 // One headless Chromium serves the whole package; each test opens its own browser context, so
@@ -425,4 +429,20 @@ func TestBrowserLookUpInSisu(t *testing.T) {
 	if got := bt.eval(t, `document.querySelector('[data-testid="lookup-button"]').disabled ? "disabled" : "enabled"`); got != "enabled" {
 		t.Errorf("the button is %s after the lookup", got)
 	}
+}
+
+// setupDemo is a server over make run's demo data (demo.DefaultRows rows, seed 1, consistent at
+// testNow) with a support person to sign in as: the pages the overview's and the dark mode's
+// browser tests look at, with something on every chart.
+func setupDemo(t *testing.T) (*testBundle, testAccount) {
+	t.Helper()
+	st := storetest.New(t)
+	if _, err := demo.Write(t.Context(), st, demo.Config{Rows: demo.DefaultRows, Seed: 1, Now: testNow}); err != nil {
+		t.Fatal(err)
+	}
+	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}})
+	t.Cleanup(srv.Close)
+	b := &testBundle{store: st, server: httptest.NewServer(srv.Routes())}
+	t.Cleanup(b.server.Close)
+	return b, b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport)
 }

@@ -3,18 +3,12 @@ package web_test
 import (
 	"context"
 	"encoding/json"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-
-	"regdesk/store/demo"
-	"regdesk/store/storetest"
-	"regdesk/web"
 )
 
 // contrastJS lists every visible piece of text on the page whose contrast with what is behind it
@@ -191,18 +185,10 @@ func TestBrowserContrastPassesAAInLightAndDark(t *testing.T) {
 // included, and a student's page on make run's data, in both schemes.
 func TestBrowserContrastOnTheOverviewAndAStudent(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
-	if _, err := demo.Write(t.Context(), st, demo.Config{Rows: demo.DefaultRows, Seed: 1, Now: testNow}); err != nil {
-		t.Fatal(err)
-	}
-	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}})
-	t.Cleanup(srv.Close)
-	b := &testBundle{store: st, server: httptest.NewServer(srv.Routes())}
-	t.Cleanup(b.server.Close)
-	support := b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport)
+	b, support := setupDemo(t)
 	// A student with registrations in several states, so the page shows several badges.
 	var student string
-	if err := st.Pool().QueryRow(t.Context(), `SELECT user_id::text FROM credit_registrations WHERE deleted_at IS NULL
+	if err := b.store.Pool().QueryRow(t.Context(), `SELECT user_id::text FROM credit_registrations WHERE deleted_at IS NULL
 GROUP BY user_id ORDER BY count(DISTINCT state) DESC, user_id LIMIT 1`).Scan(&student); err != nil {
 		t.Fatal(err)
 	}

@@ -2,17 +2,11 @@ package web_test
 
 import (
 	"encoding/json"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
-
-	"regdesk/store/demo"
-	"regdesk/store/storetest"
-	"regdesk/web"
 )
 
 // TestBrowserOverviewOnTheDemoData opens /overview on make run's data in Chromium: every chart
@@ -21,15 +15,7 @@ import (
 func TestBrowserOverviewOnTheDemoData(t *testing.T) {
 	t.Parallel()
 	bt := newTab(t)
-	st := storetest.New(t)
-	if _, err := demo.Write(t.Context(), st, demo.Config{Rows: demo.DefaultRows, Seed: 1, Now: testNow}); err != nil {
-		t.Fatal(err)
-	}
-	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}})
-	t.Cleanup(srv.Close)
-	b := &testBundle{store: st, server: httptest.NewServer(srv.Routes())}
-	t.Cleanup(b.server.Close)
-	support := b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport)
+	b, support := setupDemo(t)
 
 	bt.do(t,
 		login(b.server.URL, support.Email, testPassword),
