@@ -269,7 +269,7 @@ func TestAccountChangesKeepTheActorsRoleAtTheTime(t *testing.T) {
 	if _, _, err := b.st.APITokenCreate(ctx, sami.ID, "as support", b.now); err != nil {
 		t.Fatal(err)
 	}
-	// A change from before migration 0020, made while Sami was support, and one made later while an
+	// A change from before migration 0022, made while Sami was support, and one made later while an
 	// admin: neither kept a role.
 	old := func(at time.Time, reason string) {
 		t.Helper()

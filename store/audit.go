@@ -128,7 +128,7 @@ ORDER BY a.created_at DESC, a.id DESC`
 // actions' columns. A UNION ALL of plain columns, so the planner pushes a filter and the cursor
 // into both and merges their (created_at, id) indexes newest first, stopping at the page. An
 // account change's role is the one its actor had as they acted: kept with the change since
-// migration 0020, and for a change written before it, what the actor's own recorded role changes
+// migration 0022, and for a change written before it, what the actor's own recorded role changes
 // say they had then (the "from" of their first role change at or after it, else their role now,
 // which no recorded change has moved since).
 const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, x.target_kind::text AS target_kind, x.target_id,

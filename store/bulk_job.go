@@ -11,7 +11,7 @@ import (
 	"regdesk/schedule"
 )
 
-// This file keeps the background bulk applies (bulk_jobs, migration 0021), so a job's page
+// This file keeps the background bulk applies (bulk_jobs, migration 0023), so a job's page
 // survives a restart and any instance finds it. The apply writes its job's end in its own
 // transaction (RegistrationBulkApply with BulkApplyParams.JobID), so a job reads as applied
 // exactly when its rows were changed.
