@@ -272,21 +272,13 @@ GROUP BY cr.course_module_id`, now)
 		if err != nil {
 			return dbError("CourseModuleStatsList needs admin", err)
 		}
-		type dismissedRow struct {
-			ScheduleColumns
-			Module string `db:"course_module_id"`
-		}
-		rows, _ = q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id
-FROM credit_registration_attention_dismissals d
-  JOIN credit_registrations cr ON cr.id = d.credit_registration_id
-WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+` AND $1::timestamptz IS NOT NULL`, now)
-		dismissed, err := pgx.CollectRows(rows, pgx.RowToStructByName[dismissedRow])
+		dismissed, err := q.attentionDismissedList(ctx, nil)
 		if err != nil {
-			return dbError("CourseModuleStatsList dismissed", err)
+			return fmt.Errorf("needs admin: %w", err)
 		}
 		for _, d := range dismissed {
 			st := schedule.Classify(d.ScheduleRow(), now)
-			if m := byID[d.Module]; m != nil && st.Dismissed && st.Reasons.AsksPerson() {
+			if m := byID[d.CourseModuleID]; m != nil && st.Dismissed && st.Reasons.AsksPerson() {
 				m.NeedsAdmin--
 			}
 		}

@@ -421,13 +421,9 @@ FROM (SELECT ` + strings.Join(filters, ",\n    ") + `
 	if err := q.db.QueryRow(ctx, statement, args...).Scan(dest...); err != nil {
 		return out, dbError("RegistrationCountsGet", err)
 	}
-	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`
-FROM credit_registration_attention_dismissals d
-  JOIN credit_registrations cr ON cr.id = d.credit_registration_id
-WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond+` AND $1::timestamptz IS NOT NULL`, args...)
-	dismissed, err := pgx.CollectRows(rows, pgx.RowToStructByName[ScheduleColumns])
+	dismissed, err := q.attentionDismissedList(ctx, scope)
 	if err != nil {
-		return out, dbError("RegistrationCountsGet dismissed", err)
+		return out, fmt.Errorf("RegistrationCountsGet: %w", err)
 	}
 	for _, d := range dismissed {
 		st := schedule.Classify(d.ScheduleRow(), now)
@@ -451,6 +447,29 @@ WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+s
 		out.Reasons[r] = reasonN[i]
 	}
 	return out, nil
+}
+
+// dismissedCandidate is an attention candidate with a live dismissal, as the counts read it to take
+// the rows the dismissal covers off.
+type dismissedCandidate struct {
+	ScheduleColumns
+	CourseModuleID string `db:"course_module_id"`
+}
+
+// attentionDismissedList reads the attention candidates that have a live dismissal, within scope
+// when it is not nil: the few rows the queue's and the courses page's counts, made as if nobody
+// had dismissed anything, take off once Go has classified them.
+func (q *Queries) attentionDismissedList(ctx context.Context, scope []string) ([]dismissedCandidate, error) {
+	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id
+FROM credit_registration_attention_dismissals d
+  JOIN credit_registrations cr ON cr.id = d.credit_registration_id
+WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+`
+  AND ($1::uuid[] IS NULL OR cr.course_id = ANY($1::uuid[]))`, scope)
+	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[dismissedCandidate])
+	if err != nil {
+		return nil, dbError("attentionDismissedList", err)
+	}
+	return list, nil
 }
 
 // Registration is one credit_registrations row with everything its page shows.
