@@ -63,6 +63,11 @@ bench: build ## The performance table: every page at 1M rows (BENCH_ROWS=1000000
 	BENCH_TABLE=1 BENCH_OUT=$$out TEST_DATABASE_URL="$$url" go test -run '^TestBenchTable$$' -count=1 -timeout 150m ./cmd/regdesk/; \
 	cat $$out
 
+bench/seed: build ## Only write and keep the benchmark ledger (BENCH_ROWS rows), for a later make bench
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	BENCH_TABLE=1 BENCH_SEED_ONLY=1 TEST_DATABASE_URL="$$url" go test -v -run '^TestBenchTable$$' -count=1 -timeout 150m ./cmd/regdesk/ | grep -E 'bench:|storetest:|^(ok|FAIL|---)'
+
 bench/store: build ## The store's own benchmarks (queue queries, page reads, seeding) on the kept ledger
 	@url="$${TEST_DATABASE_URL:-}"; \
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
@@ -106,4 +111,4 @@ vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)
 	cp $$tmp/package/LICENSE $(CURDIR)/static/vendor/htmx.LICENSE; \
 	cd $(CURDIR)/static/vendor && sha256sum htmx.min.js > SHA256SUMS; rm -rf $$tmp
 
-.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench bench/store generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
+.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench bench/seed bench/store generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx

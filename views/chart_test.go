@@ -222,7 +222,7 @@ func TestOverviewChartsInEachLanguage(t *testing.T) {
 		outcomes[i] = make([]int64, len(days))
 	}
 	outcomes[0][len(days)-3] = 2 // Sunday 25 October, the 25-hour day
-	d := OverviewData{Now: now, CountedAt: now, Days: days, Latency: [3][]int64{counts, counts, counts}, Outcomes: outcomes}
+	d := OverviewData{Days: days, Latency: [3][]int64{counts, counts, counts}, Outcomes: outcomes}
 	for _, c := range []struct {
 		lang                       i18n.Lang
 		bin, open, tick, day, axis string
@@ -231,7 +231,7 @@ func TestOverviewChartsInEachLanguage(t *testing.T) {
 		{i18n.SV, "4,5 h–5 h", "14 d eller mer", "4,5 h", "sön 25 okt. 2026", "25 okt."},
 		{i18n.EN, "4.5 h–5 h", "14 d or more", "4.5 h", "Sun 25 Oct 2026", "25 Oct"},
 	} {
-		vm := NewOverview(i18n.For(c.lang), Page{}, d)
+		vm := NewOverview(i18n.For(c.lang), d)
 		rows := vm.Latency.Table.Rows
 		if rows[9][0] != c.bin || rows[n-1][0] != c.open {
 			t.Errorf("%s: bins %q and %q, want %q and %q", c.lang, rows[9][0], rows[n-1][0], c.bin, c.open)

@@ -10,14 +10,12 @@ import (
 
 // OverviewVM is /overview.
 type OverviewVM struct {
-	Page      Page
-	CountedAt string
-	Tiles     []TileVM
-	Latency   HistogramChart
-	Weeks     HistogramChart
-	Outcomes  StackedChart
-	Pile      LineChart
-	Failures  []FailureRowVM
+	Tiles    []TileVM
+	Latency  HistogramChart
+	Weeks    HistogramChart
+	Outcomes StackedChart
+	Pile     LineChart
+	Failures []FailureRowVM
 	// FailuresEmpty says there is no failure to group.
 	FailuresEmpty string
 }
@@ -42,7 +40,6 @@ type FailureCourseVM struct {
 
 // OverviewData is the overview's numbers, as the handler read them.
 type OverviewData struct {
-	Now, CountedAt time.Time
 	// The tiles' numbers and the views they link to.
 	NeedsAdmin, NeedsAdminToday, Uncertain, RegisteredToday, RegisteredWeek, FailedWeek int64
 	MedianThisWeek, MedianLastWeek                                                      *time.Duration
@@ -123,12 +120,15 @@ func ChartWordsFor(loc *i18n.Localizer) ChartWords {
 	}
 }
 
-// NewOverview builds the overview's page from its numbers, in loc's language.
-func NewOverview(loc *i18n.Localizer, page Page, d OverviewData) OverviewVM {
-	vm := OverviewVM{Page: page, CountedAt: loc.T("overview.countedAt", "At", loc.AtDated(d.CountedAt, d.Now)), Failures: d.Failures}
-	if page.Title == "" {
-		vm.Page.Title = loc.T("overview.title")
-	}
+// OverviewCountedAt says when the overview's numbers were counted, as of now.
+func OverviewCountedAt(loc *i18n.Localizer, at, now time.Time) string {
+	return loc.T("overview.countedAt", "At", loc.AtDated(at, now))
+}
+
+// NewOverview builds the overview's body from its numbers, in loc's language. It depends on
+// nothing but d and the language, so one drawing serves everyone for as long as d is shared.
+func NewOverview(loc *i18n.Localizer, d OverviewData) OverviewVM {
+	vm := OverviewVM{Failures: d.Failures}
 	median := func(p *time.Duration) string {
 		if p == nil {
 			return loc.T("overview.none")

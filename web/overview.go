@@ -2,10 +2,14 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"regdesk/schedule"
 	"regdesk/store"
@@ -74,6 +78,8 @@ type overviewRead struct {
 	days []views.DayRange
 	// thisWeek is how many of days belong to this Helsinki week (Monday to today).
 	thisWeek int
+	// drawn is the body drawn from this reading.
+	drawn *drawnOverview
 }
 
 // overviewShow is the pipeline at a glance: GET /overview (support and admin).
@@ -83,7 +89,43 @@ func (s *Server) overviewShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	loc := i18n.From(r.Context())
-	return s.render(w, r, http.StatusOK, views.OverviewPage(overviewVM(loc, s.page(r, loc.T("overview.title")), read, at, s.clock())), nil)
+	body, err := read.drawn.body(r.Context(), loc.Lang, func() templ.Component { return views.OverviewBody(overviewVM(loc, read)) })
+	if err != nil {
+		return err
+	}
+	page := views.OverviewPage(s.page(r, loc.T("overview.title")), views.OverviewCountedAt(loc, at, s.clock()), body)
+	return s.render(w, r, http.StatusOK, page, nil)
+}
+
+// drawnOverview keeps one reading's overview body drawn, per language. A reading is shared for
+// OverviewTTL, and drawing its charts and tables costs several times what the page around them
+// does, so everyone who asks while the reading is shared gets the same drawing. It lives in the
+// reading, and goes with it.
+type drawnOverview struct {
+	mu     sync.Mutex
+	byLang map[i18n.Lang]string
+}
+
+// body returns the body drawn in lang, drawing it if it is not kept yet.
+func (d *drawnOverview) body(ctx context.Context, lang i18n.Lang, draw func() templ.Component) (templ.Component, error) {
+	d.mu.Lock()
+	html, ok := d.byLang[lang]
+	d.mu.Unlock()
+	if ok {
+		return templ.Raw(html), nil
+	}
+	var b strings.Builder
+	if err := draw().Render(ctx, &b); err != nil {
+		return nil, fmt.Errorf("draw the overview: %w", err)
+	}
+	html = b.String()
+	d.mu.Lock()
+	if d.byLang == nil {
+		d.byLang = map[i18n.Lang]string{}
+	}
+	d.byLang[lang] = html
+	d.mu.Unlock()
+	return templ.Raw(html), nil
 }
 
 // readOverview counts the overview as of now.
@@ -103,16 +145,15 @@ func (s *Server) readOverview(ctx context.Context, now time.Time) (overviewRead,
 	if err != nil {
 		return overviewRead{}, err
 	}
-	return overviewRead{data: data, days: days, thisWeek: back + 1}, nil
+	return overviewRead{data: data, days: days, thisWeek: back + 1, drawn: &drawnOverview{}}, nil
 }
 
 // uncertainReasons are the reasons of an uncertain row waiting for a person to look it up.
 var uncertainReasons = []schedule.Reason{schedule.ReasonOutcomeUncertain, schedule.ReasonUncertainOverdue, schedule.ReasonSubmissionTimeMissing}
 
-func overviewVM(loc *i18n.Localizer, page views.Page, read overviewRead, at, now time.Time) views.OverviewVM {
+func overviewVM(loc *i18n.Localizer, read overviewRead) views.OverviewVM {
 	o := read.data
 	d := views.OverviewData{
-		Now: now, CountedAt: at,
 		NeedsAdmin: o.Attention.NeedsAdmin, NeedsAdminToday: o.NeedsAdminToday,
 		MedianThisWeek: o.MedianThisWeek, MedianLastWeek: o.MedianLastWeek,
 		NeedsAdminURL: "/?show=needs_admin",
@@ -170,7 +211,7 @@ func overviewVM(loc *i18n.Localizer, page views.Page, read overviewRead, at, now
 		}
 		d.Failures = append(d.Failures, f)
 	}
-	return views.NewOverview(loc, page, d)
+	return views.NewOverview(loc, d)
 }
 
 // snapshotLoop takes the day's snapshot of the needs-a-person pile, counts the course modules'
