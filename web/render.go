@@ -69,7 +69,7 @@ func redirect(w http.ResponseWriter, r *http.Request, url string) {
 // reorder what follows: a right-to-left override makes "gnp.exe" read as "exe.png". Shown as a
 // code they can mislead nobody; the stylesheet isolates names and reasons besides.
 func showBidiControls(page []byte) []byte {
-	if bytes.IndexFunc(page, isBidiControl) < 0 {
+	if !hasBidiControl(page) {
 		return page
 	}
 	var out bytes.Buffer
@@ -84,6 +84,25 @@ func showBidiControls(page []byte) []byte {
 		page = page[size:]
 	}
 	return out.Bytes()
+}
+
+// hasBidiControl reports whether page holds a bidirectional control character. Every page goes
+// through it, so it looks only at the two lead bytes those characters' UTF-8 starts with (0xD8 for
+// U+061C, 0xE2 for the rest), which the byte search finds many times faster than decoding each rune.
+func hasBidiControl(page []byte) bool {
+	if bytes.Contains(page, []byte("\u061C")) {
+		return true
+	}
+	for {
+		i := bytes.IndexByte(page, 0xE2)
+		if i < 0 {
+			return false
+		}
+		if r, _ := utf8.DecodeRune(page[i:]); isBidiControl(r) {
+			return true
+		}
+		page = page[i+1:]
+	}
 }
 
 // isBidiControl reports the explicit directional formatting characters: the marks, embeddings,
