@@ -102,3 +102,26 @@ func TestPluralsAndMissingKeys(t *testing.T) {
 		t.Errorf("a number placeholder gave %q", got)
 	}
 }
+
+// A message asked for without arguments is kept after its first use: it reads the same the
+// second time as the catalogue has it, and keeping it never keeps a message that has arguments.
+func TestPlainMessagesAreKeptAsTheCatalogueHasThem(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
+		loc := i18n.For(lang)
+		for key, forms := range loadCatalogue(t, string(lang)) {
+			if len(forms) != 1 || len(placeholders(forms)) > 0 {
+				continue
+			}
+			first, second := loc.T(key), loc.T(key)
+			if first != forms["other"] || second != first {
+				t.Errorf("%s %q: %q, then %q; the catalogue has %q", lang, key, first, second, forms["other"])
+			}
+		}
+	}
+	en := i18n.For(i18n.EN)
+	_ = en.T("span.d")
+	if got := en.T("span.d", "D", 3); got != "3 d" {
+		t.Errorf("after a plain use, span.d with its argument gave %q", got)
+	}
+}

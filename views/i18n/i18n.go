@@ -96,6 +96,10 @@ var bundle = sync.OnceValue(func() *goi18n.Bundle {
 type Localizer struct {
 	Lang Lang
 	loc  *goi18n.Localizer
+	// plain keeps the messages asked for without arguments (most of a page's words: headings,
+	// labels, buttons), which depend on nothing but the key. go-i18n executes a template for each
+	// message it localizes, and a queue page asks for several hundred.
+	plain sync.Map // key → string
 }
 
 var localizers = sync.OnceValue(func() map[Lang]*Localizer {
@@ -142,6 +146,11 @@ func Missing(key string) string { return "⟦" + key + "⟧" }
 // the language's way (1 234, 2,5); strings as they are. A key the catalogue lacks comes back as
 // Missing(key) and is logged.
 func (l *Localizer) T(key string, args ...any) string {
+	if len(args) == 0 {
+		if msg, ok := l.plain.Load(key); ok {
+			return msg.(string)
+		}
+	}
 	data := make(map[string]any, len(args)/2)
 	var count any
 	for i := 0; i+1 < len(args); i += 2 {
@@ -157,6 +166,9 @@ func (l *Localizer) T(key string, args ...any) string {
 	if err != nil || tag.String() != string(l.Lang) {
 		slog.Warn("i18n: message missing or broken", "key", key, "lang", l.Lang, "err", err)
 		return Missing(key)
+	}
+	if len(args) == 0 {
+		l.plain.Store(key, msg)
 	}
 	return msg
 }
