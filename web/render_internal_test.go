@@ -20,7 +20,7 @@ func TestHasBidiControlAgreesWithDecodingEachRune(t *testing.T) {
 	for r := rune(0x0600); r <= 0x06FF; r++ {
 		check(t, "x"+string(r)+"y")
 	}
-	check(t, "\xe2")         // cut short
+	check(t, "\xe2")        // cut short
 	check(t, "ok \xe2\x80") // cut short after a lead byte
 }
 
