@@ -138,6 +138,7 @@ func TestBenchTable(t *testing.T) {
 	fmt.Fprintf(&out, "The server shares the queue's counts for its default COUNTS_TTL, as deployed: a queue view's floor is its own statements, and one request per TTL also counts. Rows marked \"cold\" are measured on a second server with COUNTS_TTL=0, their floor the counts' statements too.\n\n")
 	fmt.Fprintf(&out, "| view | stmts | p50 ms | p95 ms | p99 ms | floor p50 | floor p99 | p50 ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	singleP99 := map[string]time.Duration{}
+	single := map[string][3]time.Duration{}
 	for _, v := range views {
 		c, base := clients[v.cold][v.as], bases[v.cold]
 		for range 3 {
@@ -162,7 +163,12 @@ func TestBenchTable(t *testing.T) {
 		}
 		p, r := percentiles(page), percentiles(raw)
 		singleP99[v.name] = p[2]
+		single[v.name] = p
 		fmt.Fprintf(&out, "| %s | %d | %s | %s | %s | %s | %s | %.2f |\n", v.name, len(v.stmts), ms(p[0]), ms(p[1]), ms(p[2]), ms(r[0]), ms(r[2]), float64(p[0])/float64(max(r[0], time.Microsecond)))
+	}
+
+	if rows != 1_000_000 {
+		out.WriteString(againstMillion(t, single, views))
 	}
 
 	// The crowd: 64 clients, each with its own session, cycling through every view from its own
@@ -235,6 +241,51 @@ func TestBenchTable(t *testing.T) {
 		t.Errorf("the crowd got %d answers other than 200", pageRun.non200)
 	}
 }
+
+// againstMillion sets this run's single-client figures beside those of the last million-row
+// table (.benchlogs/bench-1000000.md, or BENCH_BASELINE), as issue 11's ten-million goal reads
+// them: within 2× of the 1M figures.
+func againstMillion(t *testing.T, single map[string][3]time.Duration, views []benchView) string {
+	t.Helper()
+	path := cmp.Or(os.Getenv("BENCH_BASELINE"), "../../.benchlogs/bench-1000000.md")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Sprintf("\nNo million-row table to compare with (%s: %v); make bench writes one.\n", path, err)
+	}
+	base := map[string][2]float64{} // view → p50, p99 (ms)
+	for line := range strings.Lines(string(raw)) {
+		cells := strings.Split(strings.TrimSpace(line), "|")
+		if len(cells) != 10 { // "", 8 cells, ""
+			continue
+		}
+		p50, err50 := strconv.ParseFloat(strings.TrimSpace(cells[3]), 64)
+		p99, err99 := strconv.ParseFloat(strings.TrimSpace(cells[5]), 64)
+		if err50 == nil && err99 == nil {
+			base[strings.TrimSpace(cells[1])] = [2]float64{p50, p99}
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nAgainst the million-row table (%s): p50 and p99 here, there, and the ratio.\n\n", filepath.Base(path))
+	b.WriteString("| view | p50 ms | 1M p50 | × | p99 ms | 1M p99 | × |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	within, compared := 0, 0
+	for _, v := range views {
+		p, ok1 := single[v.name]
+		m, ok2 := base[v.name]
+		if !ok1 || !ok2 || m[0] <= 0 || m[1] <= 0 {
+			continue
+		}
+		r50, r99 := msf(p[0])/m[0], msf(p[2])/m[1]
+		compared++
+		if r50 <= 2 {
+			within++
+		}
+		fmt.Fprintf(&b, "| %s | %s | %.1f | %.2f | %s | %.1f | %.2f |\n", v.name, ms(p[0]), m[0], r50, ms(p[2]), m[1], r99)
+	}
+	fmt.Fprintf(&b, "\n%d of the %d views compared are within 2× of their 1M p50.\n", within, compared)
+	return b.String()
+}
+
+func msf(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // benchView is one page or fragment, fetched as one kind of account.
 type benchView struct {
@@ -630,4 +681,30 @@ func benchExports(t *testing.T, bin, dbURL string, st *store.Store, admin benchA
 	rows, _ = strconv.Atoi(resp.Header.Get("X-Export-Rows"))
 	row("largest course, API JSON (streamed)", rows, n, time.Since(start), before)
 	return out.String()
+}
+
+// The ten-million table reads the million-row one's figures by view name and says how many views
+// keep within 2× of them.
+func TestAgainstMillionReadsTheMillionRowTable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bench-1000000.md")
+	table := "| view | stmts | p50 ms | p95 ms | p99 ms | floor p50 | floor p99 | p50 ratio |\n|---|---:|---:|---:|---:|---:|---:|---:|\n" +
+		"| /?show=all | 4 | 10.0 | 12.0 | 20.0 | 8.0 | 9.0 | 1.25 |\n| /audit | 5 | 4.0 | 5.0 | 6.0 | 3.0 | 4.0 | 1.33 |\n"
+	if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("BENCH_BASELINE", path)
+	ms := time.Millisecond
+	got := againstMillion(t, map[string][3]time.Duration{
+		"/?show=all": {15 * ms, 16 * ms, 30 * ms}, // 1.5× and 1.5×
+		"/audit":     {9 * ms, 9 * ms, 9 * ms},    // 2.25×
+		"/courses":   {1 * ms, 1 * ms, 1 * ms},    // not in the 1M table
+	}, []benchView{{name: "/?show=all"}, {name: "/audit"}, {name: "/courses"}})
+	for _, want := range []string{"| /?show=all | 15.0 | 10.0 | 1.50 | 30.0 | 20.0 | 1.50 |", "| /audit | 9.0 | 4.0 | 2.25 |", "1 of the 2 views compared are within 2×"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "/courses") {
+		t.Errorf("a view the 1M table lacks was compared:\n%s", got)
+	}
 }
