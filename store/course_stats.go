@@ -124,7 +124,27 @@ func (s *Store) CourseModuleStatsList(ctx context.Context, now time.Time, weeks 
 		dates = append(dates, schedule.HelsinkiDate(w).String())
 	}
 	var out []CourseModuleStats
-	err := s.InReadTx(ctx, func(q *Queries) error {
+	var byID map[string]*CourseModuleStats
+	// The unsettled rows' groups are the longest read (every live attempt not settled yet, ~100k
+	// index entries at 1M rows): they are read beside the rest, on a second connection that sees
+	// the same snapshot (inOneSnapshot).
+	var unsettled []unsettledGroup
+	helper := func(ctx context.Context, q *Queries) error {
+		rows, _ := q.db.Query(ctx, `SELECT cr.course_module_id::text, cr.state::text, coalesce(cr.error_code::text, ''), cr.superseded_by_id IS NOT NULL, count(*)
+FROM credit_registrations cr
+WHERE cr.deleted_at IS NULL AND cr.state NOT IN (`+quoteList(settledStates...)+`)
+GROUP BY cr.course_module_id, cr.state, cr.error_code, 4`)
+		var g unsettledGroup
+		_, err := pgx.ForEachRow(rows, []any{&g.module, &g.state, &g.code, &g.superseded, &g.n}, func() error {
+			unsettled = append(unsettled, g)
+			return nil
+		})
+		if err != nil {
+			return dbError("CourseModuleStatsList unsettled", err)
+		}
+		return nil
+	}
+	main := func(ctx context.Context, q *Queries) error {
 		rows, _ := q.db.Query(ctx, `SELECT m.id::text, m.name, c.id::text, c.name, m.uh_course_code
 FROM course_modules m JOIN courses c ON c.id = m.course_id
 WHERE m.deleted_at IS NULL AND c.deleted_at IS NULL
@@ -139,7 +159,7 @@ ORDER BY c.name, m.order_number, m.name, m.id`)
 		if err != nil {
 			return dbError("CourseModuleStatsList modules", err)
 		}
-		byID := make(map[string]*CourseModuleStats, len(out))
+		byID = make(map[string]*CourseModuleStats, len(out))
 		for i := range out {
 			byID[out[i].ModuleID] = &out[i]
 		}
@@ -211,51 +231,6 @@ GROUP BY cr.course_module_id, cr.state, 3`, since, bounds, now)
 			return dbError("CourseModuleStatsList settled since", err)
 		}
 
-		type errKey struct {
-			module string
-			code   schedule.ErrorCode
-		}
-		errs := map[errKey]int64{}
-		var code *string
-		var superseded bool
-		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, cr.state::text, cr.error_code::text, cr.superseded_by_id IS NOT NULL, count(*)
-FROM credit_registrations cr
-WHERE cr.deleted_at IS NULL AND cr.state NOT IN (`+quoteList(settledStates...)+`)
-GROUP BY cr.course_module_id, cr.state, cr.error_code, 4`)
-		_, err = pgx.ForEachRow(rows, []any{&module, &state, &code, &superseded, &n}, func() error {
-			m := byID[module]
-			if m == nil {
-				return nil
-			}
-			m.Total += n
-			if superseded {
-				return nil
-			}
-			st := schedule.State(state)
-			switch {
-			case st == schedule.StateFailedPermanent:
-				m.Failed += n
-			case !st.IsTerminal():
-				m.InFlight += n
-			}
-			if code != nil {
-				errs[errKey{module, schedule.ErrorCode(*code)}] += n
-			}
-			return nil
-		})
-		if err != nil {
-			return dbError("CourseModuleStatsList unsettled", err)
-		}
-		for k, n := range errs {
-			m := byID[k.module]
-			if n > m.TopErrorN || (n == m.TopErrorN && k.code < m.TopError) {
-				m.TopError, m.TopErrorN = k.code, n
-			}
-			if setupErrors[k.code] && (n > m.SetupErrorN || (n == m.SetupErrorN && k.code < m.SetupError)) {
-				m.SetupError, m.SetupErrorN = k.code, n
-			}
-		}
-
 		// Needs a person, counted as if nobody had dismissed anything (an index-only scan of the
 		// attention candidates, 0021), then the few rows a dismissal covers taken off, classified
 		// in Go as RegistrationCountsGet does: the dismissal check written into the count fetched
@@ -283,9 +258,50 @@ GROUP BY cr.course_module_id`, now)
 			}
 		}
 		return nil
-	})
-	if err != nil {
+	}
+	if err := s.inOneSnapshot(ctx, []func(context.Context, *Queries) error{main, helper}); err != nil {
 		return nil, fmt.Errorf("CourseModuleStatsList: %w", err)
 	}
+	type errKey struct {
+		module string
+		code   schedule.ErrorCode
+	}
+	errs := map[errKey]int64{}
+	for _, g := range unsettled {
+		m := byID[g.module]
+		if m == nil {
+			continue
+		}
+		m.Total += g.n
+		if g.superseded {
+			continue
+		}
+		st := schedule.State(g.state)
+		switch {
+		case st == schedule.StateFailedPermanent:
+			m.Failed += g.n
+		case !st.IsTerminal():
+			m.InFlight += g.n
+		}
+		if g.code != "" {
+			errs[errKey{g.module, schedule.ErrorCode(g.code)}] += g.n
+		}
+	}
+	for k, n := range errs {
+		m := byID[k.module]
+		if n > m.TopErrorN || (n == m.TopErrorN && k.code < m.TopError) {
+			m.TopError, m.TopErrorN = k.code, n
+		}
+		if setupErrors[k.code] && (n > m.SetupErrorN || (n == m.SetupErrorN && k.code < m.SetupError)) {
+			m.SetupError, m.SetupErrorN = k.code, n
+		}
+	}
 	return out, nil
+}
+
+// unsettledGroup is one group of the unsettled rows CourseModuleStatsList counts.
+type unsettledGroup struct {
+	module, state, code string // code "": none
+	superseded          bool
+	n                   int64
 }
