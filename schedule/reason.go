@@ -150,13 +150,39 @@ const (
 	escalatingSet = askingSet &^ (bitOutcomeUncertain | bitSubmissionTimeMissing)
 )
 
-// reasonBit is r's bit; 0 for a reason this package does not know.
+// reasonBit is r's bit; 0 for a reason this package does not know. A switch, not the table's
+// map: it is asked for every reason of every dismissed row on a page, and hashing the string
+// cost more than the rest of classifying the row.
 func reasonBit(r Reason) ReasonSet {
-	i, ok := reasons.index[r]
-	if !ok {
-		return 0
+	switch r {
+	case ReasonOutcomeUncertain:
+		return bitOutcomeUncertain
+	case ReasonSubmissionTimeMissing:
+		return bitSubmissionTimeMissing
+	case ReasonUncertainOverdue:
+		return bitUncertainOverdue
+	case ReasonPartialOverdue:
+		return bitPartialOverdue
+	case ReasonVerificationGaveUp:
+		return bitVerificationGaveUp
+	case ReasonRepeatedlyNotRegistered:
+		return bitRepeatedlyNotRegistered
+	case ReasonRetryWindowExpired:
+		return bitRetryWindowExpired
+	case ReasonMisregistered:
+		return bitMisregistered
+	case ReasonPermanentError:
+		return bitPermanentError
+	case ReasonStuckPastRecoveryGrace:
+		return bitStuckPastRecoveryGrace
+	case ReasonTooManyAttempts:
+		return bitTooManyAttempts
+	case ReasonRunningLate:
+		return bitRunningLate
+	case ReasonFlaggedByPipeline:
+		return bitFlaggedByPipeline
 	}
-	return 1 << i
+	return 0
 }
 
 // ReasonSetOf returns the set holding the known reasons among rs.

@@ -52,7 +52,16 @@ func TestKindsAgreeWithStates(t *testing.T) {
 			t.Errorf("%s: stuckThreshold %v %v, StuckThreshold %v %v", s, d2, ok2, d1, ok1)
 		}
 	}
-	if kindOf("from_a_newer_pipeline") != 0 {
-		t.Error("an unknown state has a kind")
+	// The kinds are declared in the states' order: each state has the bit of its own place.
+	for i, s := range States() {
+		if k := kindOf(s); k != 1<<i {
+			t.Errorf("%s: kind %b, want %b", s, k, 1<<i)
+		}
+	}
+	// Unknown names, some as long as a known one or differing from one in a letter.
+	for _, s := range []State{"from_a_newer_pipeline", "", "pendinf", "Pending", "failed_retryablf", "registere", "registeredx"} {
+		if kindOf(s) != 0 {
+			t.Errorf("the unknown state %q has a kind", s)
+		}
 	}
 }
