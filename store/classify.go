@@ -103,7 +103,12 @@ func phaseCondition(p schedule.Phase, cut func(time.Duration) string) string {
 	case schedule.PhaseWaiting:
 		return verif + after(schedule.VerifyWindowStart)
 	case schedule.PhaseDenseWindow:
-		return verif + `(cr.submitted_at IS NULL OR (` + atOrBefore(schedule.VerifyWindowStart) + ` AND ` + after(schedule.VerifyDenseWindowEnd) + `))`
+		// No submission time, or submitted between the window's two ends: with NULL read as
+		// infinity, one range of idx_credit_registrations_verification_due (migration 0024) from
+		// the far end up, less the rows submitted since the near end. As an OR of the two, the
+		// count walked the submitted_at index from its oldest entry.
+		return verif + `coalesce(cr.submitted_at, 'infinity'::timestamptz) > ` + cut(schedule.VerifyDenseWindowEnd) +
+			` AND (cr.submitted_at IS NULL OR ` + atOrBefore(schedule.VerifyWindowStart) + `)`
 	case schedule.PhaseLateWindow:
 		return verif + atOrBefore(schedule.VerifyDenseWindowEnd) + ` AND ` + after(schedule.VerifyWindowEnd)
 	case schedule.PhaseBackingOff:
