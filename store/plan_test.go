@@ -218,7 +218,11 @@ type planNode struct {
 
 // findInPlan walks a plan depth first and returns what found says of the first node it says
 // anything of, or "".
-func findInPlan(node json.RawMessage, underLimit bool, found func(planNode) string) string {
+func findInPlan(plan json.RawMessage, found func(planNode) string) string {
+	return findBelow(plan, false, found)
+}
+
+func findBelow(node json.RawMessage, underLimit bool, found func(planNode) string) string {
 	var n planNode
 	if err := json.Unmarshal(node, &n); err != nil {
 		return ""
@@ -228,7 +232,7 @@ func findInPlan(node json.RawMessage, underLimit bool, found func(planNode) stri
 		return s
 	}
 	for _, p := range n.Plans {
-		if s := findInPlan(p, n.underLimit, found); s != "" {
+		if s := findBelow(p, n.underLimit, found); s != "" {
 			return s
 		}
 	}
@@ -237,7 +241,7 @@ func findInPlan(node json.RawMessage, underLimit bool, found func(planNode) stri
 
 // seqScanned returns the ledger table a plan reads sequentially, or "".
 func seqScanned(plan json.RawMessage) string {
-	return findInPlan(plan, false, func(n planNode) string {
+	return findInPlan(plan, func(n planNode) string {
 		// The students (17,000 here) may be hashed whole: at 40,000 rows that is the cheaper plan,
 		// and the planner does not choose it at a million. The ledger and the completions it never may.
 		if n.NodeType == "Seq Scan" && (n.Relation == "credit_registrations" || n.Relation == "course_module_completions") {
@@ -250,7 +254,7 @@ func seqScanned(plan json.RawMessage) string {
 // joinedBeforeLimit returns the students, courses or modules table a plan reads below a Limit
 // node, or "".
 func joinedBeforeLimit(plan json.RawMessage) string {
-	return findInPlan(plan, false, func(n planNode) string {
+	return findInPlan(plan, func(n planNode) string {
 		if n.underLimit && (n.Relation == "students" || n.Relation == "courses" || n.Relation == "course_modules") {
 			return n.Relation
 		}
@@ -260,7 +264,7 @@ func joinedBeforeLimit(plan json.RawMessage) string {
 
 // readsRange reports whether a plan scans index with an index condition.
 func readsRange(plan json.RawMessage, index string) bool {
-	return findInPlan(plan, false, func(n planNode) string {
+	return findInPlan(plan, func(n planNode) string {
 		if n.Index == index && n.Cond != "" {
 			return n.Cond
 		}
@@ -271,7 +275,7 @@ func readsRange(plan json.RawMessage, index string) bool {
 // heapRead returns the first node of a plan that reads credit_registrations' rows (an index scan
 // or a bitmap heap scan), or "".
 func heapRead(plan json.RawMessage) string {
-	return findInPlan(plan, false, func(n planNode) string {
+	return findInPlan(plan, func(n planNode) string {
 		if n.Relation == "credit_registrations" && n.NodeType != "Index Only Scan" {
 			return n.NodeType + " " + n.Index
 		}
