@@ -84,7 +84,7 @@ func TestBenchTable(t *testing.T) {
 		if cold {
 			ttl = 0
 		}
-		inproc := web.New(web.Deps{Store: traced, Now: time.Now, Session: web.SessionConfig{Insecure: true}, RequestTimeout: time.Minute, CountsTTL: ttl})
+		inproc := web.New(web.Deps{Store: traced, Now: benchClock, Session: web.SessionConfig{Insecure: true}, RequestTimeout: time.Minute, CountsTTL: ttl})
 		defer inproc.Close()
 		ts := httptest.NewServer(inproc.Routes())
 		defer ts.Close()
@@ -510,6 +510,13 @@ func numCPU() int {
 	return strings.Count(string(b), "processor\t:")
 }
 
+// benchClock is the clock of the bench's in-process servers, as -clock-from sets the served
+// ones': it starts at the ledger's own instant, whatever the day, and runs on.
+var benchClock = func() func() time.Time {
+	shift := storetest.BenchNow.Sub(time.Now())
+	return func() time.Time { return time.Now().Add(shift) }
+}()
+
 // benchServer is bin/regdesk serve running as its own process.
 type benchServer struct {
 	base string
@@ -526,7 +533,8 @@ func startServer(t *testing.T, bin, dbURL string, env ...string) *benchServer {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
-	cmd := exec.Command(bin, "serve")
+	// The ledger is read at the instant it was written for (storetest.BenchNow), whatever the day.
+	cmd := exec.Command(bin, "serve", "-clock-from", storetest.BenchNow.Format(time.RFC3339))
 	cmd.Env = append(os.Environ(), "DATABASE_URL="+dbURL, "REGDESK_ADDR="+addr, "SESSION_SECURE=0", "LOG_LEVEL=warn",
 		"STATEMENT_TIMEOUT="+cmp.Or(os.Getenv("BENCH_STATEMENT_TIMEOUT"), "5s"))
 	cmd.Env = append(cmd.Env, env...)

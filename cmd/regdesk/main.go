@@ -394,6 +394,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cf := newConfigFlags(fs, getenv)
+	clockFrom := fs.String("clock-from", "", "benchmarks only: start the clock at this RFC 3339 instant, a stored ledger's own, instead of now; never in service")
 	if err := fs.Parse(args); err != nil {
 		return errUsage
 	}
@@ -402,6 +403,13 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel)
+	now, err := serveClock(*clockFrom, time.Now)
+	if err != nil {
+		return err
+	}
+	if *clockFrom != "" {
+		log.Warn("the clock is shifted: -clock-from is for benchmarks on a stored ledger, never for service", "from", *clockFrom)
+	}
 	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{StatementTimeout: cfg.StatementTimeout})
 	if err != nil {
 		return err
@@ -420,7 +428,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		return err
 	}
 	deps := web.Deps{
-		Store: st, Log: log, Now: time.Now,
+		Store: st, Log: log, Now: now,
 		Session: web.SessionConfig{
 			Insecure:        !cfg.SessionSecure,
 			IdleTimeout:     cfg.SessionIdle,
@@ -467,7 +475,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	} else {
 		log.Info("SMTP_URL is not set: alerts are evaluated and shown, but nobody is mailed")
 	}
-	alerts, err := alerting.New(alerting.Config{Store: st, Sender: sender, Now: time.Now, Log: log, BaseURL: cfg.BaseURL, From: cmpOr(cfg.MailFrom, "regdesk <regdesk@localhost>")})
+	alerts, err := alerting.New(alerting.Config{Store: st, Sender: sender, Now: now, Log: log, BaseURL: cfg.BaseURL, From: cmpOr(cfg.MailFrom, "regdesk <regdesk@localhost>")})
 	if err != nil {
 		return err
 	}
@@ -482,6 +490,22 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})
+}
+
+// serveClock is the server's clock: wall, or with from set, one that starts at from and runs
+// on. make bench serves its stored ledger on it, so the ledger is read at the instant it was
+// written for, whatever day the benchmark runs: on the wall clock the verify windows emptied as the
+// days went by, and the table measured a pipeline stopped that many days before.
+func serveClock(from string, wall func() time.Time) (func() time.Time, error) {
+	if from == "" {
+		return wall, nil
+	}
+	at, err := time.Parse(time.RFC3339, from)
+	if err != nil {
+		return nil, fmt.Errorf("-clock-from %q is not an RFC 3339 time such as 2026-03-02T09:00:00Z", from)
+	}
+	shift := at.Sub(wall())
+	return func() time.Time { return wall().Add(shift) }, nil
 }
 
 // serveLimits are the HTTP server's limits for cfg; drain runs as a shutdown begins.

@@ -159,3 +159,30 @@ func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
 		t.Errorf("migrate on the private cluster: %v", migrate)
 	}
 }
+
+func TestServeClockStartsAtClockFromAndRuns(t *testing.T) {
+	wall := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
+	tick := func() time.Time { return wall }
+	now, err := serveClock("2026-11-30T10:00:00Z", tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	if got := now(); !got.Equal(start) {
+		t.Errorf("clock at start = %s, want %s", got, start)
+	}
+	wall = wall.Add(90 * time.Second)
+	if got, want := now(), start.Add(90*time.Second); !got.Equal(want) {
+		t.Errorf("clock 90 s later = %s, want %s", got, want)
+	}
+	plain, err := serveClock("", tick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := plain(); !got.Equal(wall) {
+		t.Errorf("without -clock-from the clock = %s, want the wall's %s", got, wall)
+	}
+	if _, err := serveClock("yesterday", tick); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
+		t.Errorf("serveClock(\"yesterday\") error = %v, want one naming RFC 3339", err)
+	}
+}
