@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -100,7 +101,59 @@ type Localizer struct {
 	// labels, buttons), which depend on nothing but the key. go-i18n executes a template for each
 	// message it localizes, and a queue page asks for several hundred.
 	plain sync.Map // key → string
+	// has keeps Has's answers: the catalogue does not change while the process runs, and Code
+	// asks Has for every code it writes.
+	has sync.Map // key → bool
+	// filled keeps each message asked for with arguments as its text around the arguments
+	// (fillKey → []piece), so a sentence with a count or a name is joined, not executed as a
+	// template: every catalogue placeholder is a plain {{.Name}} (TestCataloguePlaceholdersArePlain).
+	filled sync.Map
 }
+
+// fillKey names a message's form: the key, the argument names in order and whether the count
+// takes the singular.
+type fillKey struct {
+	key, names string
+	form       pluralForm
+}
+
+// pluralForm is the form a count chooses. In English, Finnish and Swedish alike a count takes
+// the "one" form exactly when it is the integer 1, and "other" otherwise (CLDR: i = 1 and v = 0);
+// TestFilledMessagesAgreeWithTemplates holds this to go-i18n's own choice.
+type pluralForm uint8
+
+const (
+	noCount pluralForm = iota
+	countOne
+	countOther
+)
+
+// formOf is the plural form of a pluralOperand result.
+func formOf(operand any) pluralForm {
+	switch n := operand.(type) {
+	case nil:
+		return noCount
+	case string:
+		if n == "1" {
+			return countOne
+		}
+		return countOther
+	}
+	if fmt.Sprint(operand) == "1" {
+		return countOne
+	}
+	return countOther
+}
+
+// piece is a literal run of a filled message followed, when arg ≥ 0, by the value of the
+// argument pair at that index.
+type piece struct {
+	text string
+	arg  int
+}
+
+// argMark marks argument i while a message's form is learnt; no message holds it.
+func argMark(i int) string { return "\x00arg" + strconv.Itoa(i) + "\x00" }
 
 var localizers = sync.OnceValue(func() map[Lang]*Localizer {
 	m := map[Lang]*Localizer{}
@@ -151,32 +204,99 @@ func (l *Localizer) T(key string, args ...any) string {
 			return msg.(string)
 		}
 	}
-	data := make(map[string]any, len(args)/2)
-	var count any
+	if len(args) == 0 {
+		msg, ok := l.template(key, nil, nil)
+		if ok {
+			l.plain.Store(key, msg)
+		}
+		return msg
+	}
+	var names strings.Builder
+	form := noCount
 	for i := 0; i+1 < len(args); i += 2 {
 		name, _ := args[i].(string)
-		v := args[i+1]
+		names.WriteString(name)
+		names.WriteByte(0)
 		if name == "Count" {
-			count = pluralOperand(v)
+			form = formOf(pluralOperand(args[i+1]))
 		}
-		data[name] = l.value(v)
 	}
+	fk := fillKey{key: key, names: names.String(), form: form}
+	pieces, ok := l.filled.Load(fk)
+	if !ok {
+		p, learnt := l.learn(key, args, form)
+		if !learnt {
+			return Missing(key)
+		}
+		pieces, _ = l.filled.LoadOrStore(fk, p)
+	}
+	var out strings.Builder
+	for _, pc := range pieces.([]piece) {
+		out.WriteString(pc.text)
+		if pc.arg >= 0 {
+			fmt.Fprint(&out, l.value(args[pc.arg+1]))
+		}
+	}
+	return out.String()
+}
+
+// template localizes key through go-i18n with data, choosing the form by count; ok is false (and
+// the result Missing) when l's language lacks it.
+func (l *Localizer) template(key string, data map[string]any, count any) (string, bool) {
 	cfg := &goi18n.LocalizeConfig{MessageID: key, TemplateData: data, PluralCount: count}
 	msg, tag, err := l.loc.LocalizeWithTag(cfg)
 	if err != nil || tag.String() != string(l.Lang) {
 		slog.Warn("i18n: message missing or broken", "key", key, "lang", l.Lang, "err", err)
-		return Missing(key)
+		return Missing(key), false
 	}
-	if len(args) == 0 {
-		l.plain.Store(key, msg)
+	return msg, true
+}
+
+// learn translates key once with a mark for each argument and a count of the form's own (1 or
+// 2), and cuts the result at the marks: the message's pieces for T to join.
+func (l *Localizer) learn(key string, args []any, form pluralForm) ([]piece, bool) {
+	data := make(map[string]any, len(args)/2)
+	for i := 0; i+1 < len(args); i += 2 {
+		name, _ := args[i].(string)
+		data[name] = argMark(i)
 	}
-	return msg
+	var count any
+	switch form {
+	case countOne:
+		count = 1
+	case countOther:
+		count = 2
+	}
+	msg, ok := l.template(key, data, count)
+	if !ok {
+		return nil, false
+	}
+	var pieces []piece
+	for {
+		start := strings.Index(msg, "\x00arg")
+		if start < 0 {
+			break
+		}
+		end := strings.IndexByte(msg[start+1:], 0)
+		i, err := strconv.Atoi(msg[start+len("\x00arg") : start+1+end])
+		if end < 0 || err != nil {
+			break
+		}
+		pieces = append(pieces, piece{text: msg[:start], arg: i})
+		msg = msg[start+1+end+1:]
+	}
+	return append(pieces, piece{text: msg, arg: -1}), true
 }
 
 // Has reports whether the catalogue holds key in l's language.
 func (l *Localizer) Has(key string) bool {
+	if has, ok := l.has.Load(key); ok {
+		return has.(bool)
+	}
 	_, tag, err := l.loc.LocalizeWithTag(&goi18n.LocalizeConfig{MessageID: key, PluralCount: 2})
-	return err == nil && tag.String() == string(l.Lang)
+	has := err == nil && tag.String() == string(l.Lang)
+	l.has.Store(key, has)
+	return has
 }
 
 // pluralOperand is what go-i18n chooses a plural form by: an integer, or a decimal as a string
