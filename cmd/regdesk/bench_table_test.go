@@ -510,11 +510,14 @@ func numCPU() int {
 	return strings.Count(string(b), "processor\t:")
 }
 
-// benchClock is the clock of the bench's in-process servers, as -clock-from sets the served
-// ones': it starts at the ledger's own instant, whatever the day, and runs on.
+// benchClock is the clock of the bench's in-process servers, the one -clock-from gives the
+// served ones: it starts at the ledger's own instant, whatever the day, and runs on.
 var benchClock = func() func() time.Time {
-	shift := storetest.BenchNow.Sub(time.Now())
-	return func() time.Time { return time.Now().Add(shift) }
+	clock, err := serveClock(storetest.BenchNow.Format(time.RFC3339), time.Now)
+	if err != nil {
+		panic(err)
+	}
+	return clock
 }()
 
 // benchServer is bin/regdesk serve running as its own process.
