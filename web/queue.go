@@ -216,6 +216,22 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	now := s.clock()
 	scope := s.courseScope(r)
+	// The whole page's counts are read beside its list: each waits on the database, and when the
+	// counts are due for a recount, one after the other they were the page's 21 ms at a million
+	// rows. A fragment has no counts.
+	var counted chan countsRead
+	if !wantsFragment(r) {
+		counted = make(chan countsRead, 1)
+		go func() {
+			defer func() {
+				if v := recover(); v != nil {
+					counted <- countsRead{err: fmt.Errorf("queue counts: panic: %v", v)}
+				}
+			}()
+			vm, err := s.queueCounts(r, now, scope)
+			counted <- countsRead{vm: vm, err: err}
+		}()
+	}
 	results, err := s.queueResults(r, p, now, scope)
 	if err != nil {
 		return err
@@ -230,10 +246,11 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("HX-Push-Url", "/?"+canonical.Encode())
 		return s.render(w, r, http.StatusOK, nil, views.QueueResults(results))
 	}
-	counts, err := s.queueCounts(r, now, scope)
-	if err != nil {
-		return err
+	c := <-counted
+	if c.err != nil {
+		return c.err
 	}
+	counts := c.vm
 	courses, err := s.store.CourseList(r.Context(), scope)
 	if err != nil {
 		return err
@@ -246,6 +263,12 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 		Results: results,
 	}
 	return s.render(w, r, http.StatusOK, views.QueuePage(vm), views.QueueResults(results))
+}
+
+// countsRead is what queueShow's counts, read beside its list, came to.
+type countsRead struct {
+	vm  views.CountsVM
+	err error
 }
 
 // queueCountsShow is the counts panel alone, for its refresh: GET /queue/counts.
