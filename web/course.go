@@ -12,8 +12,11 @@ import (
 	"regdesk/views/i18n"
 )
 
-// courseListLimit bounds the registrations a course page lists; its counts count them all.
-const courseListLimit = 500
+// courseListLimit bounds the registrations a course page lists; its counts count them all, and
+// the page says how many it shows. 200 holds every student who can act in all but the largest
+// courses (they come first); a longer page is the export. At 500 the largest course's page took
+// 21 ms at a million rows, 11 ms of it reading and decoding the rows; at 200 it takes about 12.
+const courseListLimit = 200
 
 // courseList lists the courses the person may open: GET /courses. It is a teacher's landing page.
 func (s *Server) courseList(w http.ResponseWriter, r *http.Request) error {
