@@ -12,6 +12,9 @@ type CoursesVM struct {
 	// column the list is sorted by.
 	Columns  []ColumnVM
 	SortedBy string
+	// CountedAt says when the modules' numbers, shared for a while, were counted; "" when they are
+	// counted for every request.
+	CountedAt string
 }
 
 // ColumnVM is one heading of a sortable table.

@@ -2,8 +2,13 @@ package web_test
 
 import (
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"regdesk/store/storetest"
+	"regdesk/web"
 )
 
 // Support's /courses lists every course module with its numbers, marks a module whose rows fail
@@ -41,5 +46,49 @@ func TestCourseModulesForSupport(t *testing.T) {
 	}
 	if _, body := b.getWith(t, b.login(t, b.teacher), "/courses", false); strings.Contains(body, "course-module") || !strings.Contains(body, `data-testid="course-item"`) {
 		t.Errorf("a teacher's /courses is not the plain list of their courses")
+	}
+}
+
+// With OverviewTTL set, as deployed, /courses shares one reading of the modules' numbers: a
+// registration added within the TTL is not counted yet and the page says when it counted; once
+// the TTL has passed the next request counts again. A sort of the shared reading does not
+// reorder the next person's.
+func TestCourseModulesAreSharedForTheOverviewTTL(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, func(d *web.Deps) { d.OverviewTTL = time.Minute })
+	total := func(body string) string {
+		t.Helper()
+		m := regexp.MustCompile(`data-id="` + b.course.ModuleID + `"[^>]*data-total="([0-9]+)"`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("the bundle's module is not listed")
+		}
+		return m[1]
+	}
+	_, first := b.get(t, "/courses", false)
+	if got := total(first); got != "4" {
+		t.Fatalf("first reading counts %s rows, want 4", got)
+	}
+	if !strings.Contains(first, `data-testid="course-modules-counted"`) {
+		t.Errorf("a shared reading does not say when it was counted")
+	}
+	other, _ := b.addForeignRow(t)
+	storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: b.anna, Course: b.course, State: "pending", StateChangedAt: testNow.Add(-time.Minute),
+	})
+	b.clock.Advance(30 * time.Second)
+	_, byTotal := b.get(t, "/courses?sort=total", false)
+	if got := total(byTotal); got != "4" {
+		t.Errorf("within the TTL the reading counts %s rows, want the shared 4", got)
+	}
+	if strings.Contains(byTotal, `data-id="`+other.ModuleID+`"`) {
+		t.Errorf("within the TTL a module added since is listed")
+	}
+	b.clock.Advance(31 * time.Second)
+	_, later := b.get(t, "/courses", false)
+	if got := total(later); got != "5" {
+		t.Errorf("after the TTL the reading counts %s rows, want 5", got)
+	}
+	if !strings.Contains(later, `data-id="`+other.ModuleID+`"`) {
+		t.Errorf("after the TTL the new module is not listed")
 	}
 }

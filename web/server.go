@@ -79,8 +79,8 @@ type Deps struct {
 	Mailing bool
 	// AlertsTTL is how stale the every-page alert banner may be (DefaultAlertsTTL when 0).
 	AlertsTTL time.Duration
-	// OverviewTTL is how long one reading of /overview is shared (0: read on every request,
-	// for tests, where the clock stands still).
+	// OverviewTTL is how long one reading of /overview, and of the course modules' numbers on
+	// /courses, is shared (0: read on every request, for tests, where the clock stands still).
 	OverviewTTL time.Duration
 	// HeavyPages is how many of the heavy pages (a course's page, the course list, the overview)
 	// run at once, and as many exports more (heavySlots of the pool when 0); the others wait.
@@ -159,6 +159,8 @@ type Server struct {
 	alerts          *alertsCache
 	mailing         bool
 	overview        *sharedReading[overviewRead]
+	// modules is support's course-module numbers on /courses, shared like the overview's.
+	modules *sharedReading[[]store.CourseModuleStats]
 	stopBackground  context.CancelFunc
 	background      sync.WaitGroup
 	exportLimit     int
@@ -210,6 +212,7 @@ func New(d Deps) *Server {
 	s.heavy, s.exports = newGate(slots, s.requestTimeout), newGate(slots, 0)
 	s.lookupTimeout = d.LookupTimeout
 	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
+	s.modules = &sharedReading[[]store.CourseModuleStats]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
 	var bg context.Context
 	bg, s.stopBackground = context.WithCancel(context.Background())
 	if d.SnapshotEvery > 0 {
