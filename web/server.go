@@ -160,10 +160,10 @@ type Server struct {
 	mailing         bool
 	overview        *sharedReading[overviewRead]
 	// modules is support's course-module numbers on /courses, shared like the overview's.
-	modules *sharedReading[[]store.CourseModuleStats]
-	stopBackground  context.CancelFunc
-	background      sync.WaitGroup
-	exportLimit     int
+	modules        *sharedReading[[]store.CourseModuleStats]
+	stopBackground context.CancelFunc
+	background     sync.WaitGroup
+	exportLimit    int
 	// exportInlineRows, exportDir and exportJobs are the long exports (export_jobs.go).
 	exportInlineRows int
 	exportDir        string
