@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -203,12 +204,14 @@ func TestDefaultDemo(t *testing.T) {
 
 // TestWriteIsDeterministic writes the same config twice, once with PostgreSQL checking every
 // foreign key and once without, and expects the same bytes; a third write with another seed
-// must differ.
+// must differ. A fourth builds the indexes after copying, as the benchmark ledger is written,
+// and must leave the same bytes and the same indexes as the first.
 func TestWriteIsDeterministic(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := demo.Config{Rows: 700, Seed: 42, Now: now, BatchRows: 150}
-	var sums [3]map[string]string
+	var sums [4]map[string]string
+	var indexes [4][]string
 	for i := range sums {
 		st := storetest.New(t)
 		c := cfg
@@ -216,6 +219,7 @@ func TestWriteIsDeterministic(t *testing.T) {
 		if i == 2 {
 			c.Seed = 43
 		}
+		c.BuildIndexesAfter = i == 3
 		sum, err := demo.Write(ctx, st, c)
 		if err != nil {
 			t.Fatalf("Write() = %v", err)
@@ -224,18 +228,42 @@ func TestWriteIsDeterministic(t *testing.T) {
 			t.Log("the test role may not skip foreign key checks; both writes checked them")
 		}
 		sums[i] = tableDigests(t, st)
+		indexes[i] = indexDefinitions(t, st)
 		if c.SkipForeignKeyChecks {
 			checkReferences(t, st)
 		}
 	}
-	for table, d := range sums[0] {
-		if sums[1][table] != d {
-			t.Errorf("table %s differs between two writes of the same config", table)
+	for _, i := range []int{1, 3} {
+		for table, d := range sums[0] {
+			if sums[i][table] != d {
+				t.Errorf("write %d: table %s differs from the first write of the same config", i, table)
+			}
 		}
 	}
 	if sums[2]["credit_registrations"] == sums[0]["credit_registrations"] {
 		t.Error("seeds 42 and 43 wrote the same ledger")
 	}
+	if len(indexes[0]) < 40 {
+		t.Fatalf("found %d indexes on the bulk tables, the schema has more", len(indexes[0]))
+	}
+	if !slices.Equal(indexes[3], indexes[0]) {
+		t.Errorf("building the indexes after copying left other indexes:\n%s\nwant\n%s",
+			strings.Join(indexes[3], "\n"), strings.Join(indexes[0], "\n"))
+	}
+}
+
+// indexDefinitions lists the definitions of every index of the tables a write fills, sorted.
+func indexDefinitions(t *testing.T, st *store.Store) []string {
+	t.Helper()
+	rows, _ := st.Pool().Query(context.Background(), `SELECT indexdef FROM pg_indexes
+WHERE schemaname = current_schema()
+  AND tablename IN ('students', 'course_module_completions', 'credit_registrations', 'credit_registration_events')
+ORDER BY indexdef`)
+	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return defs
 }
 
 // checkReferences fails the test for any foreign key of the demo's tables that points nowhere:
@@ -314,14 +342,15 @@ func TestWriteRefusesANonEmptyLedger(t *testing.T) {
 }
 
 // TestWriteLeavesNothingWhenStopped stops a write halfway through and expects every table it
-// touched to be as empty as before.
+// touched to be as empty as before, and every index it dropped to copy faster built again.
 func TestWriteLeavesNothingWhenStopped(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	seen := 0
-	_, err := demo.Write(ctx, st, demo.Config{Rows: 3000, Seed: 3, Now: now, BatchRows: 200, SkipForeignKeyChecks: true,
+	want := indexDefinitions(t, st)
+	_, err := demo.Write(ctx, st, demo.Config{Rows: 3000, Seed: 3, Now: now, BatchRows: 200, SkipForeignKeyChecks: true, BuildIndexesAfter: true,
 		Truth: func(demo.SisuTruth) {
 			if seen++; seen == 1500 {
 				cancel()
@@ -338,6 +367,9 @@ func TestWriteLeavesNothingWhenStopped(t *testing.T) {
 		if n != 0 {
 			t.Errorf("%s has %d rows after a stopped write, want none", table, n)
 		}
+	}
+	if got := indexDefinitions(t, st); !slices.Equal(got, want) {
+		t.Errorf("a stopped write left the indexes\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

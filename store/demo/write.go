@@ -22,7 +22,7 @@ var enumTypes = []string{
 	"enrolment_check_group", "credit_registration_event_kind", "suotar_endpoint", "suotar_answer",
 }
 
-func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
+func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr error) {
 	pool := st.Pool()
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
@@ -68,6 +68,19 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 	w := &writer{pool: pool, skipFKChecks: skip}
 	if err := w.catalogue(ctx, g); err != nil {
 		return Summary{}, err
+	}
+	var deferred []indexDef
+	if cfg.BuildIndexesAfter {
+		if deferred, err = dropSecondaryIndexes(ctx, conn); err != nil {
+			return Summary{}, err
+		}
+		// The indexes come back whatever happens: a failed run has emptied the ledger by then,
+		// and building them on empty tables takes no time.
+		defer func() {
+			if err := buildIndexes(context.WithoutCancel(ctx), pool, deferred); err != nil && retErr == nil {
+				retErr = err
+			}
+		}()
 	}
 
 	// Batches are independent (a student, their completions, rows and events are always in
@@ -132,6 +145,10 @@ func write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 		if err := pendingRanks(ctx, conn); err != nil {
 			return sum, err
 		}
+	}
+	// The steps below read the ledger through its indexes.
+	if err := buildIndexes(ctx, pool, deferred); err != nil {
+		return sum, err
 	}
 	// Fresh statistics, so the dashboard's first queries plan for a full ledger, not an empty one,
 	// and a visibility map, so its index-only reads are index-only from the start, as on a ledger

@@ -46,7 +46,7 @@ func DemoLedger(tb testing.TB, rows int) (*store.Store, string) {
 	key := fmt.Sprintf("demo rows=%d seed=1 now=%s", rows, BenchNow.Format(time.RFC3339))
 	return PersistentWithURL(tb, key, func(st *store.Store) error {
 		start := time.Now()
-		sum, err := demo.Write(context.Background(), st, demo.Config{Rows: rows, Seed: 1, Now: BenchNow, SkipForeignKeyChecks: true})
+		sum, err := demo.Write(context.Background(), st, demo.Config{Rows: rows, Seed: 1, Now: BenchNow, SkipForeignKeyChecks: true, BuildIndexesAfter: true})
 		if err == nil {
 			d := time.Since(start)
 			tb.Logf("storetest: seeded %d rows in %s (%.0f rows/s)", sum.Rows, d.Round(time.Second), float64(sum.Rows)/d.Seconds())
