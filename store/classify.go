@@ -185,7 +185,7 @@ var reasonConditions = []struct {
 		}},
 	{schedule.ReasonTooManyAttempts,
 		fmt.Sprintf(`cr.submit_retry_count >= %d AND `, schedule.TooManySubmitRetries) + sqlNonTerminal, nil},
-	{schedule.ReasonRunningLate, runningLateCondition(), eachState(lateStates(), func(s schedule.State) string {
+	{schedule.ReasonRunningLate, runningLateCondition(cutoff), eachState(lateStates(), func(s schedule.State) string {
 		d, _ := schedule.StuckThreshold(s)
 		return `cr.state_changed_at < ` + cutoff(d)
 	})},
@@ -257,12 +257,12 @@ func reasonMaskSet(mask int64, flagged bool) schedule.ReasonSet {
 }
 
 // runningLateCondition is true past the per-state "running late" threshold (strictly past, as
-// schedule has it).
-func runningLateCondition() string {
+// schedule has it), each instant written by cut (cutoff's init plan, or the list's parameter).
+func runningLateCondition(cut func(time.Duration) string) string {
 	var parts []string
 	for _, s := range schedule.States() {
 		if d, ok := schedule.StuckThreshold(s); ok {
-			parts = append(parts, fmt.Sprintf(`(cr.state = '%s' AND cr.state_changed_at < %s)`, s, cutoff(d)))
+			parts = append(parts, fmt.Sprintf(`(cr.state = '%s' AND cr.state_changed_at < %s)`, s, cut(d)))
 		}
 	}
 	if len(parts) == 0 {

@@ -279,6 +279,18 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			for _, reason := range schedule.Reasons() {
 				check("reason "+string(reason), idsWhere(ctx, t, st, now, store.AttentionFrom,
 					store.SQLAttentionCandidate+` AND `+store.ReasonPredicate(reason)+` AND NOT `+store.SQLDismissed), wantReason[reason])
+				// The queue's reason filter, as a person uses it; running_late's writes its thresholds'
+				// instants as parameters computed in Go, which must pick the same rows.
+				list, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{Reasons: []schedule.Reason{reason}}, nil, 10_000)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids := make([]string, 0, len(list))
+				for _, row := range list {
+					ids = append(ids, row.ID)
+				}
+				sort.Strings(ids)
+				check("queue filter reason "+string(reason), ids, wantReason[reason])
 			}
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)
