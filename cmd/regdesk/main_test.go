@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -184,5 +186,24 @@ func TestServeClockStartsAtClockFromAndRuns(t *testing.T) {
 	}
 	if _, err := serveClock("yesterday", tick); err == nil || !strings.Contains(err.Error(), "RFC 3339") {
 		t.Errorf("serveClock(\"yesterday\") error = %v, want one naming RFC 3339", err)
+	}
+}
+
+// TestServeMemoryLimit: serve bounds its heap softly unless the operator's GOMEMLIMIT does.
+func TestServeMemoryLimit(t *testing.T) {
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	debug.SetMemoryLimit(math.MaxInt64)
+	if limit, ours := serveMemoryLimit(func(string) string { return "" }); !ours || limit != defaultMemoryLimit || debug.SetMemoryLimit(-1) != defaultMemoryLimit {
+		t.Errorf("without GOMEMLIMIT: limit %d (ours %v), runtime's %d; want %d", limit, ours, debug.SetMemoryLimit(-1), defaultMemoryLimit)
+	}
+	debug.SetMemoryLimit(500 << 20) // as the runtime sets it from GOMEMLIMIT=500MiB
+	env := func(k string) string {
+		if k == "GOMEMLIMIT" {
+			return "500MiB"
+		}
+		return ""
+	}
+	if limit, ours := serveMemoryLimit(env); ours || limit != 500<<20 || debug.SetMemoryLimit(-1) != 500<<20 {
+		t.Errorf("with GOMEMLIMIT: limit %d (ours %v), runtime's %d; want the operator's %d", limit, ours, debug.SetMemoryLimit(-1), 500<<20)
 	}
 }
