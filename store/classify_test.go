@@ -261,16 +261,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 				check("phase "+string(p), idsWhere(ctx, t, st, now, `credit_registrations cr`, store.PhasePredicate(p)), wantPhase[p])
 				// The queue's phase filter writes the window's instants as parameters computed in Go
 				// (whereBuilder.cutoff), not as the database's $1 − d: it must pick the same rows.
-				list, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{Phases: []schedule.Phase{p}}, nil, 10_000)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids := make([]string, 0, len(list))
-				for _, row := range list {
-					ids = append(ids, row.ID)
-				}
-				sort.Strings(ids)
-				check("queue filter phase "+string(p), ids, wantPhase[p])
+				check("queue filter phase "+string(p), listIDs(ctx, t, st, now, store.RegistrationFilter{Phases: []schedule.Phase{p}}), wantPhase[p])
 			}
 			// Every row with a reason must be an attention candidate, or the index would hide it.
 			check("candidates ⊇ rows with reasons",
@@ -281,16 +272,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 					store.SQLAttentionCandidate+` AND `+store.ReasonPredicate(reason)+` AND NOT `+store.SQLDismissed), wantReason[reason])
 				// The queue's reason filter, as a person uses it; running_late's writes its thresholds'
 				// instants as parameters computed in Go, which must pick the same rows.
-				list, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{Reasons: []schedule.Reason{reason}}, nil, 10_000)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids := make([]string, 0, len(list))
-				for _, row := range list {
-					ids = append(ids, row.ID)
-				}
-				sort.Strings(ids)
-				check("queue filter reason "+string(reason), ids, wantReason[reason])
+				check("queue filter reason "+string(reason), listIDs(ctx, t, st, now, store.RegistrationFilter{Reasons: []schedule.Reason{reason}}), wantReason[reason])
 			}
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)
@@ -317,6 +299,21 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			}
 		})
 	}
+}
+
+// listIDs returns the sorted ids of the queue's list for f at now, every page at once.
+func listIDs(ctx context.Context, t *testing.T, st *store.Store, now time.Time, f store.RegistrationFilter) []string {
+	t.Helper()
+	list, _, err := st.RegistrationList(ctx, now, f, nil, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 0, len(list))
+	for _, row := range list {
+		ids = append(ids, row.ID)
+	}
+	sort.Strings(ids)
+	return ids
 }
 
 func first(ids []string) []string {
