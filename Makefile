@@ -67,7 +67,7 @@ bench: build ## The performance table: every page at 1M rows (BENCH_ROWS=1000000
 	  .benchlogs/schedule.test -test.run '^$$' -test.bench 'Classify' -test.benchmem | tee -a .benchlogs/classify.txt; done; \
 	awk -f schedule/testdata/classify-median.awk .benchlogs/classify.txt > .benchlogs/classify.md; \
 	out=$(CURDIR)/.benchlogs/bench-$${BENCH_ROWS:-1000000}.md; \
-	BENCH_TABLE=1 BENCH_OUT=$$out TEST_DATABASE_URL="$$url" go test -run '^TestBenchTable$$' -count=1 -timeout 150m ./cmd/regdesk/; \
+	BENCH_TABLE=1 BENCH_OUT=$$out BENCH_PLANS=$(CURDIR)/.benchlogs/plans-$${BENCH_ROWS:-1000000}.md TEST_DATABASE_URL="$$url" go test -run '^TestBenchTable$$' -count=1 -timeout 150m ./cmd/regdesk/; \
 	cat .benchlogs/classify.md >> $$out; cat $$out
 
 bench/seed: build ## Only write and keep the benchmark ledger (BENCH_ROWS rows), for a later make bench

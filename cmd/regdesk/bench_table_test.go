@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -22,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"golang.org/x/crypto/bcrypt"
 
 	"regdesk/schedule"
@@ -242,6 +244,12 @@ func TestBenchTable(t *testing.T) {
 		}
 	}
 	out.WriteString(benchExports(t, bin, dbURL, st, admin))
+	if p := os.Getenv("BENCH_PLANS"); p != "" {
+		if err := os.WriteFile(p, []byte(benchPlans(t, floor, rows, views)), 0o644); err != nil {
+			t.Error(err)
+		}
+		fmt.Fprintf(&out, "\nEvery view's statements with their plans, EXPLAIN (ANALYZE, BUFFERS): %s.\n", filepath.Base(p))
+	}
 	fmt.Fprint(os.Stdout, out.String())
 	if p := os.Getenv("BENCH_OUT"); p != "" && !t.Failed() {
 		if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
@@ -251,6 +259,52 @@ func TestBenchTable(t *testing.T) {
 	if pageRun.non200 > 0 {
 		t.Errorf("the crowd got %d answers other than 200", pageRun.non200)
 	}
+}
+
+// errRolledBack ends benchPlans' transactions without committing anything.
+var errRolledBack = errors.New("rolled back")
+
+// benchPlans returns EXPLAIN (ANALYZE, BUFFERS) of every statement each view sends, with the
+// arguments the floor replays, so a view's row in the table can be read beside its plans. Only
+// reads are explained, each in a transaction that is rolled back: EXPLAIN ANALYZE runs what it
+// explains.
+func benchPlans(t *testing.T, st *store.Store, rows int, views []benchView) string {
+	t.Helper()
+	ctx := context.Background()
+	var b strings.Builder
+	fmt.Fprintf(&b, "# The plans of make bench's views, %d rows, %s\n", rows, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	for _, v := range views {
+		fmt.Fprintf(&b, "\n## %s (as %s)\n", v.name, v.as)
+		for i, s := range v.stmts {
+			head := strings.ToUpper(strings.TrimSpace(s.SQL))
+			if !strings.HasPrefix(head, "SELECT") && !strings.HasPrefix(head, "WITH") {
+				continue
+			}
+			fmt.Fprintf(&b, "\n### Statement %d\n\n```sql\n%s\n```\n\n```\n", i+1, strings.TrimSpace(s.SQL))
+			err := pgx.BeginFunc(ctx, st.Pool(), func(tx pgx.Tx) error {
+				plan, err := tx.Query(ctx, `EXPLAIN (ANALYZE, BUFFERS) `+s.SQL, s.Args...)
+				if err != nil {
+					return err
+				}
+				for plan.Next() {
+					var line string
+					if err := plan.Scan(&line); err != nil {
+						return err
+					}
+					b.WriteString(line + "\n")
+				}
+				if err := plan.Err(); err != nil {
+					return err
+				}
+				return errRolledBack
+			})
+			if err != nil && !errors.Is(err, errRolledBack) {
+				t.Errorf("%s: explain statement %d: %v", v.name, i+1, err)
+			}
+			b.WriteString("```\n")
+		}
+	}
+	return b.String()
 }
 
 // againstMillion sets this run's single-client figures beside those of the last million-row
