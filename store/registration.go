@@ -285,15 +285,7 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 	if len(f.Reasons) > 0 {
 		var ors []string
 		for _, r := range f.Reasons {
-			if r == schedule.ReasonRunningLate {
-				// The thresholds' instants as values: behind init plans the planner guessed 112 late
-				// rows of the four states' 15,000 where 2,870 were, so it fetched all 15,000 from the
-				// heap and sorted the late ones (15 ms at a million, 600 at ten million) rather than
-				// walk idx_credit_registrations_late_activity newest first to its page.
-				ors = append(ors, runningLateCondition(w.cutoff))
-				continue
-			}
-			ors = append(ors, reasonPredicate(r))
+			ors = append(ors, reasonListPredicate(r, w.cutoff))
 		}
 		w.add(`(` + strings.Join(ors, ` OR `) + `) AND NOT ` + sqlDismissed)
 	}

@@ -74,8 +74,8 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 		if deferred, err = dropSecondaryIndexes(ctx, conn); err != nil {
 			return Summary{}, err
 		}
-		// The indexes come back whatever happens: a failed run has emptied the ledger by then,
-		// and building them on empty tables takes no time.
+		// The indexes come back whatever fails: a failed run has emptied the ledger by then, and
+		// building them on empty tables takes no time.
 		defer func() {
 			if err := buildIndexes(context.WithoutCancel(ctx), pool, deferred); err != nil && retErr == nil {
 				retErr = err
@@ -146,10 +146,12 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 			return sum, err
 		}
 	}
-	// The steps below read the ledger through its indexes.
+	// The steps below read the ledger through its indexes. Built, they are no longer the
+	// deferred rebuild's to do.
 	if err := buildIndexes(ctx, pool, deferred); err != nil {
 		return sum, err
 	}
+	deferred = nil
 	// Fresh statistics, so the dashboard's first queries plan for a full ledger, not an empty one,
 	// and a visibility map, so its index-only reads are index-only from the start, as on a ledger
 	// autovacuum has long since visited.
