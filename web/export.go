@@ -2,7 +2,6 @@ package web
 
 import (
 	"bufio"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,43 +60,108 @@ type exportEncoder interface {
 	end() error
 }
 
-// csvEncoder writes RFC 4180 CSV with a byte-order mark.
+// csvEncoder writes CSV with a byte-order mark, made safe for a spreadsheet of either
+// convention (csvCell).
 type csvEncoder struct {
-	w *csv.Writer
-	n int
+	w   *bufio.Writer
+	n   int
+	buf []byte
 }
 
 func (e *csvEncoder) head(columns []string, _ store.ExportHead) error {
-	return e.w.Write(columns)
+	return e.write(columns)
 }
 
 func (e *csvEncoder) row(cells []string) error {
-	for i, c := range cells {
-		cells[i] = neutralise(c)
-	}
-	if err := e.w.Write(cells); err != nil {
+	if err := e.write(cells); err != nil {
 		return err
 	}
 	if e.n++; e.n%500 == 0 {
-		e.w.Flush()
-		return e.w.Error()
+		return e.w.Flush()
 	}
 	return nil
 }
 
-func (e *csvEncoder) end() error {
-	e.w.Flush()
-	return e.w.Error()
+// write writes one record: its cells, each made safe, separated by commas.
+func (e *csvEncoder) write(cells []string) error {
+	e.buf = e.buf[:0]
+	for i, c := range cells {
+		if i > 0 {
+			e.buf = append(e.buf, ',')
+		}
+		e.buf = appendCSVCell(e.buf, c)
+	}
+	e.buf = append(e.buf, '\n')
+	_, err := e.w.Write(e.buf)
+	return err
 }
 
-// neutralise keeps a spreadsheet from reading a cell as a formula: a cell starting with = + - @,
-// a tab or a carriage return gets a leading apostrophe, which spreadsheets show as text. A name
-// or a reason someone typed is then shown, never run.
-func neutralise(c string) string {
-	if c != "" && strings.ContainsRune("=+-@\t\r", rune(c[0])) {
-		return "'" + c
+func (e *csvEncoder) end() error { return e.w.Flush() }
+
+// csvSeparators are the characters a spreadsheet may split a line on: the comma, the semicolon
+// a Finnish or Swedish spreadsheet uses instead (where the comma is the decimal sign), and the
+// tab some guess; a line break ends a record in every convention.
+const csvSeparators = ",;\t\r\n"
+
+// appendCSVCell appends c to b as one CSV cell that no spreadsheet runs as a formula, whichever
+// convention it reads the file with. The file is written with commas, but a spreadsheet set to
+// semicolons reads the same line with its own separator, and honours a quote only at the start of
+// what it takes for a cell: in `id,"Anna;=cmd()"` it sees `id,"Anna` and `=cmd()"`. So, beyond
+// quoting:
+//   - every place either convention may start a cell (the cell's start, and just after a comma,
+//     semicolon, tab or line break inside it) that begins, after spaces and quotes, with = + - or
+//     @ gets an apostrophe there, which spreadsheets show as text: "Anna;'=cmd()";
+//   - a cell starting with a tab or carriage return gets one too, as a spreadsheet may drop them;
+//   - a cell holding a separator of either convention, a quote or a line break is quoted, so the
+//     comma convention reads it whole.
+//
+// A name or a reason someone typed is then shown, never run; JSON keeps the text as typed.
+func appendCSVCell(b []byte, c string) []byte {
+	c = neutralise(c)
+	if c == "" || !strings.ContainsAny(c, csvSeparators+`"`) && c[0] != ' ' {
+		return append(b, c...)
 	}
-	return c
+	b = append(b, '"')
+	for i := 0; i < len(c); i++ {
+		if c[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, c[i])
+	}
+	return append(b, '"')
+}
+
+// neutralise puts an apostrophe wherever a spreadsheet of either convention could start a cell
+// that it would read as a formula (see appendCSVCell).
+func neutralise(c string) string {
+	if c == "" {
+		return c
+	}
+	var out []byte
+	last := 0
+	for start := 0; start < len(c); {
+		if formulaAt(c[start:]) || start == 0 && (c[0] == '\t' || c[0] == '\r') {
+			out = append(out, c[last:start]...)
+			out = append(out, '\'')
+			last = start
+		}
+		next := strings.IndexAny(c[start:], csvSeparators)
+		if next < 0 {
+			break
+		}
+		start += next + 1
+	}
+	if out == nil {
+		return c
+	}
+	return string(append(out, c[last:]...))
+}
+
+// formulaAt reports whether a spreadsheet cell starting with s would be read as a formula: its
+// first character after spaces and quotes is = + - or @.
+func formulaAt(s string) bool {
+	s = strings.TrimLeft(s, ` "`)
+	return s != "" && strings.ContainsRune("=+-@", rune(s[0]))
 }
 
 // jsonEncoder writes {"columns": [...], "rows": [{column: value}...], "count": n, "truncated": b,
@@ -226,7 +290,7 @@ func (e *export) head(h store.ExportHead) error {
 		hd.Set("Content-Type", "text/csv; charset=utf-8")
 		// The byte-order mark tells a spreadsheet the file is UTF-8, so "Äijälä" opens as written.
 		_, _ = bw.WriteString("\uFEFF")
-		e.enc = &csvEncoder{w: csv.NewWriter(bw)}
+		e.enc = &csvEncoder{w: bw}
 	}
 	names := make([]string, len(e.columns))
 	loc := i18n.From(e.r.Context())

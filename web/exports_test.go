@@ -3,6 +3,7 @@ package web_test
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -229,5 +230,76 @@ func TestBrowserExportLinkSaysItStreams(t *testing.T) {
 })()`)
 	if shown, words, _ := strings.Cut(got, "|"); shown != "true" || !strings.Contains(words, "as it downloads") {
 		t.Errorf("after following the CSV link the streaming note is shown=%s, says %q", shown, words)
+	}
+}
+
+// A CSV opened by a spreadsheet of either convention runs nothing: one that splits lines on
+// commas and one that splits them on semicolons (a Finnish or Swedish spreadsheet, where the
+// comma is the decimal sign), and one guessing tabs, each see no cell that starts, after spaces
+// and quotes, with = + - or @, however a typed name mixes separators, quotes and line breaks;
+// and the comma convention reads every cell whole.
+func TestCSVRunsNoFormulaInEitherConvention(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	course := storetest.AddCourse(t, b.store, storetest.Course{Name: "Kurssi;-2+3", ModuleName: "Osa,@SUM(1)", Code: "TKT1;=1"})
+	hostile := []storetest.Student{
+		{FirstName: `Anna;=HYPERLINK("http://evil.example")`, LastName: "Äijälä", Email: "anna;+1@example.invalid"},
+		{FirstName: "Ben,\t+1", LastName: `"@cmd"`, Email: `  =1+1@example.invalid`},
+		{FirstName: "Eve\n=2+3", LastName: "Quote\"d;  \"-4", Email: "\t=5@example.invalid"},
+		{FirstName: "Plain", LastName: "Person", Email: "plain@example.invalid"},
+	}
+	ids := map[string]string{}
+	for i, s := range hostile {
+		s.StudentNumber = fmt.Sprintf("01700000%d", i)
+		st := storetest.AddStudent(t, b.store, s)
+		id := storetest.AddRegistration(t, b.store, storetest.Registration{Student: st, Course: course, State: "failed_permanent",
+			ErrorCode: "course_not_allowed", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour)})
+		ids[id] = s.FirstName + " " + s.LastName
+	}
+	_, body := b.get(t, "/queue/export.csv?show=all", false)
+	body = strings.TrimPrefix(body, "\uFEFF")
+
+	// The comma convention, as the file is written: every record has every column, and each
+	// hostile name is read whole, an apostrophe before each place a formula could start.
+	recs := readCSV(t, "\uFEFF"+body)
+	student := column(t, recs, "Student")
+	found := 0
+	for _, r := range recs[1:] {
+		if len(r) != len(recs[0]) {
+			t.Errorf("a record of %d cells under %d columns: %q", len(r), len(recs[0]), r)
+		}
+		typed, ok := ids[r[0]]
+		if !ok {
+			continue
+		}
+		found++
+		if got := strings.ReplaceAll(r[student], "'", ""); got != typed {
+			t.Errorf("the name %q reads %q (apostrophes aside), want it whole", typed, r[student])
+		}
+	}
+	if found != len(hostile) {
+		t.Fatalf("found %d of the %d rows", found, len(hostile))
+	}
+	want := `Anna;'=HYPERLINK("http://evil.example") Äijälä`
+	if !strings.Contains(body, `"`+strings.ReplaceAll(want, `"`, `""`)+`"`) {
+		t.Errorf("the name with a semicolon is not written quoted as %q:\n%s", want, body)
+	}
+
+	// Every convention, as a spreadsheet set to it splits the same bytes: a quote counts only at
+	// the start of what it takes for a cell.
+	for _, sep := range []rune{',', ';', '\t'} {
+		r := csv.NewReader(strings.NewReader(body))
+		r.Comma, r.LazyQuotes, r.FieldsPerRecord = sep, true, -1
+		cells, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("split on %q: %v", sep, err)
+		}
+		for _, rec := range cells {
+			for _, c := range rec {
+				if s := strings.TrimLeft(c, ` "`); s != "" && strings.ContainsRune("=+-@", rune(s[0])) {
+					t.Errorf("split on %q, a cell starts a formula: %q", sep, c)
+				}
+			}
+		}
 	}
 }
