@@ -33,8 +33,9 @@ type Execer interface {
 // Apply creates the LMS's objects in schema public of db's database: the extensions, the
 // trigger_set_timestamp function, the enums, tables, indexes, triggers and views, and the seeded
 // phase rows. The database must not have them yet. The DDL runs as one multi-statement Exec, which
-// PostgreSQL runs as one transaction, so a failure leaves nothing behind; inside a caller's
-// transaction it takes part in that one.
+// PostgreSQL runs as one transaction, so a failure leaves nothing behind. Inside a caller's
+// transaction it takes part in that one, and the transaction's search_path stays public until it
+// ends.
 func Apply(ctx context.Context, db Execer) error {
 	if _, err := db.Exec(ctx, schema); err != nil {
 		return fmt.Errorf("lmsdb: apply the LMS schema: %w", err)

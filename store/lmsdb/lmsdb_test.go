@@ -259,6 +259,35 @@ func TestApplyBuildsTheLMSShape(t *testing.T) {
 	}
 }
 
+// TestApplyLeavesNothingBehindOnFailure holds Apply to its word: one failing statement, here the
+// clash with a users table that is already there, undoes every statement before it.
+func TestApplyLeavesNothingBehindOnFailure(t *testing.T) {
+	conn, _ := newDB(t)
+	ctx := context.Background()
+	if _, err := conn.Exec(ctx, `CREATE TABLE public.users (id int)`); err != nil {
+		t.Fatal(err)
+	}
+	var before, after string
+	if err := conn.QueryRow(ctx, `SHOW search_path`).Scan(&before); err != nil {
+		t.Fatal(err)
+	}
+	if err := lmsdb.Apply(ctx, conn); err == nil {
+		t.Fatal("Apply over an existing users table succeeded")
+	}
+	leftover := queryStrings(t, conn, `SELECT 'extension ' || extname::text FROM pg_extension WHERE extname IN ('pg_trgm', 'uuid-ossp')
+		UNION ALL SELECT 'function ' || proname::text FROM pg_proc WHERE proname = 'trigger_set_timestamp'
+		UNION ALL SELECT 'type ' || typname::text FROM pg_type WHERE typname = 'credit_registration_state'`)
+	if len(leftover) != 0 {
+		t.Errorf("a failed Apply left %q behind", leftover)
+	}
+	if err := conn.QueryRow(ctx, `SHOW search_path`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	if after != before {
+		t.Errorf("a failed Apply changed search_path from %q to %q", before, after)
+	}
+}
+
 // ids of one plausible completion and its surroundings, all live.
 type fixture struct {
 	user, course, instance, module, completion uuid
