@@ -92,6 +92,11 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 	if err != nil {
 		return badRequestKey("act.noVersion")
 	}
+	if v := r.PostForm.Get("confirm_risk"); v != "" {
+		if err := checkRisks(i18n.From(ctx), "confirm_risk", []string{v}); err != nil {
+			return err
+		}
+	}
 	sent := sentAction{
 		action:   action,
 		version:  r.PostForm.Get("version"),

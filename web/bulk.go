@@ -41,16 +41,38 @@ func bulkActionOptions(loc *i18n.Localizer, selected schedule.Action) []views.Op
 }
 
 // parseBulkAction reads the action of a bulk form; empty takes the default.
-func parseBulkAction(v string) (schedule.Action, error) {
+func parseBulkAction(loc *i18n.Localizer, v string) (schedule.Action, error) {
 	if v == "" {
 		return defaultBulkAction, nil
 	}
 	a, err := schedule.ParseAction(v)
-	if err != nil || !slices.Contains(bulkActions(), a) {
-		return "", badRequestKey("bulk.badAction", "Action", v)
+	if err != nil || string(a) != v || !slices.Contains(bulkActions(), a) {
+		var valid []string
+		for _, a := range bulkActions() {
+			valid = append(valid, loc.Code("action", string(a)))
+		}
+		return "", unknownValue("action", v, valid)
 	}
 	return a, nil
 }
+
+// checkRisks refuses a risk a form names that is none of schedule's: field is "risk" (the risks
+// the preview showed) or "confirm_risk" (the ones ticked).
+func checkRisks(loc *i18n.Localizer, field string, values []string) error {
+	for _, v := range values {
+		if !schedule.RiskLabel(v).Valid() {
+			var valid []string
+			for _, r := range schedule.RiskLabels() {
+				valid = append(valid, loc.Code("risk", string(r)))
+			}
+			return unknownValue(field, v, valid)
+		}
+	}
+	return nil
+}
+
+// bulkSelections are the values of the bulk bar's buttons: the ticked rows, or every match.
+var bulkSelections = []string{"ticked", "all"}
 
 // bulkBar is the queue's bulk selection for the view p. Counting every match is needed only when
 // the list has more than one page; it stops just past the bulk limit.
@@ -85,12 +107,15 @@ func (s *Server) bulkPreview(w http.ResponseWriter, r *http.Request) error {
 	if err := parseForm(w, r); err != nil {
 		return err
 	}
-	action, err := parseBulkAction(r.PostForm.Get("action"))
+	loc := i18n.From(r.Context())
+	action, err := parseBulkAction(loc, r.PostForm.Get("action"))
 	if err != nil {
 		return err
 	}
+	if v := r.PostForm.Get("select"); v != "" && !slices.Contains(bulkSelections, v) {
+		return unknownValue("select", v, bulkSelections)
+	}
 	now := s.clock()
-	loc := i18n.From(r.Context())
 	params := store.BulkPreviewParams{Action: action, Scope: s.courseScope(r)}
 	queueURL := "/"
 	all := r.PostForm.Get("select") == "all"
@@ -241,9 +266,18 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 	}
 	form := r.PostForm
 	loc := i18n.From(r.Context())
-	action, err := parseBulkAction(form.Get("action"))
-	if err != nil || form.Get("action") == "" {
+	if form.Get("action") == "" {
 		return badRequestKey("bulk.noAction")
+	}
+	action, err := parseBulkAction(loc, form.Get("action"))
+	if err != nil {
+		return err
+	}
+	if err := checkRisks(loc, "risk", form["risk"]); err != nil {
+		return err
+	}
+	if err := checkRisks(loc, "confirm_risk", form["confirm_risk"]); err != nil {
+		return err
 	}
 	var rows []store.BulkRow
 	for _, v := range form["row"] {

@@ -206,8 +206,8 @@ func TestBulkPreviewOfEveryRowMatchingTheFilter(t *testing.T) {
 		t.Errorf("an empty selection = %d, want 422 saying to select a row", resp.StatusCode)
 	}
 	resp, _ = b.postForm(t, b.client, "/bulk/preview", url.Values{"action": {"mark_in_sisu"}, "id": {b.permanent}})
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("mark in Sisu in bulk = %d, want 400", resp.StatusCode)
+	if resp.StatusCode != http.StatusUnprocessableEntity {
+		t.Errorf("mark in Sisu in bulk = %d, want 422", resp.StatusCode)
 	}
 	resp, _ = b.postForm(t, b.client, "/bulk/preview", url.Values{"select": {"all"}, "phase": {"soon"}})
 	if resp.StatusCode != http.StatusBadRequest {

@@ -71,6 +71,20 @@ func badRequestKey(key string, args ...any) error {
 	return errorKey(http.StatusBadRequest, key, args...)
 }
 
+// unknownValue answers a value that is none of the choices regdesk offers for field (an option of
+// a list, a button's value): like every other bad input, a 422 naming the field, with the value
+// and the choices there are (valid, in the person's words), and nothing is done.
+func unknownValue(field, value string, valid []string) error {
+	if r := []rune(value); len(r) > maxShownValue {
+		value = string(r[:maxShownValue]) + "…"
+	}
+	return &Error{Status: http.StatusUnprocessableEntity, Field: field, Key: "error.fieldUnknown",
+		Args: []any{"Field", fieldName(field), "Value", value, "Valid", strings.Join(valid, ", ")}}
+}
+
+// maxShownValue bounds how much of a refused value its message repeats.
+const maxShownValue = 60
+
 var (
 	errNotFound = errorKey(http.StatusNotFound, "error.notFound")
 	errMethod   = errorKey(http.StatusMethodNotAllowed, "error.method")

@@ -25,7 +25,11 @@ func (s *Server) languageSet(w http.ResponseWriter, r *http.Request) error {
 	}
 	lang, ok := i18n.Parse(r.PostForm.Get("lang"))
 	if !ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Key: "error.language", Field: "lang"}
+		var valid []string
+		for _, l := range i18n.Langs {
+			valid = append(valid, l.Name())
+		}
+		return unknownValue("lang", r.PostForm.Get("lang"), valid)
 	}
 	a := actorFrom(r.Context())
 	if err := s.store.AccountSetLanguage(r.Context(), a.ID, string(lang), s.clock()); err != nil {
