@@ -1,6 +1,7 @@
 package lmsfake_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -455,4 +456,24 @@ func (b *bundle) clientFor(fake *lmsfake.Server) *lms.Client {
 		b.t.Fatal(err)
 	}
 	return c
+}
+
+// postRaw sends body as it is, with the contract's headers, and returns the status and the raw
+// answer.
+func (b *bundle) postRaw(path, actor string, body []byte) (int, []byte) {
+	b.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, b.srv.URL+lmsfake.Prefix+path, bytes.NewReader(body))
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set(lmsfake.ActingUserHeader, actor)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, raw
 }
