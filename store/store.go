@@ -30,6 +30,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -211,26 +212,37 @@ var ErrTimeout = errors.New("query took too long")
 var ErrUnavailable = errors.New("database unreachable")
 
 // Unreachable reports whether err says the database could not be reached at all: a failed
-// connection, or one that broke mid-statement. A deadline that ran out is not that: the database
+// connection, one that broke or was closed mid-statement, or PostgreSQL saying it is going away
+// or that the connection failed (serverGone). A deadline that ran out is not that: the database
 // may be there, not answering.
 func Unreachable(err error) bool {
 	if err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return false
 	}
-	if errors.Is(err, ErrUnavailable) {
+	if errors.Is(err, ErrUnavailable) || errors.Is(err, pgconn.ErrConnClosed) {
 		return true
 	}
 	if _, ok := errors.AsType[*pgconn.ConnectError](err); ok {
 		return true
 	}
-	if _, ok := errors.AsType[*pgconn.PgError](err); ok {
-		return false
+	if pg, ok := errors.AsType[*pgconn.PgError](err); ok {
+		return serverGone(pg.Code)
 	}
 	if _, ok := errors.AsType[*net.OpError](err); ok {
 		return true
 	}
 	return errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// serverGone reports whether a PostgreSQL error code says the server, not the statement, failed:
+// class 08 (connection exception) and class 57 (operator intervention: 57P01 admin_shutdown in a
+// fast stop or restart, 57P02 crash_shutdown, 57P03 cannot_connect_now while it starts or stops,
+// 57P04 database_dropped, 57P05 idle_session_timeout), except 57014 query_canceled, which is the
+// statement timeout (ErrTimeout). Asking again shortly is then the right advice, as for a server
+// that cannot be reached; every other code is the database answering.
+func serverGone(code string) bool {
+	return strings.HasPrefix(code, "08") || strings.HasPrefix(code, "57") && code != "57014"
 }
 
 // NewID returns a random version 4 UUID. Rows get their ids here rather than from the database

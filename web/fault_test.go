@@ -7,8 +7,11 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"regdesk/schedule"
 	"regdesk/store"
@@ -23,28 +26,38 @@ type faultBundle struct {
 	*testBundle
 	proxy *faultproxy.Proxy
 	log   *syncBuffer
+	// direct reaches the same database around the proxy, as an operator's psql would.
+	direct string
 }
 
 const (
 	faultStatementTimeout = 500 * time.Millisecond
 	faultRequestTimeout   = time.Second
+	// faultApp names the server's connections in pg_stat_activity, so a test can find them.
+	faultApp = "regdesk_under_fault"
 )
 
 func setupFaults(t *testing.T) *faultBundle {
 	t.Helper()
+	return setupFaultsWith(t, faultStatementTimeout, faultRequestTimeout)
+}
+
+// setupFaultsWith is setupFaults with the statement and request timeouts given.
+func setupFaultsWith(t *testing.T, statement, request time.Duration) *faultBundle {
+	t.Helper()
 	_, dbURL := storetest.NewWithURL(t, storetest.Options{})
 	proxy, viaProxy := storetest.ThroughProxy(t, dbURL)
-	st, err := store.Open(context.Background(), viaProxy, store.Options{StatementTimeout: faultStatementTimeout, MaxConns: 8, PasswordCost: 4})
+	st, err := store.Open(context.Background(), viaProxy+"&application_name="+faultApp, store.Options{StatementTimeout: statement, MaxConns: 8, PasswordCost: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
 	logs := &syncBuffer{}
 	b := setupOn(t, st, func(d *web.Deps) {
-		d.RequestTimeout = faultRequestTimeout
+		d.RequestTimeout = request
 		d.Log = slog.New(slog.NewTextHandler(logs, nil))
 	})
-	return &faultBundle{testBundle: b, proxy: proxy, log: logs}
+	return &faultBundle{testBundle: b, proxy: proxy, log: logs, direct: dbURL}
 }
 
 // timed makes one request and says how long the answer took.
@@ -235,5 +248,135 @@ func TestActionAppliedThoughTheSessionCannotBeSaved(t *testing.T) {
 		}
 		_, page = b.getWith(t, support, "/registrations/"+b.permanent, false)
 		version = versionField.FindStringSubmatch(page)
+	}
+}
+
+// PostgreSQL stopping while a statement runs: a fast stop (pg_ctl stop -m fast, or a restart)
+// has every backend send its client FATAL 57P01 (admin_shutdown) and go, and then the server
+// takes no connections; a network that fails cuts the connection instead. Either way the request
+// caught mid-statement gets the same 503 as the requests after it (the database cannot be
+// reached, try again, Retry-After), never "Something went wrong"; and when PostgreSQL is back, so
+// is regdesk.
+func TestDatabaseStoppingMidStatementIs503(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		stop func(t *testing.T, f *faultBundle, admin *pgx.Conn)
+	}{
+		{"AdminShutdown", func(t *testing.T, f *faultBundle, admin *pgx.Conn) {
+			// What the postmaster does to each backend in a fast stop. (Taking the proxy down too
+			// would reset the connection before the FATAL reaches regdesk: the other case.)
+			if _, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, faultApp); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"ConnectionCut", func(t *testing.T, f *faultBundle, admin *pgx.Conn) { f.proxy.Set(faultproxy.Down) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// Timeouts long enough that the statement is still running when PostgreSQL stops.
+			f := setupFaultsWith(t, 5*time.Second, 6*time.Second)
+			support := f.login(t, f.support)
+			ctx := context.Background()
+			admin, err := pgx.Connect(ctx, f.direct)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer admin.Close(ctx)
+			// The session's read waits on this lock: the request is mid-statement until the stop.
+			lock, err := admin.Begin(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := lock.Exec(ctx, `LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`); err != nil {
+				t.Fatal(err)
+			}
+			type answer struct {
+				resp *http.Response
+				body string
+			}
+			answered := make(chan answer, 1)
+			go func() {
+				resp, body, _ := f.timed(t, support, http.MethodGet, "/", nil, false)
+				answered <- answer{resp, body}
+			}()
+			waitForLockWait(t, f.direct)
+			tc.stop(t, f, admin)
+			a := <-answered
+			_ = lock.Rollback(ctx)
+			if a.resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(a.body, "cannot reach its database") ||
+				a.resp.Header.Get("Retry-After") != "5" {
+				t.Errorf("a request whose statement the stop caught = %d (Retry-After %q), want 503 saying the database cannot be reached:\n%.600s",
+					a.resp.StatusCode, a.resp.Header.Get("Retry-After"), a.body)
+			}
+			f.proxy.Set(faultproxy.Pass)
+			f.answersAgain(t, support)
+		})
+	}
+}
+
+// A restart that ends the server's idle connections too: each holds a FATAL 57P01 the pool reads
+// on its next use. Requests right after get their page or the 503, never a 500.
+func TestDatabaseRestartEndingIdleConnectionsIsNever500(t *testing.T) {
+	t.Parallel()
+	f := setupFaultsWith(t, 5*time.Second, 6*time.Second)
+	support := f.login(t, f.support)
+	ctx := context.Background()
+	// Fill the pool with idle connections.
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Go(func() { f.timed(t, support, http.MethodGet, "/", nil, false) })
+	}
+	wg.Wait()
+	admin, err := pgx.Connect(ctx, f.direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, faultApp); err != nil {
+		t.Fatal(err)
+	}
+	statuses := make(chan int, 6)
+	for range 6 {
+		wg.Go(func() {
+			resp, body, _ := f.timed(t, support, http.MethodGet, "/", nil, false)
+			if strings.Contains(body, "Something went wrong") {
+				t.Errorf("after the restart a page answered as a fault of regdesk's:\n%.400s", body)
+			}
+			statuses <- resp.StatusCode
+		})
+	}
+	wg.Wait()
+	close(statuses)
+	for st := range statuses {
+		if st != http.StatusOK && st != http.StatusServiceUnavailable {
+			t.Errorf("a request after the restart = %d, want its page or 503", st)
+		}
+	}
+	f.answersAgain(t, support)
+}
+
+// waitForLockWait waits until one of the server's connections waits on a lock.
+func waitForLockWait(t *testing.T, direct string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var waiting bool
+		if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = $1 AND wait_event_type = 'Lock')`, faultApp).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached its statement")
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
