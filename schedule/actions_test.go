@@ -359,9 +359,9 @@ func flagAndDismissCases() []decideCase {
 	dismiss("NewReasonSinceDismissal", facts(schedule.StateMisregistered, withRow(retries(6), dismissed(schedule.ReasonMisregistered))), strictBulk, "",
 		schedule.ReasonMisregistered, schedule.ReasonTooManyAttempts)
 	dismiss("PartialOverdue", facts(schedule.StatePartiallyRegistered, withRow(submittedAgo(5*24*time.Hour), partialAgo(4*24*time.Hour))), strictAny, "",
-		schedule.ReasonPartialOverdue)
+		schedule.ReasonPartlyRegisteredOverdue)
 	dismiss("UncertainInBulk", uncertainFacts(), strictBulk, schedule.RefusalSubmissionUncertain)
-	dismiss("UncertainOneRow", uncertainFacts(), strictAny, "", schedule.ReasonUncertainOverdue)
+	dismiss("UncertainOneRow", uncertainFacts(), strictAny, "", schedule.ReasonOutcomeUncertain)
 	cases = append(cases, decideCase{name: "Unknown/Action", action: "launder", facts: facts(schedule.StateFailedPermanent),
 		strictness: strictAny, refusal: schedule.RefusalUnknownAction})
 	return cases

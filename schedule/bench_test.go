@@ -41,11 +41,17 @@ func classifyShapes(now time.Time) []classifyShape {
 		{"PartialOverdue", with(base(schedule.StatePartiallyRegistered, 4*day), func(r *schedule.Row) {
 			r.SubmittedAt, r.PartiallyRegisteredAt = at(4*day), at(4*day)
 		})},
-		{"RetryWindowExpired", with(base(schedule.StateFailedRetryable, 8*day), func(r *schedule.Row) {
+		{"RetryWindowOver", with(base(schedule.StateFailedRetryable, 8*day), func(r *schedule.Row) {
 			r.FirstFailedAt, r.SubmitRetryCount, r.NotRegisteredReimportCount = at(8*day), 6, 3
 		})},
+		{"RetryWindowExpired", with(base(schedule.StateFailedPermanent, day), func(r *schedule.Row) {
+			r.NeedsAdminAttention, r.ErrorCode, r.TerminalAt, r.FirstFailedAt = true, schedule.ErrorRetryWindowExpired, at(day), at(8*day)
+		})},
 		{"FailedPermanentFlagged", with(base(schedule.StateFailedPermanent, day), func(r *schedule.Row) {
-			r.NeedsAdminAttention, r.ErrorCode, r.NextAttemptAt = true, schedule.ErrorCode("invalid_grade"), schedule.Never
+			r.NeedsAdminAttention, r.ErrorCode, r.NextAttemptAt, r.TerminalAt = true, schedule.ErrorCode("invalid_grade"), schedule.Never, at(day)
+		})},
+		{"StudentNumberStuck", with(base(schedule.StatePending, 3*day), func(r *schedule.Row) {
+			r.Linking = schedule.LinkingFacts{AwaitsStudentNumber: true, PressedAt: at(2 * day), LastMailingFetchStartedAt: at(h)}
 		})},
 		{"Misregistered", base(schedule.StateMisregistered, day)},
 		{"Dismissed", with(base(schedule.StateMisregistered, day), func(r *schedule.Row) {
@@ -78,13 +84,21 @@ func BenchmarkClassify(b *testing.B) {
 }
 
 // Classification runs for every row of every page, so it must not allocate: a count of
-// allocations, not a time, so it cannot flake.
+// allocations, not a time, so it cannot flake. With blocking problems known neither.
 func TestClassifyAllocatesNothing(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	problems := &schedule.BlockingProblems{
+		StoppedPhases:          []schedule.StoppedPhase{{Phase: "import", OwnedStates: []schedule.State{schedule.StateReadyToSubmit}}},
+		FailingCourseCodes:     []string{"TKT10002"},
+		MisconfiguredModuleIDs: []string{"5bf1b2a1-0d6e-4d55-9d0b-1a6a3f2c9e11"},
+	}
 	for _, sh := range classifyShapes(now) {
 		var st schedule.Status
 		if n := testing.AllocsPerRun(100, func() { st = schedule.Classify(sh.row, now) }); n != 0 {
 			t.Errorf("%s: Classify allocates %v times per row, want 0 (%+v)", sh.name, n, st)
+		}
+		if n := testing.AllocsPerRun(100, func() { st = schedule.ClassifyWith(sh.row, now, problems) }); n != 0 {
+			t.Errorf("%s: ClassifyWith allocates %v times per row, want 0 (%+v)", sh.name, n, st)
 		}
 	}
 }
@@ -93,12 +107,17 @@ func TestClassifyAllocatesNothing(t *testing.T) {
 func TestClassifyShapesReachTheirReasons(t *testing.T) {
 	now := time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 	want := map[string]schedule.Reason{
-		"ReadyToSubmitLate": schedule.ReasonRunningLate, "SubmittingStuck": schedule.ReasonStuckPastRecoveryGrace,
-		"ResolvingStuck": schedule.ReasonStuckPastRecoveryGrace, "UncertainFresh": schedule.ReasonOutcomeUncertain,
-		"UncertainNoTime": schedule.ReasonSubmissionTimeMissing, "UncertainOverdueFlagged": schedule.ReasonUncertainOverdue,
-		"VerificationGaveUp": schedule.ReasonVerificationGaveUp, "PartialOverdue": schedule.ReasonPartialOverdue,
+		"ReadyToSubmitLate": schedule.ReasonStuckInState, "SubmittingStuck": schedule.ReasonStuckInState,
+		"UncertainFresh": schedule.ReasonOutcomeUncertain, "UncertainNoTime": schedule.ReasonOutcomeUncertain,
+		"UncertainOverdueFlagged": schedule.ReasonOutcomeUncertain, "VerificationGaveUp": schedule.ReasonVerificationGaveUp,
+		"PartialOverdue": schedule.ReasonPartlyRegisteredOverdue, "RetryWindowOver": schedule.ReasonTooManyAttempts,
 		"RetryWindowExpired": schedule.ReasonRetryWindowExpired, "FailedPermanentFlagged": schedule.ReasonPermanentError,
-		"Misregistered": schedule.ReasonMisregistered,
+		"Misregistered": schedule.ReasonMisregistered, "StudentNumberStuck": schedule.ReasonStudentNumberStuck,
+	}
+	wantNote := map[string]schedule.Note{
+		"SubmittingStuck": schedule.NotePastRecoveryGrace, "ResolvingStuck": schedule.NotePastRecoveryGrace,
+		"UncertainNoTime": schedule.NoteSubmissionTimeMissing, "UncertainOverdueFlagged": schedule.NoteUncertainOverdue,
+		"RetryWindowOver": schedule.NoteRetryWindowOver,
 	}
 	seen := map[schedule.Reason]bool{}
 	for _, sh := range classifyShapes(now) {
@@ -108,6 +127,9 @@ func TestClassifyShapesReachTheirReasons(t *testing.T) {
 		}
 		if r, ok := want[sh.name]; ok && !st.Reasons.Has(r) {
 			t.Errorf("%s: reasons %v lack %s", sh.name, st.Reasons, r)
+		}
+		if n, ok := wantNote[sh.name]; ok && !st.Notes.Has(n) {
+			t.Errorf("%s: notes %v lack %s", sh.name, st.Notes, n)
 		}
 		if sh.name == "Dismissed" && (!st.Dismissed || st.NeedsAdmin) {
 			t.Errorf("Dismissed: %+v, want dismissed and not needing admin", st)

@@ -5,7 +5,8 @@ import (
 	"time"
 )
 
-// Row holds the facts of one ledger row that classification reads.
+// Row holds the facts of one live ledger row that classification reads. A deleted row is no
+// row: the store never reads one.
 type Row struct {
 	// State is the row's credit_registration_state.
 	State State
@@ -21,6 +22,9 @@ type Row struct {
 	StateChangedAt time.Time
 	// NextAttemptAt is when the row may next be claimed; Never when parked.
 	NextAttemptAt time.Time
+	// TerminalAt is terminal_at; nil when NULL. The LMS's detectors test it, not the state: a row
+	// whose terminal_at is NULL is still the pipeline's, whatever its state says.
+	TerminalAt *time.Time
 	// FirstFailedAt anchors the retry window; nil when NULL.
 	FirstFailedAt *time.Time
 	// SubmittedAt anchors every verify and uncertain window; nil when NULL.
@@ -29,7 +33,7 @@ type Row struct {
 	// registration; nil when NULL.
 	PartiallyRegisteredAt *time.Time
 	// ResubmitNotBefore is Suotar's retryAfter; nil when NULL. Classify does
-	// not read it yet; it is here so the store fills one struct for every
+	// not read it; it is here so the store fills one struct for every
 	// rule about a row.
 	ResubmitNotBefore *time.Time
 	// SubmitRetryCount is submit_retry_count.
@@ -38,60 +42,79 @@ type Row struct {
 	VerifyAttemptCount int32
 	// NotRegisteredReimportCount is not_registered_reimport_count.
 	NotRegisteredReimportCount int32
+	// CourseModuleID is the row's course module, and CourseCode its module's course code now,
+	// trimmed ("" when it has none): only BlockingProblems reads them, so a caller that passes
+	// none may leave them empty.
+	CourseModuleID string
+	CourseCode     string
+	// Linking is what ReasonStudentNumberStuck reads; its zero value is "not stuck".
+	Linking LinkingFacts
 	// DismissedReasons are the reasons covered by the row's live attention
-	// dismissal; nil if none.
+	// dismissal; nil if none. Names this package does not know cover nothing.
 	DismissedReasons []Reason
 }
 
-// Status is where a row stands at an instant, as Classify sees it. It holds
-// no pointer and no slice, so classifying a row allocates nothing.
+// Status is where a row stands at an instant, as Classify sees it. It holds no pointer and no
+// slice, so classifying a row allocates nothing.
 type Status struct {
 	// Phase is the row's phase; for a state this package does not know yet,
 	// the state's raw value, so the row shows as what it is rather than under
 	// a wrong phase.
 	Phase Phase
-	// Reasons holds every reason that applies now; empty when none does.
-	// Its List is in Reasons() order.
+	// Reasons holds every reason that applies now, dismissed or not; empty when none does (the row
+	// is not on the LMS's Needs attention tab at all). Its List is in Reasons() order.
 	Reasons ReasonSet
-	// NeedsAdmin is true when a reason that asks a person applies (every
-	// escalating reason, and the ones that show an uncertain row at once) and
-	// the dismissal does not cover them all: the row is on the queue's
-	// needs-a-person list. When an uncertain row escalates is EscalatesAt.
+	// Standing is where the LMS lists the row: the zero Standing when Reasons is empty.
+	Standing Standing
+	// NeedsAdmin is Standing == StandingNeedsAttention: the row is on the needs-a-person list.
+	// Every submission_uncertain row is, from its first moment, unless a person dismissed it.
 	NeedsAdmin bool
-	// Dismissed is true when reasons apply and the live dismissal covers
+	// Dismissed is Standing == StandingDismissed: reasons apply and the live dismissal covers
 	// every one of them.
 	Dismissed bool
+	// Notes are what regdesk shows beyond the reasons (Note); they change no standing.
+	Notes NoteSet
 	// NextCheckAt is when the pipeline will next look at the row; the zero
 	// time when it never will. It may be in the past: the row is then due or
 	// overdue.
 	NextCheckAt time.Time
-	// EscalatesAt is the earliest instant after now at which an escalating
-	// reason the row does not have yet will apply if nothing else happens;
-	// the zero time if none will.
+	// EscalatesAt is the earliest instant after now at which, if nothing else happens, a
+	// person-level reason the row lacks starts to apply (partly_registered_overdue,
+	// verification_gave_up) or a note that hands it to a person appears (the pipeline flags an
+	// uncertain row, the recovery sweep is overdue, the retry window is over); the zero time if
+	// none will.
 	EscalatesAt time.Time
 }
 
-// Classify says where row r stands at now: its phase, the reasons it needs
-// attention, whether an admin must act, and when the pipeline will next look
-// at it and the row will next escalate. It reads nothing but its arguments,
-// and allocates nothing: every queue row and page pays for it.
-func Classify(r Row, now time.Time) Status {
+// Classify says where row r stands at now with no blocking problem known: ClassifyWith(r, now,
+// nil). It is what every store read passes today: regdesk's copy of the ledger cannot see the
+// problems the LMS's alert rules find.
+func Classify(r Row, now time.Time) Status { return ClassifyWith(r, now, nil) }
+
+// ClassifyWith says where row r stands at now, given the blocking problems known (nil: none): its
+// phase, the LMS's attention reasons and standing, regdesk's notes, and when the pipeline will
+// next look at it and the row will next escalate. It reads nothing but its arguments, and
+// allocates nothing: every queue row and page pays for it.
+func ClassifyWith(r Row, now time.Time, problems *BlockingProblems) Status {
 	if r.Superseded {
-		// A later attempt carries the credit; this row is history.
+		// A later attempt carries the credit; this row is history, and outside every detector.
 		return Status{Phase: PhaseSuperseded}
 	}
 	var a ages
 	a.fill(&r, now)
 	reasons := reasonsAt(&r, &a)
-	dismissed := reasons != 0 && reasons&^dismissedSet(r.DismissedReasons) == 0
+	notes := notesAt(&r, &a)
+	standing := standingOf(&r, reasons, problems)
 	next, _ := nextCheckAt(&r, a.k)
 	return Status{
 		Phase:       phaseAt(&r, &a),
 		Reasons:     reasons,
-		NeedsAdmin:  reasons.AsksPerson() && !dismissed,
-		Dismissed:   dismissed,
+		Standing:    standing,
+		NeedsAdmin:  standing == StandingNeedsAttention,
+		Dismissed:   standing == StandingDismissed,
+		Notes:       notes,
 		NextCheckAt: next,
-		EscalatesAt: escalatesAt(&r, &a, reasons),
+		EscalatesAt: escalatesAt(&r, &a, reasons, notes),
 	}
 }
 
@@ -292,45 +315,58 @@ func phaseAt(r *Row, a *ages) Phase {
 	return Phase(r.State)
 }
 
+// reasonsAt is attention.rs's detectors. Its windows compare the age with the window as the
+// LMS's SQL does (submitted_at <= now - 14 days); for a window of whole seconds that is also the
+// pipeline's whole-second window_expired, so the row gives up exactly when verify drops to daily
+// polls (PhasePastGiveUpAge).
 func reasonsAt(r *Row, a *ages) ReasonSet {
 	k := a.k
-	live := k&kTerminal == 0
-	verifying := k&kVerification != 0
+	// The LMS tests terminal_at, not the state (attention.rs: terminal_at IS NULL).
+	open := r.TerminalAt == nil
 	var out ReasonSet
 	add := func(bit ReasonSet, applies bool) {
 		if applies {
 			out |= bit
 		}
 	}
-	if k == kSubmissionUncertain {
-		overdue := a.hasSubmitted && expiredAfter(a.submitted, UncertainAdminAfter)
-		add(bitOutcomeUncertain, a.hasSubmitted && !overdue)
-		add(bitSubmissionTimeMissing, !a.hasSubmitted)
-		add(bitUncertainOverdue, overdue)
-	}
-	add(bitPartialOverdue, a.hasPartial && expiredAfter(a.partial, PartialRegistrationAdminAfter))
-	add(bitVerificationGaveUp, verifying && a.hasSubmitted && expiredAfter(a.submitted, VerifyMaxAge))
-	add(bitRepeatedlyNotRegistered, live && r.NotRegisteredReimportCount >= NotRegisteredReimportAdminThreshold)
-	// The dashboard knows a row is past its retry window before the next
-	// sweep fails it.
-	add(bitRetryWindowExpired, r.ErrorCode == ErrorRetryWindowExpired ||
-		(a.hasFirstFailed && expiredAfter(a.firstFailed, SubmitMaxRetryAge)))
-	add(bitMisregistered, k == kMisregistered)
-	add(bitPermanentError, k == kFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
-	// The recovery sweep's graces are strict (preconditions.rs: since < now − grace), unlike the
-	// whole-second windows: exactly at the grace's end the worker may still answer.
-	add(bitStuckPastRecoveryGrace,
-		(k == kSubmitting && a.since > SubmittingRecoveryGrace) ||
-			(k == kResolvingEnrolment && a.since > ResolvingRecoveryGrace))
-	add(bitTooManyAttempts, live && r.SubmitRetryCount >= TooManySubmitRetries)
-	if live {
+	if open {
 		if threshold, ok := stuckThreshold(k); ok {
-			add(bitRunningLate, a.age(r.StateChangedAt) > threshold)
+			add(bitStuckInState, a.age(r.StateChangedAt) > threshold)
 		}
 	}
-	// The flag is its own reason when nothing that escalates explains it; running late does not,
-	// or a flagged row that is also late would drop out of the queue.
-	add(bitFlaggedByPipeline, r.NeedsAdminAttention && out&escalatingSet == 0)
+	add(bitPermanentError, k == kFailedPermanent && r.NeedsAdminAttention && r.ErrorCode != ErrorRetryWindowExpired)
+	add(bitRetryWindowExpired, r.ErrorCode == ErrorRetryWindowExpired)
+	add(bitMisregistered, k == kMisregistered)
+	add(bitTooManyAttempts, open && r.SubmitRetryCount >= TooManySubmitRetries)
+	add(bitOutcomeUncertain, k == kSubmissionUncertain)
+	add(bitPartlyRegisteredOverdue, a.hasPartial && a.partial >= PartialRegistrationAdminAfter)
+	add(bitVerificationGaveUp, k&(kAwaitingVerification|kPartiallyRegistered) != 0 && a.hasSubmitted && a.submitted >= VerifyMaxAge)
+	add(bitRepeatedlyNotRegistered, open && r.NotRegisteredReimportCount >= NotRegisteredReimportAdminThreshold)
+	add(bitStudentNumberStuck, k == kPending && r.Linking.stuck())
+	add(bitFlaggedByPipeline, r.NeedsAdminAttention && out == 0)
+	return out
+}
+
+// notesAt is what regdesk shows of the row beyond the LMS's reasons (Note). The uncertain and
+// retry windows are the pipeline's whole-second ones (UncertainNeedsAdmin, SubmitWindowExpired);
+// the recovery sweep's graces are strict (preconditions.rs: since < now − grace): exactly at the
+// grace's end the worker may still answer.
+func notesAt(r *Row, a *ages) NoteSet {
+	k := a.k
+	var out NoteSet
+	add := func(bit NoteSet, applies bool) {
+		if applies {
+			out |= bit
+		}
+	}
+	if k == kSubmissionUncertain {
+		add(noteSubmissionTimeMissing, !a.hasSubmitted)
+		add(noteUncertainOverdue, a.hasSubmitted && expiredAfter(a.submitted, UncertainAdminAfter))
+	}
+	add(notePastRecoveryGrace,
+		(k == kSubmitting && a.since > SubmittingRecoveryGrace) ||
+			(k == kResolvingEnrolment && a.since > ResolvingRecoveryGrace))
+	add(noteRetryWindowOver, a.hasFirstFailed && expiredAfter(a.firstFailed, SubmitMaxRetryAge))
 	return out
 }
 
@@ -365,15 +401,12 @@ func nextCheckAt(r *Row, k kind) (at time.Time, ok bool) {
 	return r.NextAttemptAt, true
 }
 
-// escalatesAt is the earliest instant after now at which an escalating rule
-// fires: the end of a whole-second window, which expiredAfter reaches exactly
-// at reference + window, or an instant after a strict grace's end. It skips
-// rules whose reason the row already has for another cause (a
-// failed_retryable row already coded retry_window_expired), since their
-// firing would change nothing a person sees. The zero time is none. A rule
-// is still ahead exactly when its reference's age is short of the window,
-// so only the rule reported costs an addition.
-func escalatesAt(r *Row, a *ages, current ReasonSet) time.Time {
+// escalatesAt is the earliest instant after now at which a person-level reason or a note that
+// hands the row to a person starts (Status.EscalatesAt): the end of a window, which the
+// comparisons reach exactly at reference + window, or an instant after a strict grace's end. It
+// skips what the row has already. The zero time is none. A rule is still ahead exactly when its
+// reference's age is short of the window, so only the rule reported costs an addition.
+func escalatesAt(r *Row, a *ages, reasons ReasonSet, notes NoteSet) time.Time {
 	// The rules are compared by how long is left until each fires, a subtraction of durations
 	// already taken; only the winner becomes an instant, from its own reference.
 	var (
@@ -382,8 +415,8 @@ func escalatesAt(r *Row, a *ages, current ReasonSet) time.Time {
 		from   time.Time
 		window time.Duration
 	)
-	consider := func(reason ReasonSet, age, win time.Duration, ahead bool, ref time.Time) {
-		if !ahead || current&reason != 0 {
+	consider := func(age, win time.Duration, ahead bool, ref time.Time) {
+		if !ahead {
 			return
 		}
 		if l := win - age; !found || l < left {
@@ -392,26 +425,24 @@ func escalatesAt(r *Row, a *ages, current ReasonSet) time.Time {
 	}
 	switch a.k {
 	case kSubmissionUncertain:
-		if a.hasSubmitted {
-			consider(bitUncertainOverdue, a.submitted, UncertainAdminAfter, a.submitted < UncertainAdminAfter, *r.SubmittedAt)
+		if a.hasSubmitted && notes&noteUncertainOverdue == 0 {
+			consider(a.submitted, UncertainAdminAfter, a.submitted < UncertainAdminAfter, *r.SubmittedAt)
 		}
 	case kPartiallyRegistered:
-		if a.hasPartial {
-			consider(bitPartialOverdue, a.partial, PartialRegistrationAdminAfter, a.partial < PartialRegistrationAdminAfter, *r.PartiallyRegisteredAt)
+		if a.hasPartial && reasons&bitPartlyRegisteredOverdue == 0 {
+			consider(a.partial, PartialRegistrationAdminAfter, a.partial < PartialRegistrationAdminAfter, *r.PartiallyRegisteredAt)
 		}
 	case kFailedRetryable:
-		if a.hasFirstFailed {
-			consider(bitRetryWindowExpired, a.firstFailed, SubmitMaxRetryAge, a.firstFailed < SubmitMaxRetryAge, *r.FirstFailedAt)
+		if a.hasFirstFailed && notes&noteRetryWindowOver == 0 {
+			consider(a.firstFailed, SubmitMaxRetryAge, a.firstFailed < SubmitMaxRetryAge, *r.FirstFailedAt)
 		}
 	case kSubmitting:
-		consider(bitStuckPastRecoveryGrace, a.since, SubmittingRecoveryGrace+time.Nanosecond,
-			a.since <= SubmittingRecoveryGrace, submittingSince(r))
+		consider(a.since, SubmittingRecoveryGrace+time.Nanosecond, a.since <= SubmittingRecoveryGrace, submittingSince(r))
 	case kResolvingEnrolment:
-		consider(bitStuckPastRecoveryGrace, a.since, ResolvingRecoveryGrace+time.Nanosecond,
-			a.since <= ResolvingRecoveryGrace, r.StateEnteredAt)
+		consider(a.since, ResolvingRecoveryGrace+time.Nanosecond, a.since <= ResolvingRecoveryGrace, r.StateEnteredAt)
 	}
-	if a.k&kVerification != 0 && a.hasSubmitted {
-		consider(bitVerificationGaveUp, a.submitted, VerifyMaxAge, a.submitted < VerifyMaxAge, *r.SubmittedAt)
+	if a.k&(kAwaitingVerification|kPartiallyRegistered) != 0 && a.hasSubmitted && reasons&bitVerificationGaveUp == 0 {
+		consider(a.submitted, VerifyMaxAge, a.submitted < VerifyMaxAge, *r.SubmittedAt)
 	}
 	if !found {
 		return time.Time{}

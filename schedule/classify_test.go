@@ -1,6 +1,7 @@
 package schedule_test
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -54,6 +55,18 @@ func code(c schedule.ErrorCode) func(*schedule.Row) {
 }
 
 func flagged(r *schedule.Row) { r.NeedsAdminAttention = true }
+
+// terminal stamps terminal_at, as the pipeline does on entering a terminal state.
+func terminal(r *schedule.Row) { r.TerminalAt = ptr(r.StateChangedAt) }
+
+// linking sets what student_number_stuck reads: a student awaiting a number pressed pressedAgo
+// ago, and the code's latest mailing fetch started fetchedAgo ago.
+func linking(pressedAgo, fetchedAgo time.Duration) func(*schedule.Row) {
+	return func(r *schedule.Row) {
+		r.Linking = schedule.LinkingFacts{AwaitsStudentNumber: true, PressedAt: ptr(t0.Add(-pressedAgo)),
+			LastMailingFetchStartedAt: ptr(t0.Add(-fetchedAgo))}
+	}
+}
 
 func superseded(r *schedule.Row) { r.Superseded = true }
 
@@ -170,23 +183,21 @@ func TestClassifyReasons(t *testing.T) {
 	const ns = time.Nanosecond
 	type R = schedule.Reason
 	var (
-		uncertain   = schedule.ReasonUncertainOverdue
-		fresh       = schedule.ReasonOutcomeUncertain
-		noTime      = schedule.ReasonSubmissionTimeMissing
-		partial     = schedule.ReasonPartialOverdue
-		gaveUp      = schedule.ReasonVerificationGaveUp
-		reimported  = schedule.ReasonRepeatedlyNotRegistered
+		stuck       = schedule.ReasonStuckInState
+		permanent   = schedule.ReasonPermanentError
 		retryWindow = schedule.ReasonRetryWindowExpired
 		reversed    = schedule.ReasonMisregistered
-		permanent   = schedule.ReasonPermanentError
-		stuck       = schedule.ReasonStuckPastRecoveryGrace
 		attempts    = schedule.ReasonTooManyAttempts
-		late        = schedule.ReasonRunningLate
+		uncertain   = schedule.ReasonOutcomeUncertain
+		partial     = schedule.ReasonPartlyRegisteredOverdue
+		gaveUp      = schedule.ReasonVerificationGaveUp
+		reimported  = schedule.ReasonRepeatedlyNotRegistered
+		number      = schedule.ReasonStudentNumberStuck
 		flag        = schedule.ReasonFlaggedByPipeline
 	)
-	// A sub-second submission time, to show the whole-second windows still
-	// expire exactly at reference + window.
-	subSecond := t0.Add(-day).Add(500 * time.Millisecond)
+	// A sub-second partial sighting, to show the windows still start exactly at reference +
+	// window.
+	subSecond := t0.Add(-3 * day).Add(500 * time.Millisecond)
 	tests := []struct {
 		name string
 		row  schedule.Row
@@ -195,89 +206,93 @@ func TestClassifyReasons(t *testing.T) {
 	}{
 		{"QuietRow", row(schedule.StatePending), t0, nil},
 
-		// An uncertain row shows from its first moment, and escalates (uncertain for a day) exactly
-		// as the seed has it.
-		{"UncertainJustSent", row(schedule.StateSubmissionUncertain, submittedAgo(0)), t0, []R{fresh}},
-		{"UncertainJustUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-ns)), t0, []R{fresh}},
-		{"UncertainASecondUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-time.Second)), t0, []R{fresh}},
+		// Every uncertain row is on the queue from its first moment, whatever its age; the
+		// pipeline's escalation a day after sending is a note, not a reason.
+		{"UncertainJustSent", row(schedule.StateSubmissionUncertain, submittedAgo(0)), t0, []R{uncertain}},
 		{"UncertainADay", row(schedule.StateSubmissionUncertain, submittedAgo(day)), t0, []R{uncertain}},
-		{"UncertainADayAndASecond", row(schedule.StateSubmissionUncertain, submittedAgo(day+time.Second)), t0, []R{uncertain}},
-		{"UncertainSubSecondAtWindowEnd", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day), []R{uncertain}},
-		{"UncertainSubSecondJustBefore", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day - ns), []R{fresh}},
-		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), t0, []R{noTime}},
-		{"UncertainWithoutSubmissionYearsLater", row(schedule.StateSubmissionUncertain, changedAgo(400*day)), t0, []R{noTime}},
+		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), t0, []R{uncertain}},
+		{"UncertainWithoutSubmissionYearsLater", row(schedule.StateSubmissionUncertain, changedAgo(400*day)), t0, []R{uncertain}},
+		// verification_gave_up is for the two states verify polls; an uncertain row has its own.
+		{"Uncertain14Days", row(schedule.StateSubmissionUncertain, submittedAgo(14*day)), t0, []R{uncertain}},
+		{"UncertainFlagged", row(schedule.StateSubmissionUncertain, submittedAgo(2*day), flagged), t0, []R{uncertain}},
 		{"AwaitingIsNotUncertain", row(schedule.StateAwaitingVerification, submittedAgo(2*day)), t0, nil},
 
 		{"PartialJustUnder3Days", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), partialAgo(3*day-ns)), t0, nil},
 		{"Partial3Days", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), partialAgo(3*day)), t0, []R{partial}},
 		{"Partial3DaysAndASecond", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), partialAgo(3*day+time.Second)), t0, []R{partial}},
+		{"PartialSubSecondAtWindowEnd", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), func(r *schedule.Row) { r.PartiallyRegisteredAt = &subSecond }), subSecond.Add(3 * day), []R{partial}},
+		{"PartialSubSecondJustBefore", row(schedule.StatePartiallyRegistered, submittedAgo(4*day), func(r *schedule.Row) { r.PartiallyRegisteredAt = &subSecond }), subSecond.Add(3*day - ns), nil},
 		{"PartialWithoutSighting", row(schedule.StatePartiallyRegistered, submittedAgo(4*day)), t0, nil},
 		{"AwaitingWithOldSightingIsNotPartial", row(schedule.StateAwaitingVerification, submittedAgo(5*day), partialAgo(4*day)), t0, nil},
 
 		{"AwaitingJustUnder14Days", row(schedule.StateAwaitingVerification, submittedAgo(14*day-ns)), t0, nil},
 		{"Awaiting14Days", row(schedule.StateAwaitingVerification, submittedAgo(14*day)), t0, []R{gaveUp}},
-		{"Uncertain14Days", row(schedule.StateSubmissionUncertain, submittedAgo(14*day)), t0, []R{uncertain, gaveUp}},
 		{"Partial14Days", row(schedule.StatePartiallyRegistered, submittedAgo(14*day), partialAgo(10*day)), t0, []R{partial, gaveUp}},
+		{"AwaitingWithoutSubmission", row(schedule.StateAwaitingVerification, changedAgo(time.Hour)), t0, nil},
 		{"RetryableWithOldSubmissionIsNotVerifying", row(schedule.StateFailedRetryable, submittedAgo(20*day)), t0, nil},
 
 		{"TwoReimports", row(schedule.StateFailedRetryable, reimports(2), firstFailedAgo(time.Hour)), t0, nil},
 		{"ThreeReimports", row(schedule.StateFailedRetryable, reimports(3), firstFailedAgo(time.Hour)), t0, []R{reimported}},
-		{"ThreeReimportsButRegistered", row(schedule.StateRegistered, reimports(3)), t0, nil},
-		{"ReimportsOnMisregistered", row(schedule.StateMisregistered, reimports(4)), t0, []R{reimported, reversed}},
+		{"ThreeReimportsButRegistered", row(schedule.StateRegistered, reimports(3), terminal), t0, nil},
+		{"ReimportsOnMisregistered", row(schedule.StateMisregistered, reimports(4)), t0, []R{reversed, reimported}},
+		// The LMS reads terminal_at, not the state: a row in a terminal state whose terminal_at
+		// is NULL is still counted, and a live state with terminal_at set is not.
+		{"ReimportsTerminalStateWithoutTerminalAt", row(schedule.StateRegistered, reimports(3)), t0, []R{reimported}},
+		{"ReimportsLiveStateWithTerminalAt", row(schedule.StateFailedRetryable, reimports(3), firstFailedAgo(time.Hour), terminal), t0, nil},
 
-		{"RetryWindowJustOpen", row(schedule.StateFailedRetryable, firstFailedAgo(7*day-ns)), t0, nil},
-		{"RetryWindowExpiresAt7Days", row(schedule.StateFailedRetryable, firstFailedAgo(7*day)), t0, []R{retryWindow}},
-		{"RetryWindowWithoutFailure", row(schedule.StateFailedRetryable), t0, nil},
-		{"RetryWindowOnlyWhileRetryable", row(schedule.StatePending, firstFailedAgo(8*day)), t0, nil},
-		{"RetryWindowCodeOnFailedRow", row(schedule.StateFailedPermanent, code(schedule.ErrorRetryWindowExpired), flagged), t0, []R{retryWindow}},
-		{"RetryWindowCodeInAnyState", row(schedule.StateCancelled, code(schedule.ErrorRetryWindowExpired)), t0, []R{retryWindow}},
+		// The retry window running out is the sweep's to act on; until it has coded the row, no
+		// reason applies.
+		{"RetryWindowOverIsNoReason", row(schedule.StateFailedRetryable, firstFailedAgo(8*day)), t0, nil},
+		{"RetryWindowCodeOnFailedRow", row(schedule.StateFailedPermanent, code(schedule.ErrorRetryWindowExpired), flagged, terminal), t0, []R{retryWindow}},
+		{"RetryWindowCodeInAnyState", row(schedule.StateCancelled, code(schedule.ErrorRetryWindowExpired), terminal), t0, []R{retryWindow}},
 
 		{"Misregistered", row(schedule.StateMisregistered), t0, []R{reversed}},
 		{"MisregisteredFlagged", row(schedule.StateMisregistered, flagged), t0, []R{reversed}},
 
-		{"PermanentFlagged", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed), flagged), t0, []R{permanent}},
-		{"PermanentFlaggedWithoutCode", row(schedule.StateFailedPermanent, flagged), t0, []R{permanent}},
-		{"PermanentNotFlagged", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed)), t0, nil},
+		{"PermanentFlagged", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed), flagged, terminal), t0, []R{permanent}},
+		{"PermanentFlaggedWithoutCode", row(schedule.StateFailedPermanent, flagged, terminal), t0, []R{permanent}},
+		{"PermanentNotFlagged", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed), terminal), t0, nil},
 
-		{"SubmittingJustInsideGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute-ns)), t0, nil},
-		// The recovery graces are strict: exactly at the grace's end the row is not yet stuck.
-		{"SubmittingExactlyAtGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute)), t0, nil},
-		{"SubmittingPastGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute+ns)), t0, []R{stuck}},
-		{"SubmittingPastGraceBySecond", row(schedule.StateSubmitting, submittedAgo(75*time.Minute+time.Second)), t0, []R{stuck}},
-		{"SubmittingEntryExactlyAtGrace", row(schedule.StateSubmitting, enteredAgo(75*time.Minute)), t0, nil},
-		{"SubmittingTimedFromEntryWithoutSubmission", row(schedule.StateSubmitting, enteredAgo(75*time.Minute+ns)), t0, []R{stuck}},
-		{"SubmittingEntryJustInsideGrace", row(schedule.StateSubmitting, enteredAgo(75*time.Minute-ns)), t0, nil},
-		{"SubmittingRestampedSubmissionWins", row(schedule.StateSubmitting, enteredAgo(3*time.Hour), submittedAgo(10*time.Minute)), t0, nil},
-		{"SubmittingAsStored", row(schedule.StateSubmitting, submittedAgo(80*time.Minute), enteredAgo(80*time.Minute), changedAgo(80*time.Minute)), t0, []R{stuck, late}},
-		{"ResolvingJustInsideGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute-ns)), t0, nil},
-		{"ResolvingExactlyAtGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute)), t0, nil},
-		{"ResolvingPastGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute+ns)), t0, []R{stuck}},
-		{"ResolvingPastGraceBySecond", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute+time.Second)), t0, []R{stuck}},
+		// Past the recovery grace is a note; the threshold of the state is the reason.
+		{"SubmittingPastGraceStuck", row(schedule.StateSubmitting, submittedAgo(80*time.Minute), enteredAgo(80*time.Minute), changedAgo(80*time.Minute)), t0, []R{stuck}},
+		{"ResolvingPastGraceHasNoThreshold", row(schedule.StateResolvingEnrolment, enteredAgo(31*time.Minute), changedAgo(31*time.Minute)), t0, nil},
 
 		{"FourRetries", row(schedule.StateFailedRetryable, retries(4), firstFailedAgo(time.Hour)), t0, nil},
 		{"FiveRetries", row(schedule.StateFailedRetryable, retries(5), firstFailedAgo(time.Hour)), t0, []R{attempts}},
-		{"FiveRetriesButFailed", row(schedule.StateFailedPermanent, retries(5)), t0, nil},
+		{"FiveRetriesButFailed", row(schedule.StateFailedPermanent, retries(5), terminal), t0, nil},
+		{"FiveRetriesFailedWithoutTerminalAt", row(schedule.StateFailedPermanent, retries(5)), t0, []R{attempts}},
 		{"NegativeRetries", row(schedule.StatePending, retries(-7)), t0, nil},
 
 		{"ReadyExactly2Hours", row(schedule.StateReadyToSubmit, changedAgo(2*time.Hour)), t0, nil},
-		{"ReadyOver2Hours", row(schedule.StateReadyToSubmit, changedAgo(2*time.Hour+ns)), t0, []R{late}},
+		{"ReadyOver2Hours", row(schedule.StateReadyToSubmit, changedAgo(2*time.Hour+ns)), t0, []R{stuck}},
+		{"ReadyOver2HoursWithTerminalAt", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour), terminal), t0, nil},
 		{"SubmittingExactly15Minutes", row(schedule.StateSubmitting, submittedAgo(time.Minute), changedAgo(15*time.Minute)), t0, nil},
-		{"SubmittingOver15Minutes", row(schedule.StateSubmitting, submittedAgo(time.Minute), changedAgo(15*time.Minute+ns)), t0, []R{late}},
+		{"SubmittingOver15Minutes", row(schedule.StateSubmitting, submittedAgo(time.Minute), changedAgo(15*time.Minute+ns)), t0, []R{stuck}},
 		{"AwaitingExactly24Hours", row(schedule.StateAwaitingVerification, submittedAgo(time.Hour), changedAgo(day)), t0, nil},
-		{"AwaitingOver24Hours", row(schedule.StateAwaitingVerification, submittedAgo(time.Hour), changedAgo(day+time.Second)), t0, []R{late}},
+		{"AwaitingOver24Hours", row(schedule.StateAwaitingVerification, submittedAgo(time.Hour), changedAgo(day+time.Second)), t0, []R{stuck}},
 		{"RetryableExactly3Days", row(schedule.StateFailedRetryable, firstFailedAgo(time.Hour), changedAgo(3*day)), t0, nil},
-		{"RetryableOver3Days", row(schedule.StateFailedRetryable, firstFailedAgo(time.Hour), changedAgo(3*day+ns)), t0, []R{late}},
+		{"RetryableOver3Days", row(schedule.StateFailedRetryable, firstFailedAgo(time.Hour), changedAgo(3*day+ns)), t0, []R{stuck}},
 		{"PendingHasNoThreshold", row(schedule.StatePending, changedAgo(300*day)), t0, nil},
-		{"UncertainHasNoThreshold", row(schedule.StateSubmissionUncertain, submittedAgo(time.Hour), changedAgo(300*day)), t0, []R{fresh}},
+		{"UncertainHasNoThreshold", row(schedule.StateSubmissionUncertain, submittedAgo(time.Hour), changedAgo(300*day)), t0, []R{uncertain}},
+
+		{"StudentNumberStuck", row(schedule.StatePending, linking(3*time.Hour, time.Hour)), t0, []R{number}},
+		{"StudentNumberFetchExactlyAnHourAfterPress", row(schedule.StatePending, linking(2*time.Hour, time.Hour)), t0, []R{number}},
+		{"StudentNumberFetchTooSoonAfterPress", row(schedule.StatePending, linking(2*time.Hour, time.Hour+ns)), t0, nil},
+		{"StudentNumberEmailSent", row(schedule.StatePending, linking(2*time.Hour, 0), func(r *schedule.Row) { r.Linking.LinkingEmailSincePress = true }), t0, nil},
+		{"StudentNumberNotAwaited", row(schedule.StatePending, linking(2*time.Hour, 0), func(r *schedule.Row) { r.Linking.AwaitsStudentNumber = false }), t0, nil},
+		{"StudentNumberNeverPressed", row(schedule.StatePending, linking(2*time.Hour, 0), func(r *schedule.Row) { r.Linking.PressedAt = nil }), t0, nil},
+		{"StudentNumberNoFetch", row(schedule.StatePending, linking(2*time.Hour, 0), func(r *schedule.Row) { r.Linking.LastMailingFetchStartedAt = nil }), t0, nil},
+		{"StudentNumberOnlyPending", row(schedule.StateReadyToSubmit, linking(2*time.Hour, 0)), t0, nil},
 
 		{"Flagged", row(schedule.StatePending, flagged), t0, []R{flag}},
-		{"FlaggedTerminal", row(schedule.StateRegistered, flagged), t0, []R{flag}},
+		{"FlaggedTerminal", row(schedule.StateRegistered, flagged, terminal), t0, []R{flag}},
 		{"FlagExplainedByAnotherReason", row(schedule.StateFailedRetryable, flagged, retries(6), firstFailedAgo(time.Hour)), t0, []R{attempts}},
-		// As the brief specifies (and the pipeline's own queue does): running
-		// late also hides the flag, so such a row needs no admin.
-		{"FlagNotExplainedByRunningLate", row(schedule.StateAwaitingVerification, flagged, submittedAgo(time.Hour), changedAgo(2*day)), t0, []R{late, flag}},
+		// As the LMS has it (attention.rs only_flag): stuck_in_state too explains the flag, so such
+		// a row is only running late.
+		{"FlagExplainedByStuckInState", row(schedule.StateAwaitingVerification, flagged, submittedAgo(time.Hour), changedAgo(2*day)), t0, []R{stuck}},
 
-		{"EverythingAtOnce", row(schedule.StateSubmissionUncertain, submittedAgo(15*day), reimports(3), retries(5), flagged, code(schedule.ErrorRetryWindowExpired)), t0, []R{uncertain, gaveUp, reimported, retryWindow, attempts}},
+		{"EverythingAtOnce", row(schedule.StatePartiallyRegistered, submittedAgo(15*day), partialAgo(15*day), reimports(3), retries(5), flagged, code(schedule.ErrorRetryWindowExpired)), t0,
+			[]R{retryWindow, attempts, partial, gaveUp, reimported}},
 		{"SupersededHasNone", row(schedule.StateMisregistered, superseded, flagged, retries(9)), t0, nil},
 	}
 	for _, tc := range tests {
@@ -291,37 +306,161 @@ func TestClassifyReasons(t *testing.T) {
 	}
 }
 
-func TestClassifyNeedsAdminAndDismissal(t *testing.T) {
+func TestClassifyNotes(t *testing.T) {
 	t.Parallel()
 
-	attempts, late := schedule.ReasonTooManyAttempts, schedule.ReasonRunningLate
-	// Too many attempts and running late at once.
+	const ns = time.Nanosecond
+	type N = schedule.Note
+	var (
+		noTime   = schedule.NoteSubmissionTimeMissing
+		overdue  = schedule.NoteUncertainOverdue
+		recovery = schedule.NotePastRecoveryGrace
+		window   = schedule.NoteRetryWindowOver
+	)
+	subSecond := t0.Add(-day).Add(500 * time.Millisecond)
+	tests := []struct {
+		name string
+		row  schedule.Row
+		now  time.Time
+		want []N
+	}{
+		{"Quiet", row(schedule.StatePending), t0, nil},
+
+		// The pipeline flags an uncertain row a day after sending (UncertainNeedsAdmin).
+		{"UncertainJustUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-ns)), t0, nil},
+		{"UncertainASecondUnderADay", row(schedule.StateSubmissionUncertain, submittedAgo(day-time.Second)), t0, nil},
+		{"UncertainADay", row(schedule.StateSubmissionUncertain, submittedAgo(day)), t0, []N{overdue}},
+		{"UncertainSubSecondAtWindowEnd", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day), []N{overdue}},
+		{"UncertainSubSecondJustBefore", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), subSecond.Add(day - ns), nil},
+		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), t0, []N{noTime}},
+		{"AwaitingWithoutSubmission", row(schedule.StateAwaitingVerification), t0, nil},
+
+		{"SubmittingJustInsideGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute-ns)), t0, nil},
+		// The recovery graces are strict: exactly at the grace's end the row is not yet past it.
+		{"SubmittingExactlyAtGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute)), t0, nil},
+		{"SubmittingPastGrace", row(schedule.StateSubmitting, submittedAgo(75*time.Minute+ns)), t0, []N{recovery}},
+		{"SubmittingEntryExactlyAtGrace", row(schedule.StateSubmitting, enteredAgo(75*time.Minute)), t0, nil},
+		{"SubmittingTimedFromEntryWithoutSubmission", row(schedule.StateSubmitting, enteredAgo(75*time.Minute+ns)), t0, []N{recovery}},
+		{"SubmittingRestampedSubmissionWins", row(schedule.StateSubmitting, enteredAgo(3*time.Hour), submittedAgo(10*time.Minute)), t0, nil},
+		{"ResolvingExactlyAtGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute)), t0, nil},
+		{"ResolvingPastGrace", row(schedule.StateResolvingEnrolment, enteredAgo(30*time.Minute+ns)), t0, []N{recovery}},
+
+		{"RetryWindowJustOpen", row(schedule.StateFailedRetryable, firstFailedAgo(7*day-ns)), t0, nil},
+		{"RetryWindowOverAt7Days", row(schedule.StateFailedRetryable, firstFailedAgo(7*day)), t0, []N{window}},
+		{"RetryWindowWithoutFailure", row(schedule.StateFailedRetryable), t0, nil},
+		{"RetryWindowOnlyWhileRetryable", row(schedule.StatePending, firstFailedAgo(8*day)), t0, nil},
+		{"Superseded", row(schedule.StateSubmissionUncertain, superseded), t0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			if got := schedule.Classify(tc.row, tc.now).Notes.List(); !slices.Equal(got, tc.want) {
+				t.Errorf("Classify().Notes = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestClassifyStanding(t *testing.T) {
+	t.Parallel()
+
+	attempts, stuck := schedule.ReasonTooManyAttempts, schedule.ReasonStuckInState
+	needs, late := schedule.StandingNeedsAttention, schedule.StandingRunningLate
+	gone, explained := schedule.StandingDismissed, schedule.StandingExplainedByProblem
+	// Too many attempts and stuck in state at once.
 	both := []func(*schedule.Row){retries(5), firstFailedAgo(time.Hour), changedAgo(4 * day)}
 	tests := []struct {
-		name                  string
-		row                   schedule.Row
-		needsAdmin, dismissed bool
+		name string
+		row  schedule.Row
+		want schedule.Standing
 	}{
-		{"NoReasons", row(schedule.StatePending), false, false},
-		{"NoReasonsNothingToDismiss", row(schedule.StatePending, dismissed(schedule.ReasonFlaggedByPipeline)), false, false},
-		{"EscalatingUndismissed", row(schedule.StateFailedRetryable, both...), true, false},
-		{"PartialCover", row(schedule.StateFailedRetryable, append(both, dismissed(attempts))...), true, false},
-		{"PartialCoverOfTheLateOne", row(schedule.StateFailedRetryable, append(both, dismissed(late))...), true, false},
-		{"FullCover", row(schedule.StateFailedRetryable, append(both, dismissed(late, attempts))...), false, true},
-		{"SupersetCover", row(schedule.StateFailedRetryable, append(both, dismissed(schedule.ReasonMisregistered, attempts, late))...), false, true},
-		{"OnlyRunningLate", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour)), false, false},
-		{"OnlyRunningLateDismissed", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour), dismissed(late)), false, true},
-		{"FlagDismissed", row(schedule.StatePending, flagged, dismissed(schedule.ReasonFlaggedByPipeline)), false, true},
-		{"DismissedFlagThenANewReason", row(schedule.StatePending, flagged, retries(5), dismissed(schedule.ReasonFlaggedByPipeline)), true, false},
-		{"Superseded", row(schedule.StateMisregistered, superseded), false, false},
+		{"NoReasons", row(schedule.StatePending), ""},
+		{"NoReasonsNothingToDismiss", row(schedule.StatePending, dismissed(schedule.ReasonFlaggedByPipeline)), ""},
+		{"PersonLevelUndismissed", row(schedule.StateFailedRetryable, both...), needs},
+		{"PartialCover", row(schedule.StateFailedRetryable, append(both, dismissed(attempts))...), needs},
+		{"PartialCoverOfTheStuckOne", row(schedule.StateFailedRetryable, append(both, dismissed(stuck))...), needs},
+		{"FullCover", row(schedule.StateFailedRetryable, append(both, dismissed(stuck, attempts))...), gone},
+		{"SupersetCover", row(schedule.StateFailedRetryable, append(both, dismissed(schedule.ReasonMisregistered, attempts, stuck))...), gone},
+		{"OnlyStuck", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour)), late},
+		{"OnlyStuckDismissed", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour), dismissed(stuck)), gone},
+		{"FlagDismissed", row(schedule.StatePending, flagged, dismissed(schedule.ReasonFlaggedByPipeline)), gone},
+		{"DismissedFlagThenANewReason", row(schedule.StatePending, flagged, retries(5), dismissed(schedule.ReasonFlaggedByPipeline)), needs},
+		// A dismissal written before regdesk took the LMS's vocabulary names nothing it knows.
+		{"OldVocabularyCoversNothing", row(schedule.StateMisregistered, dismissed("running_late", "uncertain_overdue")), needs},
+		// Every uncertain row needs a person from its first moment, as before.
+		{"UncertainAtOnce", row(schedule.StateSubmissionUncertain, submittedAgo(0)), needs},
+		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), needs},
+		{"Superseded", row(schedule.StateMisregistered, superseded), ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 
 			got := schedule.Classify(tc.row, t0)
-			if got.NeedsAdmin != tc.needsAdmin || got.Dismissed != tc.dismissed {
-				t.Errorf("Classify() NeedsAdmin, Dismissed = %v, %v (reasons %v), want %v, %v", got.NeedsAdmin, got.Dismissed, got.Reasons, tc.needsAdmin, tc.dismissed)
+			if got.Standing != tc.want {
+				t.Errorf("Classify().Standing = %q (reasons %v), want %q", got.Standing, got.Reasons, tc.want)
+			}
+			if got.NeedsAdmin != (tc.want == needs) || got.Dismissed != (tc.want == gone) {
+				t.Errorf("Classify() NeedsAdmin, Dismissed = %v, %v with standing %q", got.NeedsAdmin, got.Dismissed, got.Standing)
+			}
+			if got.Standing == explained {
+				t.Error("no blocking problem was given, yet a row is explained by one")
+			}
+		})
+	}
+}
+
+// TestClassifyWithBlockingProblems follows attention.rs's blocking_problem: a problem explains a
+// row only when it accounts for every reason the row carries, and a dismissal still comes first.
+func TestClassifyWithBlockingProblems(t *testing.T) {
+	t.Parallel()
+
+	const module, otherModule = "0b5c3f0e-8a7d-4c55-9b1e-2d4f6a8c0e12", "7d1e9a40-3b2c-4f6e-8a1d-5c9b0e2f4a67"
+	stopped := func(phase string, owned []schedule.State, linking bool) *schedule.BlockingProblems {
+		return &schedule.BlockingProblems{StoppedPhases: []schedule.StoppedPhase{{Phase: phase, OwnedStates: owned, SendsLinkingEmails: linking}}}
+	}
+	inModule := func(r *schedule.Row) { r.CourseModuleID, r.CourseCode = module, "TKT10002" }
+	stuckReady := row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour), inModule)
+	numberStuck := row(schedule.StatePending, linking(2*time.Hour, time.Hour), inModule)
+	setupFailed := row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed), flagged, terminal, inModule)
+	tests := []struct {
+		name     string
+		row      schedule.Row
+		problems *schedule.BlockingProblems
+		want     schedule.Standing
+		subject  string
+	}{
+		{"NoProblems", stuckReady, nil, schedule.StandingRunningLate, ""},
+		{"PhaseOwningTheState", stuckReady, stopped("resolve_enrolments", []schedule.State{schedule.StateReadyToSubmit}, false), schedule.StandingExplainedByProblem, "resolve_enrolments"},
+		{"PhaseOwningAnotherState", stuckReady, stopped("verify", []schedule.State{schedule.StateAwaitingVerification}, false), schedule.StandingRunningLate, ""},
+		{"PhaseDoesNotExplainAPersonLevelReason", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour), retries(5)),
+			stopped("resolve_enrolments", []schedule.State{schedule.StateReadyToSubmit}, false), schedule.StandingNeedsAttention, ""},
+		{"DismissedBeforeExplained", row(schedule.StateReadyToSubmit, changedAgo(3*time.Hour), dismissed(schedule.ReasonStuckInState)),
+			stopped("resolve_enrolments", []schedule.State{schedule.StateReadyToSubmit}, false), schedule.StandingDismissed, "resolve_enrolments"},
+		{"LinkingPhaseExplainsStudentNumber", numberStuck, stopped("roster", nil, true), schedule.StandingExplainedByProblem, "roster"},
+		{"OtherPhaseDoesNot", numberStuck, stopped("roster", nil, false), schedule.StandingNeedsAttention, ""},
+		{"FailingCode", numberStuck, &schedule.BlockingProblems{FailingCourseCodes: []string{"TKT10002"}}, schedule.StandingExplainedByProblem, "TKT10002"},
+		{"AnotherCodeFailing", numberStuck, &schedule.BlockingProblems{FailingCourseCodes: []string{"TKT20001"}}, schedule.StandingNeedsAttention, ""},
+		{"FailingCodeExplainsOnlyStudentNumber", stuckReady, &schedule.BlockingProblems{FailingCourseCodes: []string{"TKT10002"}}, schedule.StandingRunningLate, ""},
+		{"MisconfiguredModule", setupFailed, &schedule.BlockingProblems{MisconfiguredModuleIDs: []string{module}}, schedule.StandingExplainedByProblem, module},
+		{"AnotherModuleMisconfigured", setupFailed, &schedule.BlockingProblems{MisconfiguredModuleIDs: []string{otherModule}}, schedule.StandingNeedsAttention, ""},
+		{"MisconfiguredModuleButNotASetupCode", row(schedule.StateFailedPermanent, code(schedule.ErrorSisuTimeout), flagged, terminal, inModule),
+			&schedule.BlockingProblems{MisconfiguredModuleIDs: []string{module}}, schedule.StandingNeedsAttention, ""},
+		{"MisconfiguredModuleExplainsTheFlag", row(schedule.StatePending, code(schedule.ErrorCourseNotAllowed), flagged, inModule),
+			&schedule.BlockingProblems{MisconfiguredModuleIDs: []string{module}}, schedule.StandingExplainedByProblem, module},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+
+			got := schedule.ClassifyWith(tc.row, t0, tc.problems)
+			if got.Standing != tc.want {
+				t.Errorf("ClassifyWith().Standing = %q (reasons %v), want %q", got.Standing, got.Reasons, tc.want)
+			}
+			p, ok := tc.problems.Explaining(&tc.row, got.Reasons)
+			if ok != (tc.subject != "") || p.Subject != tc.subject {
+				t.Errorf("Explaining() = %+v, %v, want subject %q", p, ok, tc.subject)
 			}
 		})
 	}
@@ -382,10 +521,11 @@ func TestClassifyEscalatesAt(t *testing.T) {
 		row  schedule.Row
 		want *time.Time
 	}{
+		// The pipeline flags an uncertain row a day after sending: it then waits on support.
 		{"UncertainADayAfterSubmission", row(schedule.StateSubmissionUncertain, submittedAgo(time.Hour)), ptr(t0.Add(23 * time.Hour))},
 		{"UncertainSubSecond", row(schedule.StateSubmissionUncertain, func(r *schedule.Row) { r.SubmittedAt = &subSecond }), ptr(subSecond.Add(day))},
-		{"UncertainOverdueThenGivesUp", row(schedule.StateSubmissionUncertain, submittedAgo(2*day)), ptr(t0.Add(12 * day))},
-		{"UncertainPastEverything", row(schedule.StateSubmissionUncertain, submittedAgo(15*day)), nil},
+		// An uncertain row does not give up as the two verify states do.
+		{"UncertainOverdue", row(schedule.StateSubmissionUncertain, submittedAgo(2*day)), nil},
 		{"UncertainWithoutSubmission", row(schedule.StateSubmissionUncertain), nil},
 		{"Awaiting", row(schedule.StateAwaitingVerification, submittedAgo(time.Hour)), ptr(t0.Add(14*day - time.Hour))},
 		{"AwaitingAtTheInstantItFires", row(schedule.StateAwaitingVerification, submittedAgo(14*day)), nil},
@@ -393,24 +533,25 @@ func TestClassifyEscalatesAt(t *testing.T) {
 		{"PartialFirst", row(schedule.StatePartiallyRegistered, submittedAgo(10*time.Hour), partialAgo(time.Hour)), ptr(t0.Add(3*day - time.Hour))},
 		{"PartialOverdueThenGivesUp", row(schedule.StatePartiallyRegistered, submittedAgo(5*day), partialAgo(4*day)), ptr(t0.Add(9 * day))},
 		{"PartialGivesUpFirst", row(schedule.StatePartiallyRegistered, submittedAgo(13*day), partialAgo(time.Hour)), ptr(t0.Add(day))},
+		// The sweep fails a row retried for a week: then it needs a person.
 		{"Retryable", row(schedule.StateFailedRetryable, firstFailedAgo(day)), ptr(t0.Add(6 * day))},
-		{"RetryableExpired", row(schedule.StateFailedRetryable, firstFailedAgo(8*day)), nil},
-		{"RetryableAlreadyCodedExpired", row(schedule.StateFailedRetryable, firstFailedAgo(day), code(schedule.ErrorRetryWindowExpired)), nil},
+		{"RetryableOver", row(schedule.StateFailedRetryable, firstFailedAgo(8*day)), nil},
 		{"RetryableWithoutFailure", row(schedule.StateFailedRetryable), nil},
 		// A strict grace first applies an instant after its end.
 		{"Submitting", row(schedule.StateSubmitting, submittedAgo(15*time.Minute)), ptr(t0.Add(time.Hour + time.Nanosecond))},
 		{"SubmittingFromEntry", row(schedule.StateSubmitting, enteredAgo(5*time.Minute)), ptr(t0.Add(70*time.Minute + time.Nanosecond))},
-		{"SubmittingStuck", row(schedule.StateSubmitting, submittedAgo(2*time.Hour)), nil},
+		{"SubmittingPastGrace", row(schedule.StateSubmitting, submittedAgo(2*time.Hour)), nil},
 		{"Resolving", row(schedule.StateResolvingEnrolment, enteredAgo(10*time.Minute)), ptr(t0.Add(20*time.Minute + time.Nanosecond))},
-		{"Pending", row(schedule.StatePending, submittedAgo(time.Hour), firstFailedAgo(time.Hour)), nil},
+		// Running late asks nobody, so reaching a threshold is no escalation.
 		{"Ready", row(schedule.StateReadyToSubmit, changedAgo(time.Hour)), nil},
+		{"Pending", row(schedule.StatePending, submittedAgo(time.Hour), firstFailedAgo(time.Hour)), nil},
 		{"Checking", row(schedule.StateCheckingEnrolment), nil},
 		{"NoUsableEnrolment", row(schedule.StateNoUsableEnrolment), nil},
 		{"Blocked", row(schedule.StateBlocked, firstFailedAgo(time.Hour)), nil},
 		{"Misregistered", row(schedule.StateMisregistered, submittedAgo(time.Hour)), nil},
-		{"Registered", row(schedule.StateRegistered, submittedAgo(time.Hour)), nil},
-		{"FailedPermanent", row(schedule.StateFailedPermanent, firstFailedAgo(time.Hour)), nil},
-		{"Cancelled", row(schedule.StateCancelled), nil},
+		{"Registered", row(schedule.StateRegistered, submittedAgo(time.Hour), terminal), nil},
+		{"FailedPermanent", row(schedule.StateFailedPermanent, firstFailedAgo(time.Hour), terminal), nil},
+		{"Cancelled", row(schedule.StateCancelled, terminal), nil},
 		{"Superseded", row(schedule.StateSubmissionUncertain, submittedAgo(time.Hour), superseded), nil},
 	}
 	for _, tc := range tests {
@@ -442,17 +583,19 @@ func fmtTimePtr(p *time.Time) string {
 	return p.Format(time.RFC3339Nano)
 }
 
-func escalating(reasons []schedule.Reason) []schedule.Reason {
-	var out []schedule.Reason
-	for _, r := range reasons {
-		if r.Escalates() {
-			out = append(out, r)
-		}
+// escalations are what EscalatesAt announces: the person-level reasons and the notes, by name.
+func escalations(st schedule.Status) []string {
+	var out []string
+	for _, r := range st.Reasons.PersonLevel().List() {
+		out = append(out, "reason "+string(r))
+	}
+	for _, n := range st.Notes.List() {
+		out = append(out, "note "+string(n))
 	}
 	return out
 }
 
-func subset(a, b []schedule.Reason) bool {
+func subset[T comparable](a, b []T) bool {
 	for _, r := range a {
 		if !slices.Contains(b, r) {
 			return false
@@ -461,8 +604,8 @@ func subset(a, b []schedule.Reason) bool {
 	return true
 }
 
-// checkEscalation asserts property (c): at EscalatesAt an escalating reason
-// appears that r did not have at now, and one nanosecond earlier none has.
+// checkEscalation asserts property (c): at EscalatesAt a person-level reason or a note appears
+// that r did not have at now, and one nanosecond earlier none has.
 func checkEscalation(t *testing.T, r schedule.Row, now time.Time, st schedule.Status) {
 	t.Helper()
 
@@ -470,13 +613,13 @@ func checkEscalation(t *testing.T, r schedule.Row, now time.Time, st schedule.St
 	if !at.After(now) {
 		t.Errorf("EscalatesAt = %v, want after now %v", at, now)
 	}
-	before := escalating(st.Reasons.List())
-	atFire := escalating(schedule.Classify(r, at).Reasons.List())
+	before := escalations(st)
+	atFire := escalations(schedule.Classify(r, at))
 	if subset(atFire, before) {
-		t.Errorf("escalating reasons at EscalatesAt %v = %v, want one not among %v at now", at, atFire, before)
+		t.Errorf("escalations at EscalatesAt %v = %v, want one not among %v at now", at, atFire, before)
 	}
-	if justBefore := escalating(schedule.Classify(r, at.Add(-time.Nanosecond)).Reasons.List()); !subset(justBefore, before) {
-		t.Errorf("escalating reasons 1ns before EscalatesAt = %v, want only those at now %v", justBefore, before)
+	if justBefore := escalations(schedule.Classify(r, at.Add(-time.Nanosecond))); !subset(justBefore, before) {
+		t.Errorf("escalations 1ns before EscalatesAt = %v, want only those at now %v", justBefore, before)
 	}
 }
 
@@ -537,8 +680,26 @@ func randomRow(rng *rand.Rand) (schedule.Row, time.Time) {
 	if rng.IntN(10) == 0 {
 		r.NextAttemptAt = schedule.Never
 	}
+	// terminal_at as the pipeline writes it (set exactly in the terminal states), and now and
+	// then not, since the rules read the column and not the state.
+	if r.State.IsTerminal() != (rng.IntN(8) == 0) {
+		r.TerminalAt = ptr(randomInstant(rng, now))
+	}
+	if rng.IntN(3) == 0 {
+		r.Linking = schedule.LinkingFacts{AwaitsStudentNumber: rng.IntN(4) != 0, PressedAt: randomTimePtr(rng, now),
+			LastMailingFetchStartedAt: randomTimePtr(rng, now), LinkingEmailSincePress: rng.IntN(3) == 0}
+		if rng.IntN(2) == 0 && r.Linking.PressedAt != nil {
+			// Often exactly, or a nanosecond either side of, an hour after the press.
+			at := r.Linking.PressedAt.Add(schedule.StudentNumberStuckAfterPress + time.Duration(rng.IntN(3)-1))
+			r.Linking.LastMailingFetchStartedAt = &at
+		}
+	}
+	modules, codes2 := []string{"m1", "m2"}, []string{"", "TKT10002", "TKT20001"}
+	r.CourseModuleID, r.CourseCode = modules[rng.IntN(len(modules))], codes2[rng.IntN(len(codes2))]
 	if rng.IntN(2) == 0 {
-		for _, reason := range schedule.Reasons() {
+		// Now and then a name regdesk used before it took the LMS's vocabulary.
+		all := append(schedule.Reasons(), "running_late", "uncertain_overdue")
+		for _, reason := range all {
 			if rng.IntN(3) == 0 {
 				r.DismissedReasons = append(r.DismissedReasons, reason)
 			}
@@ -547,12 +708,36 @@ func randomRow(rng *rand.Rand) (schedule.Row, time.Time) {
 	return r, now
 }
 
+// randomProblems makes blocking problems that sometimes concern a randomRow's state, module or
+// code; nil a third of the time.
+func randomProblems(rng *rand.Rand) *schedule.BlockingProblems {
+	if rng.IntN(3) == 0 {
+		return nil
+	}
+	var p schedule.BlockingProblems
+	states := schedule.States()
+	for range rng.IntN(3) {
+		var owned []schedule.State
+		for range rng.IntN(4) {
+			owned = append(owned, states[rng.IntN(len(states))])
+		}
+		p.StoppedPhases = append(p.StoppedPhases, schedule.StoppedPhase{Phase: fmt.Sprint("phase", rng.IntN(9)), OwnedStates: owned, SendsLinkingEmails: rng.IntN(2) == 0})
+	}
+	if rng.IntN(2) == 0 {
+		p.FailingCourseCodes = []string{"TKT10002"}
+	}
+	if rng.IntN(2) == 0 {
+		p.MisconfiguredModuleIDs = []string{"m1"}
+	}
+	return &p
+}
+
 func position(reason schedule.Reason) int {
 	return slices.Index(schedule.Reasons(), reason)
 }
 
 // checkClassifyProperties asserts what Classify promises for any row.
-func checkClassifyProperties(t *testing.T, r schedule.Row, now time.Time) {
+func checkClassifyProperties(t *testing.T, r schedule.Row, now time.Time, problems *schedule.BlockingProblems) {
 	t.Helper()
 
 	st := schedule.Classify(r, now)
@@ -576,35 +761,66 @@ func checkClassifyProperties(t *testing.T, r schedule.Row, now time.Time) {
 		}
 	}
 
-	// (b) NeedsAdmin and Dismissed agree with the reasons and the dismissal.
-	wantDismissed := !st.Reasons.Empty() && subset(st.Reasons.List(), r.DismissedReasons)
-	if st.Dismissed != wantDismissed {
-		t.Errorf("Dismissed = %v with reasons %v and dismissal %v, want %v", st.Dismissed, st.Reasons, r.DismissedReasons, wantDismissed)
+	// (b) The standing is attention.rs's: none without a reason, else dismissed when the live
+	// dismissal covers every reason, else needs attention when one is person-level, else running
+	// late; NeedsAdmin and Dismissed say the same.
+	var want schedule.Standing
+	switch {
+	case st.Reasons.Empty():
+	case subset(st.Reasons.List(), r.DismissedReasons):
+		want = schedule.StandingDismissed
+	case !st.Reasons.PersonLevel().Empty():
+		want = schedule.StandingNeedsAttention
+	default:
+		want = schedule.StandingRunningLate
 	}
-	asking := slices.ContainsFunc(st.Reasons.List(), func(x schedule.Reason) bool { return x != schedule.ReasonRunningLate })
-	if want := asking && !st.Dismissed; st.NeedsAdmin != want {
-		t.Errorf("NeedsAdmin = %v with reasons %v, Dismissed %v, want %v", st.NeedsAdmin, st.Reasons, st.Dismissed, want)
+	if st.Standing != want {
+		t.Errorf("Standing = %q with reasons %v and dismissal %v, want %q", st.Standing, st.Reasons, r.DismissedReasons, want)
+	}
+	if st.NeedsAdmin != (st.Standing == schedule.StandingNeedsAttention) || st.Dismissed != (st.Standing == schedule.StandingDismissed) {
+		t.Errorf("NeedsAdmin, Dismissed = %v, %v with standing %q", st.NeedsAdmin, st.Dismissed, st.Standing)
+	}
+	// Picked is the flag or any detector, and the flag shows as its own reason only alone.
+	if r.NeedsAdminAttention && st.Reasons.Empty() {
+		t.Errorf("a flagged row carries no reason")
+	}
+	if st.Reasons.Has(schedule.ReasonFlaggedByPipeline) && (!r.NeedsAdminAttention || st.Reasons.Len() != 1) {
+		t.Errorf("flagged_by_pipeline with the flag %v beside %v", r.NeedsAdminAttention, st.Reasons)
+	}
+	// Every uncertain row is on the queue from its first moment unless a person dismissed it.
+	if r.State == schedule.StateSubmissionUncertain && !st.NeedsAdmin && !st.Dismissed {
+		t.Errorf("an uncertain row stands %q", st.Standing)
 	}
 
-	// (c) EscalatesAt is exactly when a new escalating reason appears, and
-	// when it is nil none ever will.
+	// With blocking problems, a row is explained exactly when it would otherwise need attention or
+	// run late and a problem accounts for all its reasons; nothing else moves.
+	withProblems := schedule.ClassifyWith(r, now, problems)
+	_, explained := problems.Explaining(&r, st.Reasons)
+	switch {
+	case st.Standing == "" || st.Standing == schedule.StandingDismissed || !explained:
+		if withProblems != st {
+			t.Errorf("ClassifyWith(%+v) = %+v, want %+v", problems, withProblems, st)
+		}
+	case withProblems.Standing != schedule.StandingExplainedByProblem || withProblems.NeedsAdmin || withProblems.Reasons != st.Reasons:
+		t.Errorf("ClassifyWith(%+v) = %+v, want explained by a problem", problems, withProblems)
+	}
+
+	// (c) EscalatesAt is exactly when a person-level reason or a note appears, and when it is nil
+	// none ever will.
 	if !st.EscalatesAt.IsZero() {
 		checkEscalation(t, r, now, st)
-	} else if later := escalating(schedule.Classify(r, now.AddDate(100, 0, 0)).Reasons.List()); !subset(later, escalating(st.Reasons.List())) {
-		t.Errorf("EscalatesAt = nil, but 100 years later escalating reasons are %v, not only %v", later, escalating(st.Reasons.List()))
+	} else if later := escalations(schedule.Classify(r, now.AddDate(100, 0, 0))); !subset(later, escalations(st)) {
+		t.Errorf("EscalatesAt = nil, but 100 years later the row has %v, not only %v", later, escalations(st))
 	}
 
-	// Reasons other than the pipeline's flag, which others may hide, never
-	// go away as time passes; an uncertain row's first reason gives way to
-	// uncertain_overdue when it escalates.
-	var lasting []schedule.Reason
-	for _, reason := range st.Reasons.List() {
-		if reason != schedule.ReasonFlaggedByPipeline && reason != schedule.ReasonOutcomeUncertain {
-			lasting = append(lasting, reason)
-		}
+	// Reasons other than the pipeline's flag, which others hide, never go away as time passes,
+	// and neither do notes.
+	later := schedule.Classify(r, now.Add(time.Hour))
+	if lasting := st.Reasons.Without(schedule.ReasonSetOf(schedule.ReasonFlaggedByPipeline)).List(); !subset(lasting, later.Reasons.List()) {
+		t.Errorf("reasons %v at now, but %v an hour later; want none to lapse", st.Reasons, later.Reasons)
 	}
-	if later := schedule.Classify(r, now.Add(time.Hour)).Reasons.List(); !subset(lasting, later) {
-		t.Errorf("reasons %v at now, but %v an hour later; want none to lapse", st.Reasons, later)
+	if !subset(st.Notes.List(), later.Notes.List()) {
+		t.Errorf("notes %v at now, but %v an hour later; want none to lapse", st.Notes, later.Notes)
 	}
 
 	// (d) A verification row's phase never moves backwards as now grows.
@@ -649,9 +865,10 @@ func TestClassifyProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2026, 3))
 	for range 20000 {
 		r, now := randomRow(rng)
-		checkClassifyProperties(t, r, now)
+		problems := randomProblems(rng)
+		checkClassifyProperties(t, r, now, problems)
 		if t.Failed() {
-			t.Fatalf("first failing row: %+v at %v", r, now)
+			t.Fatalf("first failing row: %+v at %v with %+v", r, now, problems)
 		}
 	}
 }
@@ -663,8 +880,9 @@ func FuzzClassify(f *testing.F) {
 	f.Fuzz(func(t *testing.T, seed1, seed2 uint64) {
 		t.Parallel()
 
-		r, now := randomRow(rand.New(rand.NewPCG(seed1, seed2)))
-		checkClassifyProperties(t, r, now)
+		rng := rand.New(rand.NewPCG(seed1, seed2))
+		r, now := randomRow(rng)
+		checkClassifyProperties(t, r, now, randomProblems(rng))
 	})
 }
 
@@ -682,25 +900,39 @@ func TestPhaseAndReasonDescriptions(t *testing.T) {
 	if got := schedule.Phases(); !slices.Equal(got, wantPhases) {
 		t.Errorf("Phases() = %v, want %v", got, wantPhases)
 	}
+	// The LMS's enum, in its order (attention.rs; migration 71065364207).
 	wantReasons := []schedule.Reason{
-		"outcome_uncertain", "submission_time_missing", "uncertain_overdue", "partial_overdue", "verification_gave_up", "repeatedly_not_registered",
-		"retry_window_expired", "misregistered", "permanent_error", "stuck_past_recovery_grace",
-		"too_many_attempts", "running_late", "flagged_by_pipeline",
+		"stuck_in_state", "permanent_error", "retry_window_expired", "misregistered", "too_many_attempts",
+		"outcome_uncertain", "partly_registered_overdue", "verification_gave_up", "repeatedly_not_registered",
+		"student_number_stuck", "flagged_by_pipeline",
 	}
 	if got := schedule.Reasons(); !slices.Equal(got, wantReasons) {
 		t.Errorf("Reasons() = %v, want %v", got, wantReasons)
 	}
 	for _, r := range wantReasons {
-		shownOnly := r == "running_late" || r == "outcome_uncertain" || r == "submission_time_missing"
-		if got, want := r.Escalates(), !shownOnly; got != want {
-			t.Errorf("%q.Escalates() = %v, want %v", r, got, want)
-		}
-		if got, want := r.AsksPerson(), r != "running_late"; got != want {
-			t.Errorf("%q.AsksPerson() = %v, want %v", r, got, want)
+		if got, want := r.PersonLevel(), r != "stuck_in_state"; got != want {
+			t.Errorf("%q.PersonLevel() = %v, want %v", r, got, want)
 		}
 	}
-	if schedule.Reason("no_such_reason").Escalates() {
-		t.Error(`Reason("no_such_reason").Escalates() = true, want false`)
+	for _, old := range []string{"uncertain_overdue", "partial_overdue", "submission_time_missing", "stuck_past_recovery_grace", "running_late"} {
+		if _, err := schedule.ParseReason(old); err == nil {
+			t.Errorf("ParseReason(%q) accepts a reason the LMS does not have", old)
+		}
+		if schedule.Reason(old).PersonLevel() {
+			t.Errorf("Reason(%q).PersonLevel() = true, want false", old)
+		}
+	}
+	checkDescribed(t, schedule.Standings(), schedule.ParseStanding)
+	wantStandings := []schedule.Standing{"needs_attention", "running_late", "dismissed", "explained_by_problem"}
+	if got := schedule.Standings(); !slices.Equal(got, wantStandings) {
+		t.Errorf("Standings() = %v, want %v", got, wantStandings)
+	}
+	if schedule.Standing("").Valid() {
+		t.Error("the zero Standing is valid")
+	}
+	wantNotes := []schedule.Note{"submission_time_missing", "uncertain_overdue", "past_recovery_grace", "retry_window_over"}
+	if got := schedule.Notes(); !slices.Equal(got, wantNotes) {
+		t.Errorf("Notes() = %v, want %v", got, wantNotes)
 	}
 }
 

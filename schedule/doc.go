@@ -15,4 +15,10 @@
 // library/credit_registration/backoff.rs and of the helpers it uses in
 // headless_lms_utils::backoff. Where that code counts whole seconds, so does
 // this package, so the dashboard agrees with the pipeline to the second.
+//
+// The attention half (reason.go, attention.go, classify.go) is the LMS's
+// models/src/credit_registrations/attention.rs: its eleven reasons, their
+// detectors and each picked row's standing, so a row is on regdesk's
+// needs-a-person list exactly when it is on the LMS's Needs attention queue.
+// What regdesk shows beyond them are phases and notes, never reasons.
 package schedule

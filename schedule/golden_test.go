@@ -18,7 +18,10 @@ var update = flag.Bool("update", false, "update golden files")
 // TestVerifyScheduleGolden replays the verify polls of one submission, with
 // seeded jitter, so a change anywhere in the schedule shows as a readable
 // diff of testdata/verify_schedule.golden. Past VerifyMaxAge it polls every
-// VerifyGiveUpPoll, as the pipeline does.
+// VerifyGiveUpPoll, as the pipeline does. Each poll also shows where the
+// awaiting_verification row stands on the LMS's Needs attention tab then:
+// running late once it has waited StuckThreshold, needing a person once
+// verification gives up.
 func TestVerifyScheduleGolden(t *testing.T) {
 	t.Parallel()
 
@@ -26,7 +29,9 @@ func TestVerifyScheduleGolden(t *testing.T) {
 	rng := rand.New(rand.NewPCG(331, 2026))
 	var buf bytes.Buffer
 	fmt.Fprintf(&buf, "# verify polls of a row submitted at %s (jitter seed 331/2026)\n", submitted.Format(time.RFC3339Nano))
-	fmt.Fprintf(&buf, "# poll  age at poll       phase              wait chosen\n")
+	fmt.Fprintf(&buf, "# poll  age at poll       phase              wait chosen  standing: reasons\n")
+	row := schedule.Row{State: schedule.StateAwaitingVerification, SubmittedAt: &submitted,
+		StateEnteredAt: submitted, StateChangedAt: submitted, NextAttemptAt: submitted}
 	now := submitted
 	next := schedule.NextAttemptAtRand(now, schedule.VerifyDelay(&submitted, now), rng)
 	for poll := 1; next.Sub(submitted) < 16*day; poll++ {
@@ -35,7 +40,15 @@ func TestVerifyScheduleGolden(t *testing.T) {
 		if schedule.VerifyWindowExpired(&submitted, now) {
 			wait = schedule.VerifyGiveUpPoll
 		}
-		fmt.Fprintf(&buf, "%6d  %-16s  %-17s  %s\n", poll, now.Sub(submitted), schedule.VerificationPhaseAt(&submitted, now), wait)
+		st := schedule.Classify(row, now)
+		if st.Phase != schedule.VerificationPhaseAt(&submitted, now) {
+			t.Fatalf("poll %d: Classify's phase %q differs from VerificationPhaseAt's", poll, st.Phase)
+		}
+		standing := "-"
+		if st.Standing != "" {
+			standing = fmt.Sprintf("%s: %v", st.Standing, st.Reasons)
+		}
+		fmt.Fprintf(&buf, "%6d  %-16s  %-17s  %-11s  %s\n", poll, now.Sub(submitted), st.Phase, wait, standing)
 		next = schedule.NextAttemptAtRand(now, wait, rng)
 	}
 

@@ -64,9 +64,11 @@ const (
 	RulePipelineIdle                  AlertRule = "pipeline_idle"
 	RuleCompletionsNeverEntered       AlertRule = "completions_never_entered"
 	RuleConfirmationLatencyRegressed  AlertRule = "confirmation_latency_regressed"
-	// RuleNeedsPerson is rows a reason puts on the needs-a-person list; one alert per reason.
+	// RuleNeedsPerson is rows on the needs-a-person list (StandingNeedsAttention), one alert per
+	// person-level reason they carry.
 	RuleNeedsPerson AlertRule = "needs_person"
-	// RuleEscalatingSoon is rows that will escalate in the next EscalatingSoonWindow.
+	// RuleEscalatingSoon is rows not on the needs-a-person list that will escalate (Classify's
+	// EscalatesAt) in the next EscalatingSoonWindow.
 	RuleEscalatingSoon AlertRule = "escalating_soon"
 	// RuleUncertainAwaitingLookup is uncertain rows nobody has looked up in Sisu since they were
 	// sent.
@@ -151,7 +153,7 @@ type Occurrences struct {
 	LastAt *time.Time
 }
 
-// StuckCount is the rows of one state past StuckThreshold: how many, and since when the oldest
+// StuckCount is the rows of one state past StuckThreshold (ReasonStuckInState): how many, and since when the oldest
 // has been in it (state_changed_at).
 type StuckCount struct {
 	State  State
@@ -203,7 +205,8 @@ type HealthFacts struct {
 	// LatencyThisWeek and LatencyLastWeek are the p95 of registered_at − submitted_at over the last
 	// LatencyWeek and the one before; nil when nothing registered in that week.
 	LatencyThisWeek, LatencyLastWeek *time.Duration
-	// NeedsPerson is the rows on the needs-a-person list, per reason.
+	// NeedsPerson is the rows on the needs-a-person list (StandingNeedsAttention), per reason they
+	// carry.
 	NeedsPerson []ReasonCount
 	// EscalationsAt are the instants after now at which rows not yet needing a person will
 	// escalate, as Classify's EscalatesAt has them.
@@ -238,7 +241,7 @@ type Alert struct {
 	Path string
 }
 
-// Identity is the alert's Rule and Key as one string: "needs_person/uncertain_overdue".
+// Identity is the alert's Rule and Key as one string: "needs_person/outcome_uncertain".
 func (a Alert) Identity() string {
 	if a.Key == "" {
 		return string(a.Rule)
@@ -305,7 +308,7 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 			Subject: cur.Truncate(time.Minute).String(), Path: queuePath("all", "state", string(StateAwaitingVerification))})
 	}
 	for _, rc := range f.NeedsPerson {
-		if rc.Count > 0 && rc.Reason.AsksPerson() {
+		if rc.Count > 0 && rc.Reason.PersonLevel() {
 			add(Alert{Rule: RuleNeedsPerson, Key: string(rc.Reason), Severity: SeverityWarning, Count: rc.Count,
 				Subject: string(rc.Reason), Path: queuePath("needs_admin", "reason", string(rc.Reason))})
 		}
@@ -384,5 +387,5 @@ func stuckAlert(stuck []StuckCount, now time.Time) (Alert, bool) {
 	}
 	oldest := worst.Oldest
 	return Alert{Rule: RuleStuckRegistrations, Severity: sev, Count: total, At: &oldest, Subject: string(worst.State),
-		Path: queuePath("all", "reason", string(ReasonRunningLate), "state", string(worst.State))}, true
+		Path: queuePath("all", "reason", string(ReasonStuckInState), "state", string(worst.State))}, true
 }

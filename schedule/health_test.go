@@ -81,9 +81,9 @@ func TestEvaluateThresholds(t *testing.T) {
 			{"latency tripled to 6 h", schedule.HealthFacts{LatencyThisWeek: dur(6 * time.Hour), LatencyLastWeek: dur(time.Hour)}, schedule.RuleConfirmationLatencyRegressed, schedule.SeverityInfo},
 			{"no registrations last week", schedule.HealthFacts{LatencyThisWeek: dur(48 * time.Hour)}, schedule.RuleConfirmationLatencyRegressed, 0},
 
-			{"nobody needs a person", schedule.HealthFacts{NeedsPerson: []schedule.ReasonCount{{Reason: schedule.ReasonUncertainOverdue}}}, schedule.RuleNeedsPerson, 0},
-			{"one row needs a person", schedule.HealthFacts{NeedsPerson: []schedule.ReasonCount{{Reason: schedule.ReasonUncertainOverdue, Count: 1}}}, schedule.RuleNeedsPerson, schedule.SeverityWarning},
-			{"running late asks nobody", schedule.HealthFacts{NeedsPerson: []schedule.ReasonCount{{Reason: schedule.ReasonRunningLate, Count: 9}}}, schedule.RuleNeedsPerson, 0},
+			{"nobody needs a person", schedule.HealthFacts{NeedsPerson: []schedule.ReasonCount{{Reason: schedule.ReasonOutcomeUncertain}}}, schedule.RuleNeedsPerson, 0},
+			{"one row needs a person", schedule.HealthFacts{NeedsPerson: []schedule.ReasonCount{{Reason: schedule.ReasonOutcomeUncertain, Count: 1}}}, schedule.RuleNeedsPerson, schedule.SeverityWarning},
+			{"stuck in state asks nobody", schedule.HealthFacts{NeedsPerson: []schedule.ReasonCount{{Reason: schedule.ReasonStuckInState, Count: 9}}}, schedule.RuleNeedsPerson, 0},
 
 			{"escalates at now", schedule.HealthFacts{EscalationsAt: []time.Time{now}}, schedule.RuleEscalatingSoon, 0},
 			{"escalates just after now", schedule.HealthFacts{EscalationsAt: []time.Time{now.Add(time.Microsecond)}}, schedule.RuleEscalatingSoon, schedule.SeverityInfo},
@@ -124,7 +124,7 @@ func TestEvaluateOrder(t *testing.T) {
 		CredentialRejections:    schedule.Occurrences{Count: 1, LastAt: &last},
 		CompletionsNeverEntered: 3,
 		NeedsPerson: []schedule.ReasonCount{
-			{Reason: schedule.ReasonUncertainOverdue, Count: 2}, {Reason: schedule.ReasonPermanentError, Count: 1},
+			{Reason: schedule.ReasonOutcomeUncertain, Count: 2}, {Reason: schedule.ReasonPermanentError, Count: 1},
 		},
 		LatencyThisWeek: dur(10 * time.Hour), LatencyLastWeek: dur(time.Hour),
 	}, now)
@@ -133,7 +133,7 @@ func TestEvaluateOrder(t *testing.T) {
 		got = append(got, a.Identity())
 	}
 	want := []string{"credentials_rejected", "study_registry_unreachable", "completions_never_entered",
-		"needs_person/permanent_error", "needs_person/uncertain_overdue", "confirmation_latency_regressed"}
+		"needs_person/outcome_uncertain", "needs_person/permanent_error", "confirmation_latency_regressed"}
 	if len(got) != len(want) {
 		t.Fatalf("alerts = %q, want %q", got, want)
 	}
@@ -142,7 +142,7 @@ func TestEvaluateOrder(t *testing.T) {
 			t.Fatalf("alerts = %q, want %q", got, want)
 		}
 	}
-	if as[3].Path != "/?reason=permanent_error&show=needs_admin" {
+	if as[3].Path != "/?reason=outcome_uncertain&show=needs_admin" {
 		t.Errorf("needs_person path = %q", as[3].Path)
 	}
 }
@@ -159,6 +159,10 @@ func TestStuckSubjectIsTheStateWithMost(t *testing.T) {
 	a, ok := fired(as, schedule.RuleStuckRegistrations)
 	if !ok || a.Subject != "awaiting_verification" || a.Count != 9 || a.Severity != schedule.SeverityWarning {
 		t.Fatalf("stuck alert = %+v, %v", a, ok)
+	}
+	// The list behind it is the LMS's stuck rows of that state.
+	if a.Path != "/?reason=stuck_in_state&show=all&state=awaiting_verification" {
+		t.Errorf("stuck alert path = %q", a.Path)
 	}
 }
 

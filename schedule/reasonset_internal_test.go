@@ -7,12 +7,11 @@ import (
 
 func TestReasonSetBitsFollowReasons(t *testing.T) {
 	named := map[Reason]ReasonSet{
-		ReasonOutcomeUncertain: bitOutcomeUncertain, ReasonSubmissionTimeMissing: bitSubmissionTimeMissing,
-		ReasonUncertainOverdue: bitUncertainOverdue, ReasonPartialOverdue: bitPartialOverdue,
-		ReasonVerificationGaveUp: bitVerificationGaveUp, ReasonRepeatedlyNotRegistered: bitRepeatedlyNotRegistered,
+		ReasonStuckInState: bitStuckInState, ReasonPermanentError: bitPermanentError,
 		ReasonRetryWindowExpired: bitRetryWindowExpired, ReasonMisregistered: bitMisregistered,
-		ReasonPermanentError: bitPermanentError, ReasonStuckPastRecoveryGrace: bitStuckPastRecoveryGrace,
-		ReasonTooManyAttempts: bitTooManyAttempts, ReasonRunningLate: bitRunningLate,
+		ReasonTooManyAttempts: bitTooManyAttempts, ReasonOutcomeUncertain: bitOutcomeUncertain,
+		ReasonPartlyRegisteredOverdue: bitPartlyRegisteredOverdue, ReasonVerificationGaveUp: bitVerificationGaveUp,
+		ReasonRepeatedlyNotRegistered: bitRepeatedlyNotRegistered, ReasonStudentNumberStuck: bitStudentNumberStuck,
 		ReasonFlaggedByPipeline: bitFlaggedByPipeline,
 	}
 	all := Reasons()
@@ -23,8 +22,8 @@ func TestReasonSetBitsFollowReasons(t *testing.T) {
 		if reasonBit(r) != 1<<i || named[r] != 1<<i {
 			t.Errorf("%s: bit %b, named %b, want %b", r, reasonBit(r), named[r], 1<<i)
 		}
-		if got := ReasonSetOf(r); got.Escalating().Has(r) != r.Escalates() || got.AsksPerson() != r.AsksPerson() {
-			t.Errorf("%s: the set's Escalating/AsksPerson disagree with the reason's", r)
+		if got := ReasonSetOf(r); got.PersonLevel().Has(r) != r.PersonLevel() {
+			t.Errorf("%s: the set's PersonLevel disagrees with the reason's", r)
 		}
 	}
 	if got := ReasonSetOf(all...).List(); !slices.Equal(got, all) {
@@ -32,6 +31,38 @@ func TestReasonSetBitsFollowReasons(t *testing.T) {
 	}
 	if ReasonSetOf("no_such_reason") != 0 || ReasonSet(0).List() != nil {
 		t.Error("an unknown reason or the empty set lists something")
+	}
+	// The reasons regdesk had before it took the LMS's: a dismissal that still names one covers
+	// nothing.
+	if ReasonSetOf("uncertain_overdue", "partial_overdue", "running_late", "stuck_past_recovery_grace", "submission_time_missing") != 0 {
+		t.Error("a reason the LMS does not have has a bit")
+	}
+}
+
+func TestNoteSetBitsFollowNotes(t *testing.T) {
+	named := map[Note]NoteSet{
+		NoteSubmissionTimeMissing: noteSubmissionTimeMissing, NoteUncertainOverdue: noteUncertainOverdue,
+		NotePastRecoveryGrace: notePastRecoveryGrace, NoteRetryWindowOver: noteRetryWindowOver,
+	}
+	all := Notes()
+	if len(named) != len(all) || noteEnd != 1<<len(all) {
+		t.Fatalf("%d notes, %d named bits, noteEnd %b", len(all), len(named), noteEnd)
+	}
+	var every NoteSet
+	for i, n := range all {
+		if noteBit(n) != 1<<i || named[n] != 1<<i {
+			t.Errorf("%s: bit %b, named %b, want %b", n, noteBit(n), named[n], 1<<i)
+		}
+		every |= noteBit(n)
+		if !every.Has(n) {
+			t.Errorf("%s: Has is false for a set holding it", n)
+		}
+	}
+	if got := every.List(); !slices.Equal(got, all) {
+		t.Errorf("List of every note = %v, want %v", got, all)
+	}
+	if noteBit("no_such_note") != 0 || NoteSet(0).List() != nil || every.Has("no_such_note") {
+		t.Error("an unknown note or the empty set lists something")
 	}
 }
 

@@ -220,10 +220,10 @@ func StudentView(r Row, pre Preconditions, now time.Time) StudentSummary {
 // where it stands. Two departures, both so the answer names someone who can
 // act: a finished, written-off or superseded row (registered or not
 // registering) waits on nobody whatever its code, and a
-// submission_uncertain row waits on Sisu until Classify escalates it (after
-// UncertainAdminAfter): support's queue shows it at once, but the pipeline's
-// own checks usually settle it first, and support may not resubmit it
-// anyway (SuotarPendingWindow).
+// submission_uncertain row waits on Sisu until the pipeline escalates it
+// (NoteUncertainOverdue, UncertainAdminAfter after sending): support's queue
+// shows it at once, but the pipeline's own checks usually settle it first,
+// and support may not resubmit it anyway (SuotarPendingWindow).
 func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 	if r.Superseded || status == StudentRegistered || status == StudentNotRegistering {
 		return WaitsOnNobody
@@ -231,7 +231,7 @@ func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 	if r.ErrorCode.Class() == PermanentNeedsConfig {
 		return WaitsOnCourseSetup
 	}
-	if st.NeedsAdmin && !onlyFreshUncertain(st.Reasons) {
+	if st.NeedsAdmin && !freshUncertain(st) {
 		return WaitsOnSupport
 	}
 	switch status {
@@ -248,8 +248,10 @@ func waitsOn(r Row, status StudentStatus, st Status) WaitsOn {
 	return WaitsOnSupport
 }
 
-// onlyFreshUncertain reports whether the only reason asking a person is ReasonOutcomeUncertain:
-// an uncertain row shown on the queue before it escalates.
-func onlyFreshUncertain(reasons ReasonSet) bool {
-	return reasons&askingSet == bitOutcomeUncertain
+// freshUncertain reports whether the only person-level reason is ReasonOutcomeUncertain on a row
+// sent less than UncertainAdminAfter ago: an uncertain row shown on the queue before the pipeline
+// escalates it. Without a submission time no window runs, so it never escalates and only a
+// person can settle it: it is not fresh.
+func freshUncertain(st Status) bool {
+	return st.Reasons.PersonLevel() == bitOutcomeUncertain && st.Notes&(noteUncertainOverdue|noteSubmissionTimeMissing) == 0
 }

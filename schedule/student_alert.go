@@ -39,7 +39,7 @@ type AlertSummary struct {
 	// StillNeedsAction is true when a person must still act (Classify's
 	// NeedsAdmin now).
 	StillNeedsAction bool
-	// Reasons are the escalating reasons that still apply when
+	// Reasons are the person-level reasons that still apply when
 	// StillNeedsAction.
 	Reasons []Reason
 }
@@ -60,7 +60,7 @@ func SinceAlert(events []AlertEvent, current StudentSummary, alertedAt time.Time
 		}
 	}
 	if a.StillNeedsAction {
-		a.Reasons = current.Classified.Reasons.Escalating().List()
+		a.Reasons = current.Classified.Reasons.PersonLevel().List()
 	}
 	return a
 }

@@ -66,7 +66,7 @@ func TestSinceAlert(t *testing.T) {
 				{At: at(40 * time.Minute), Action: "suotar_response"},
 			},
 			uncertainDayOld,
-			"; needs action: uncertain_overdue", 0},
+			"; needs action: outcome_uncertain", 0},
 		{"the pipeline settled it, events out of order",
 			[]schedule.AlertEvent{
 				pipeline(3*time.Hour, schedule.StateAwaitingVerification, schedule.StateRegistered),
@@ -82,7 +82,7 @@ func TestSinceAlert(t *testing.T) {
 				{At: at(26 * time.Minute), ByPerson: true, Actor: "Mikko Mallikas", Action: "force_recheck"},
 			},
 			uncertainDayOld,
-			"person.looked_up Mikko Mallikas 09:20, person.updated 09:25, person.recheck Mikko Mallikas 09:26; needs action: uncertain_overdue", 3},
+			"person.looked_up Mikko Mallikas 09:20, person.updated 09:25, person.recheck Mikko Mallikas 09:26; needs action: outcome_uncertain", 3},
 		{"resubmitted, then cancelled, then dismissed",
 			[]schedule.AlertEvent{
 				{At: at(20 * time.Minute), ByPerson: true, Actor: "Anna", Action: "transition_item", FromState: schedule.StateMisregistered, ToState: schedule.StateReadyToSubmit},

@@ -254,9 +254,14 @@ func TestStudentViewEveryState(t *testing.T) {
 		{"failed_retryable, sent", row(schedule.StateFailedRetryable, code(schedule.ErrorUnexpectedResponse), firstFailedAgo(time.Hour), nextAttempt(t0.Add(8*time.Minute))), submitted,
 			schedule.StudentSending, schedule.WaitsOnSisu, schedule.PipelineCheckSisu,
 			"situation=temporary_problem pipeline=check_sisu@Mon Mar 2 09:08 escalates@Mon Mar 9 08:00"},
+		// Past its retry window the row is not on the LMS's queue until the sweep codes it
+		// retry_window_expired (a note says so); it waits on the pipeline's next look till then.
 		{"failed_retryable, window over", row(schedule.StateFailedRetryable, code(schedule.ErrorTransportError), firstFailedAgo(8*day), nextAttempt(t0.Add(-time.Minute))), resolved,
-			schedule.StudentSending, schedule.WaitsOnSupport, schedule.PipelineSend,
-			"situation=temporary_problem pipeline=send@due support=alerted"},
+			schedule.StudentSending, schedule.WaitsOnSisu, schedule.PipelineSend,
+			"situation=temporary_problem pipeline=send@due"},
+		{"failed_permanent, window expired", row(schedule.StateFailedPermanent, code(schedule.ErrorRetryWindowExpired), flagged, terminal, firstFailedAgo(8*day)), resolved,
+			schedule.StudentFailed, schedule.WaitsOnSupport, schedule.PipelineWaitsForSupport,
+			"situation=retried_for_a_week pipeline=waits_for_support support=alerted"},
 		{"failed_permanent, course setup", row(schedule.StateFailedPermanent, code(schedule.ErrorCourseNotAllowed), flagged), resolved,
 			schedule.StudentFailed, schedule.WaitsOnCourseSetup, schedule.PipelineWaitsForSetupFix,
 			"situation=course_not_allowed pipeline=waits_for_setup_fix"},
@@ -407,7 +412,11 @@ func TestStudentViewWords(t *testing.T) {
 		}
 		// An uncertain row on the queue before it escalates waits on Sisu: the pipeline's checks
 		// usually settle it first.
-		freshUncertain := slices.Equal(s.Classified.Reasons.List(), []schedule.Reason{schedule.ReasonOutcomeUncertain})
+		freshUncertain := slices.Equal(s.Classified.Reasons.List(), []schedule.Reason{schedule.ReasonOutcomeUncertain}) &&
+			!s.Classified.Notes.Has(schedule.NoteUncertainOverdue) && !s.Classified.Notes.Has(schedule.NoteSubmissionTimeMissing)
+		if freshUncertain && s.WaitsOn == schedule.WaitsOnSupport {
+			t.Fatalf("row %d %+v: an uncertain row the pipeline has not escalated waits on support", i, r)
+		}
 		if s.Classified.NeedsAdmin && !r.Superseded && !freshUncertain && s.WaitsOn != schedule.WaitsOnSupport &&
 			s.WaitsOn != schedule.WaitsOnCourseSetup && s.WaitsOn != schedule.WaitsOnNobody {
 			t.Fatalf("row %d %+v: needs an admin but waits on %q", i, r, s.WaitsOn)

@@ -92,7 +92,7 @@ WHERE `+pipelineCallKinds+` AND e.suotar_answer = 'answered' AND e.created_at > 
 
 	rows, _ = q.db.Query(ctx, `SELECT cr.state::text, count(*)::int, min(cr.state_changed_at)
 FROM credit_registrations cr
-WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+runningLateCondition(cutoff)+`
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+stuckCondition(cutoff)+`
 GROUP BY cr.state ORDER BY cr.state`, now)
 	f.Stuck, err = pgx.CollectRows(rows, pgx.RowToStructByPos[schedule.StuckCount])
 	if err != nil {

@@ -53,8 +53,8 @@ func BenchmarkQueue(b *testing.B) {
 			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Phases: []schedule.Phase{schedule.PhaseSettled}}, nil, 50)
 			return err
 		}},
-		{"ReasonUncertainOverdue", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonUncertainOverdue}}, nil, 50)
+		{"ReasonPartlyRegisteredOverdue", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonPartlyRegisteredOverdue}}, nil, 50)
 			return err
 		}},
 		{"StateFailedPermanent", func() error {

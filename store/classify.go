@@ -68,22 +68,28 @@ func cutoff(d time.Duration) string {
 	return `(SELECT $1::timestamptz - ` + interval(d) + `)`
 }
 
-// reasonStates are the states some reason picks by state alone (or with a time); every other row
-// needs the pipeline's flag, the retry-window code or a high counter to carry a reason. The
-// agreement test proves no reason escapes this set.
+// reasonStates are the states some reason picks by state alone (or with a time), and
+// resolving_enrolment, whose recovery grace is an escalation (schedule.Status.EscalatesAt) the
+// health rules read from the candidates; every other row needs the pipeline's flag, the
+// retry-window code or a high counter to carry a reason. The agreement test proves no reason
+// escapes this set. student_number_stuck would add the pending rows once the store reads the
+// LMS's tables it needs (sqlStudentNumberStuck).
 var reasonStates = []schedule.State{
 	schedule.StateSubmissionUncertain, schedule.StatePartiallyRegistered, schedule.StateAwaitingVerification,
 	schedule.StateMisregistered, schedule.StateSubmitting, schedule.StateResolvingEnrolment,
 	schedule.StateFailedRetryable, schedule.StateReadyToSubmit,
 }
 
+// sqlOpen is the LMS's "still the pipeline's" test: terminal_at, not the state (attention.rs).
+const sqlOpen = `cr.terminal_at IS NULL`
+
 // sqlAttentionCandidate is true for every row a reason can pick: a few per cent of the ledger.
-// idx_credit_registrations_attention_covering has exactly this predicate (migrations 0004, 0018), so
-// the queue's reasons never scan the ledger.
+// idx_credit_registrations_attention_covering and idx_credit_registrations_waiting have exactly
+// this predicate (migration 0029), so the queue's reasons never scan the ledger.
 var sqlAttentionCandidate = `cr.superseded_by_id IS NULL AND (cr.state IN (` + quoteList(reasonStates...) + `)` +
 	` OR cr.needs_admin_attention OR cr.error_code = 'retry_window_expired'` +
 	fmt.Sprintf(` OR ((cr.submit_retry_count >= %d OR cr.not_registered_reimport_count >= %d) AND `,
-		schedule.TooManySubmitRetries, schedule.NotRegisteredReimportAdminThreshold) + sqlNonTerminal + `))`
+		schedule.TooManySubmitRetries, schedule.NotRegisteredReimportAdminThreshold) + sqlOpen + `))`
 
 // phasePredicate returns a condition true for the rows in phase p. The verification windows are
 // ranges of submitted_at, so idx_credit_registrations_verification serves them.
@@ -139,57 +145,55 @@ func statesOfPhase(p schedule.Phase) []schedule.State {
 	return out
 }
 
-// reasonConditions are the conditions of schedule's reasons, except flagged_by_pipeline, which
-// is "the flag is up and no other escalating reason applies" (reasonPredicate builds it). cond is
-// the whole condition, written so the planner sees the states a partial index matches; at holds
-// the same condition once the row's state is known, for every state in which it can hold ("" for
-// "the state alone"), nil for a condition of any state. The counts' reason mask (sqlReasonMask)
-// reads at; the agreement test proves the two forms pick the same rows.
+// sqlStudentNumberStuck is student_number_stuck's condition: false, because what it reads
+// (credit_registration_preconditions' eligibility and verified number, the enrolment routes'
+// press, the roster schedules' last mailing fetch, the linking emails) are LMS tables regdesk's
+// own copy of the ledger lacks, so schedule.Row.Linking is left "not stuck" too. The store that
+// reads the LMS's database writes attention.rs's condition here and fills Row.Linking alike.
+const sqlStudentNumberStuck = `false`
+
+// reasonConditions are the conditions of schedule's reasons, in schedule.Reasons() order, except
+// flagged_by_pipeline, which is "the flag is up and no other reason applies" (reasonPredicate
+// builds it). They are attention.rs's detectors. cond is the whole condition, written so the
+// planner sees the states a partial index matches; at holds the same condition once the row's
+// state is known, for every state in which it can hold ("" for "the state alone"), nil for a
+// condition of any state. The counts' reason mask (sqlReasonMask) reads at; the agreement test
+// proves the two forms pick the same rows.
 var reasonConditions = []struct {
 	reason schedule.Reason
 	cond   string
 	at     map[schedule.State]string
 }{
-	{schedule.ReasonOutcomeUncertain,
-		`cr.state = 'submission_uncertain' AND cr.submitted_at > ` + cutoff(schedule.UncertainAdminAfter),
-		map[schedule.State]string{schedule.StateSubmissionUncertain: `cr.submitted_at > ` + cutoff(schedule.UncertainAdminAfter)}},
-	{schedule.ReasonSubmissionTimeMissing,
-		`cr.state = 'submission_uncertain' AND cr.submitted_at IS NULL`,
-		map[schedule.State]string{schedule.StateSubmissionUncertain: `cr.submitted_at IS NULL`}},
-	{schedule.ReasonUncertainOverdue,
-		`cr.state = 'submission_uncertain' AND cr.submitted_at <= ` + cutoff(schedule.UncertainAdminAfter),
-		map[schedule.State]string{schedule.StateSubmissionUncertain: `cr.submitted_at <= ` + cutoff(schedule.UncertainAdminAfter)}},
-	{schedule.ReasonPartialOverdue,
-		`cr.state = 'partially_registered' AND cr.partially_registered_at <= ` + cutoff(schedule.PartialRegistrationAdminAfter),
-		map[schedule.State]string{schedule.StatePartiallyRegistered: `cr.partially_registered_at <= ` + cutoff(schedule.PartialRegistrationAdminAfter)}},
-	{schedule.ReasonVerificationGaveUp,
-		sqlInVerification + ` AND cr.submitted_at <= ` + cutoff(schedule.VerifyMaxAge),
-		eachState(verificationStates, func(schedule.State) string { return `cr.submitted_at <= ` + cutoff(schedule.VerifyMaxAge) })},
-	{schedule.ReasonRepeatedlyNotRegistered,
-		fmt.Sprintf(`cr.not_registered_reimport_count >= %d AND `, schedule.NotRegisteredReimportAdminThreshold) + sqlNonTerminal, nil},
-	{schedule.ReasonRetryWindowExpired,
-		`(cr.error_code = 'retry_window_expired' OR (cr.state = 'failed_retryable' AND cr.first_failed_at <= ` + cutoff(schedule.SubmitMaxRetryAge) + `))`, nil},
-	{schedule.ReasonMisregistered,
-		`cr.state = 'misregistered'`,
-		map[schedule.State]string{schedule.StateMisregistered: ``}},
+	{schedule.ReasonStuckInState, stuckCondition(cutoff), eachState(stuckStates(), func(s schedule.State) string {
+		d, _ := schedule.StuckThreshold(s)
+		return sqlOpen + ` AND cr.state_changed_at < ` + cutoff(d)
+	})},
 	{schedule.ReasonPermanentError,
 		`cr.state = 'failed_permanent' AND cr.needs_admin_attention AND cr.error_code IS DISTINCT FROM 'retry_window_expired'`,
 		map[schedule.State]string{schedule.StateFailedPermanent: `cr.needs_admin_attention AND cr.error_code IS DISTINCT FROM 'retry_window_expired'`}},
-	{schedule.ReasonStuckPastRecoveryGrace,
-		// Strict, as the recovery sweep has it: since < now − grace.
-		`((cr.state = 'submitting' AND coalesce(cr.submitted_at, cr.state_entered_at) < ` + cutoff(schedule.SubmittingRecoveryGrace) + `)` +
-			` OR (cr.state = 'resolving_enrolment' AND cr.state_entered_at < ` + cutoff(schedule.ResolvingRecoveryGrace) + `))`,
-		map[schedule.State]string{
-			schedule.StateSubmitting:         `coalesce(cr.submitted_at, cr.state_entered_at) < ` + cutoff(schedule.SubmittingRecoveryGrace),
-			schedule.StateResolvingEnrolment: `cr.state_entered_at < ` + cutoff(schedule.ResolvingRecoveryGrace),
-		}},
+	{schedule.ReasonRetryWindowExpired, `cr.error_code = 'retry_window_expired'`, nil},
+	{schedule.ReasonMisregistered,
+		`cr.state = 'misregistered'`,
+		map[schedule.State]string{schedule.StateMisregistered: ``}},
 	{schedule.ReasonTooManyAttempts,
-		fmt.Sprintf(`cr.submit_retry_count >= %d AND `, schedule.TooManySubmitRetries) + sqlNonTerminal, nil},
-	{schedule.ReasonRunningLate, runningLateCondition(cutoff), eachState(lateStates(), func(s schedule.State) string {
-		d, _ := schedule.StuckThreshold(s)
-		return `cr.state_changed_at < ` + cutoff(d)
-	})},
+		fmt.Sprintf(`cr.submit_retry_count >= %d AND `, schedule.TooManySubmitRetries) + sqlOpen, nil},
+	{schedule.ReasonOutcomeUncertain,
+		`cr.state = 'submission_uncertain'`,
+		map[schedule.State]string{schedule.StateSubmissionUncertain: ``}},
+	{schedule.ReasonPartlyRegisteredOverdue,
+		`cr.state = 'partially_registered' AND cr.partially_registered_at <= ` + cutoff(schedule.PartialRegistrationAdminAfter),
+		map[schedule.State]string{schedule.StatePartiallyRegistered: `cr.partially_registered_at <= ` + cutoff(schedule.PartialRegistrationAdminAfter)}},
+	{schedule.ReasonVerificationGaveUp,
+		`cr.state IN (` + quoteList(givingUpStates...) + `) AND cr.submitted_at <= ` + cutoff(schedule.VerifyMaxAge),
+		eachState(givingUpStates, func(schedule.State) string { return `cr.submitted_at <= ` + cutoff(schedule.VerifyMaxAge) })},
+	{schedule.ReasonRepeatedlyNotRegistered,
+		fmt.Sprintf(`cr.not_registered_reimport_count >= %d AND `, schedule.NotRegisteredReimportAdminThreshold) + sqlOpen, nil},
+	{schedule.ReasonStudentNumberStuck, sqlStudentNumberStuck, nil},
 }
+
+// givingUpStates are the states verification_gave_up picks: the two verify polls, not
+// submission_uncertain, which outcome_uncertain has already.
+var givingUpStates = []schedule.State{schedule.StateAwaitingVerification, schedule.StatePartiallyRegistered}
 
 // eachState maps every state of states to cond(state).
 func eachState(states []schedule.State, cond func(schedule.State) string) map[schedule.State]string {
@@ -200,8 +204,8 @@ func eachState(states []schedule.State, cond func(schedule.State) string) map[sc
 	return out
 }
 
-// lateStates are the states that have a "running late" threshold.
-func lateStates() []schedule.State {
+// stuckStates are the states that have a stuck threshold.
+func stuckStates() []schedule.State {
 	var out []schedule.State
 	for _, s := range schedule.States() {
 		if _, ok := schedule.StuckThreshold(s); ok {
@@ -215,11 +219,15 @@ func lateStates() []schedule.State {
 // is not in it: it needs the other reasons, so reasonMaskSet derives it). A CASE on the state
 // tests only the conditions that can hold in the row's state, so a row tests two or three, not
 // all of them: a FILTER per reason tested every condition on every attention candidate, and the
-// needs-admin count all of them again, 18 ms of expression evaluation at a million rows.
+// needs-admin count all of them again, 18 ms of expression evaluation at a million rows. A
+// condition that is constantly false (sqlStudentNumberStuck) is left out.
 var sqlReasonMask = func() string {
 	var anyState []string
 	byState := map[schedule.State][]string{}
 	for i, rc := range reasonConditions {
+		if rc.cond == `false` {
+			continue
+		}
 		if rc.at == nil {
 			anyState = append(anyState, fmt.Sprintf(`CASE WHEN %s THEN %d ELSE 0 END`, rc.cond, 1<<i))
 			continue
@@ -242,7 +250,7 @@ var sqlReasonMask = func() string {
 }()
 
 // reasonMaskSet reads a row's reasons from its sqlReasonMask and its pipeline flag, as
-// schedule.Classify would (before dismissals).
+// schedule.Classify would (before dismissals): the flag is its own reason when no other applies.
 func reasonMaskSet(mask int64, flagged bool) schedule.ReasonSet {
 	var set schedule.ReasonSet
 	for i, rc := range reasonConditions {
@@ -250,43 +258,52 @@ func reasonMaskSet(mask int64, flagged bool) schedule.ReasonSet {
 			set |= schedule.ReasonSetOf(rc.reason)
 		}
 	}
-	if flagged && set.Escalating().Empty() {
+	if flagged && set.Empty() {
 		set |= schedule.ReasonSetOf(schedule.ReasonFlaggedByPipeline)
 	}
 	return set
 }
 
-// runningLateCondition is true past the per-state "running late" threshold (strictly past, as
-// schedule has it), each instant written by cut (cutoff's init plan, or the list's parameter).
-func runningLateCondition(cut func(time.Duration) string) string {
+// stuckCondition is stuck_in_state's condition: terminal_at NULL and strictly past the state's
+// threshold (attention.rs: now - state_changed_at > threshold), each instant written by cut
+// (cutoff's init plan, or the list's parameter).
+func stuckCondition(cut func(time.Duration) string) string {
 	var parts []string
-	for _, s := range schedule.States() {
-		if d, ok := schedule.StuckThreshold(s); ok {
-			parts = append(parts, fmt.Sprintf(`(cr.state = '%s' AND cr.state_changed_at < %s)`, s, cut(d)))
-		}
+	for _, s := range stuckStates() {
+		d, _ := schedule.StuckThreshold(s)
+		parts = append(parts, fmt.Sprintf(`(cr.state = '%s' AND cr.state_changed_at < %s)`, s, cut(d)))
 	}
 	if len(parts) == 0 {
 		return `false`
 	}
-	return `(` + strings.Join(parts, ` OR `) + `)`
+	return sqlOpen + ` AND (` + strings.Join(parts, ` OR `) + `)`
 }
 
-// sqlEscalatingOther is true when an escalating reason other than the flag's own applies.
-var sqlEscalatingOther = reasonsWhere(schedule.Reason.Escalates)
-
-// sqlAskingOther is true when a reason that asks a person, other than the flag's own, applies:
-// the escalating ones and those that show an uncertain row at once.
-var sqlAskingOther = reasonsWhere(schedule.Reason.AsksPerson)
+// sqlAnyDetector is true when a reason other than the flag's own applies; sqlPersonLevelDetector
+// when a person-level one does (every one but stuck_in_state).
+var (
+	sqlAnyDetector         = reasonsWhere(func(schedule.Reason) bool { return true })
+	sqlPersonLevelDetector = reasonsWhere(schedule.Reason.PersonLevel)
+	sqlStuck               = reasonsWhere(func(r schedule.Reason) bool { return r == schedule.ReasonStuckInState })
+)
 
 func reasonsWhere(keep func(schedule.Reason) bool) string {
 	var ors []string
 	for _, rc := range reasonConditions {
-		if keep(rc.reason) {
+		if keep(rc.reason) && rc.cond != `false` {
 			ors = append(ors, `(`+rc.cond+`)`)
 		}
 	}
+	if len(ors) == 0 {
+		return `false`
+	}
 	return `coalesce(` + strings.Join(ors, ` OR `) + `, false)`
 }
+
+// sqlPersonLevel is true when the row carries a person-level reason, dismissals aside: a
+// person-level detector, or the flag alone (flagged_by_pipeline), which stuck_in_state too
+// explains.
+var sqlPersonLevel = `(` + sqlPersonLevelDetector + ` OR (cr.needs_admin_attention AND NOT ` + sqlStuck + `))`
 
 // reasonPredicate returns the condition of reason r, on attention candidates. It may be NULL
 // where a compared column is: callers use it only where NULL counts as false (WHERE, FILTER,
@@ -294,7 +311,7 @@ func reasonsWhere(keep func(schedule.Reason) bool) string {
 // and can use the partial index that matches it; a coalesce around it hides the condition.
 func reasonPredicate(r schedule.Reason) string {
 	if r == schedule.ReasonFlaggedByPipeline {
-		return `(cr.needs_admin_attention AND NOT ` + sqlEscalatingOther + `)`
+		return `(cr.needs_admin_attention AND NOT ` + sqlAnyDetector + `)`
 	}
 	for _, rc := range reasonConditions {
 		if rc.reason == r {
@@ -305,15 +322,15 @@ func reasonPredicate(r schedule.Reason) string {
 }
 
 // reasonListPredicate is reasonPredicate as the queue's reason filter writes it, with cut for
-// the instants the planner must see. running_late's thresholds are written by cut: behind init
+// the instants the planner must see. stuck_in_state's thresholds are written by cut: behind init
 // plans the planner guessed 112 late rows of the four states' 15,000 where 2,870 were, so it
 // fetched all 15,000 from the heap and sorted the late ones (15 ms at a million, 600 at ten
 // million) rather than walk idx_credit_registrations_late_activity newest first to its page. The
 // other reasons keep cutoff's init plans: their partial indexes serve them whatever the guess,
 // and a statement planned for its values is planned on every request.
 func reasonListPredicate(r schedule.Reason, cut func(time.Duration) string) string {
-	if r == schedule.ReasonRunningLate {
-		return runningLateCondition(cut)
+	if r == schedule.ReasonStuckInState {
+		return `(` + stuckCondition(cut) + `)`
 	}
 	return reasonPredicate(r)
 }
@@ -339,6 +356,22 @@ var attentionFrom = `credit_registrations cr
 var sqlDismissed = `(CASE WHEN d.dismissed_reasons IS NULL THEN false ELSE (SELECT cardinality(x.r) > 0 AND x.r <@ d.dismissed_reasons::text[]
   FROM (SELECT ` + sqlReasons + ` AS r) x) END)`
 
-// sqlNeedsAdmin is true when a reason that asks a person applies and the row is not dismissed.
-// The flag asks on its own: it is either explained by another escalating reason or its own.
-var sqlNeedsAdmin = `((cr.needs_admin_attention OR ` + sqlAskingOther + `) AND NOT ` + sqlDismissed + `)`
+// sqlNeedsAdmin is true when the row stands needs_attention: a person-level reason applies and
+// the row is not dismissed. No blocking problem explains a row here: the store passes schedule
+// none (schedule.Classify), since regdesk's copy of the ledger cannot see them.
+var sqlNeedsAdmin = `(` + sqlPersonLevel + ` AND NOT ` + sqlDismissed + `)`
+
+// standingPredicate returns the condition of standing s, on attention candidates: needs_attention
+// is sqlNeedsAdmin; running_late is stuck_in_state alone, undismissed (the flag is explained by
+// it); dismissed is sqlDismissed; explained_by_problem is false while no problem is known.
+func standingPredicate(s schedule.Standing, cut func(time.Duration) string) string {
+	switch s {
+	case schedule.StandingNeedsAttention:
+		return sqlNeedsAdmin
+	case schedule.StandingRunningLate:
+		return `(` + stuckCondition(cut) + ` AND NOT ` + sqlPersonLevelDetector + ` AND NOT ` + sqlDismissed + `)`
+	case schedule.StandingDismissed:
+		return sqlDismissed
+	}
+	return `false`
+}

@@ -45,6 +45,7 @@ type genRow struct {
 	stateEnteredAt, stateChangedAt        time.Time
 	nextAttemptAt                         time.Time
 	firstFailedAt, submittedAt, partialAt *time.Time
+	terminalAt                            *time.Time
 	resubmitNotBefore                     *time.Time
 	retries, polls, reimports             int32
 	dismissed                             []string
@@ -81,6 +82,12 @@ func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
 		}
 		if r.IntN(20) == 0 {
 			g.nextAttemptAt = schedule.Never
+		}
+		// terminal_at as the pipeline writes it (set in exactly the terminal states), and one row
+		// in ten not: the rules read the column, not the state.
+		if g.state.IsTerminal() != (r.IntN(10) == 0) {
+			t := nearThreshold(r, base)
+			g.terminalAt = &t
 		}
 		if r.IntN(2) == 0 {
 			c := string(codes[r.IntN(len(codes))])
@@ -154,14 +161,14 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 			}
 			regs[i] = []any{g.id, completions[i][0], student, course, module, instance, string(g.state), g.errorCode,
 				g.flag, supersededBy, supersededAt, g.stateEnteredAt, g.stateChangedAt, g.nextAttemptAt,
-				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt, updatedAt}
+				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt, g.terminalAt, updatedAt}
 		}
 		if _, err := q.CopyForTest(ctx, pgx.Identifier{"credit_registrations"},
 			[]string{"id", "course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
 				"state", "error_code", "needs_admin_attention", "superseded_by_id", "superseded_at", "state_entered_at",
 				"state_changed_at", "next_attempt_at", "first_failed_at", "submitted_at", "partially_registered_at",
 				"resubmit_not_before", "submit_retry_count", "verify_attempt_count", "not_registered_reimport_count", "registered_at",
-				"updated_at"},
+				"terminal_at", "updated_at"},
 			pgx.CopyFromRows(regs)); err != nil {
 			return err
 		}
@@ -230,6 +237,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 		t.Run(now.Format(time.RFC3339Nano), func(t *testing.T) {
 			wantPhase := map[schedule.Phase][]string{}
 			wantReason := map[schedule.Reason][]string{}
+			wantStanding := map[schedule.Standing][]string{}
 			var wantNeedsAdmin, wantDismissed, withReasons []string
 			for id, row := range facts {
 				c := schedule.Classify(row, now)
@@ -245,6 +253,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 				if c.NeedsAdmin {
 					wantNeedsAdmin = append(wantNeedsAdmin, id)
 				}
+				wantStanding[c.Standing] = append(wantStanding[c.Standing], id)
 				if c.Dismissed {
 					wantDismissed = append(wantDismissed, id)
 				}
@@ -270,9 +279,16 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			for _, reason := range schedule.Reasons() {
 				check("reason "+string(reason), idsWhere(ctx, t, st, now, store.AttentionFrom,
 					store.SQLAttentionCandidate+` AND `+store.ReasonPredicate(reason)+` AND NOT `+store.SQLDismissed), wantReason[reason])
-				// The queue's reason filter, as a person uses it; running_late's writes its thresholds'
+				// The queue's reason filter, as a person uses it; stuck_in_state's writes its thresholds'
 				// instants as parameters computed in Go, which must pick the same rows.
 				check("queue filter reason "+string(reason), listIDs(ctx, t, st, now, store.RegistrationFilter{Reasons: []schedule.Reason{reason}}), wantReason[reason])
+			}
+			for _, s := range schedule.Standings() {
+				check("queue filter standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Standings: []schedule.Standing{s}}), wantStanding[s])
+			}
+			if len(wantStanding[schedule.StandingRunningLate]) == 0 || len(wantStanding[schedule.StandingNeedsAttention]) == 0 || len(wantStanding[schedule.StandingDismissed]) == 0 {
+				t.Errorf("the generator no longer reaches every standing: %d running late, %d needing attention, %d dismissed",
+					len(wantStanding[schedule.StandingRunningLate]), len(wantStanding[schedule.StandingNeedsAttention]), len(wantStanding[schedule.StandingDismissed]))
 			}
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)
@@ -296,6 +312,9 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			}
 			if got, want := counts.Dismissed, int64(len(wantDismissed)); got != want {
 				t.Errorf("RegistrationCountsGet().Dismissed = %d, want %d", got, want)
+			}
+			if got, want := counts.RunningLate, int64(len(wantStanding[schedule.StandingRunningLate])); got != want {
+				t.Errorf("RegistrationCountsGet().RunningLate = %d, want %d", got, want)
 			}
 		})
 	}

@@ -236,7 +236,7 @@ GROUP BY cr.course_module_id, cr.state, 3`, since, bounds, now)
 		// in Go as RegistrationCountsGet does: the dismissal check written into the count fetched
 		// every candidate from the heap.
 		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM credit_registrations cr
-WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND (cr.needs_admin_attention OR `+sqlAskingOther+`)
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlPersonLevel+`
 GROUP BY cr.course_module_id`, now)
 		_, err = pgx.ForEachRow(rows, []any{&module, &n}, func() error {
 			if m := byID[module]; m != nil {
@@ -253,7 +253,7 @@ GROUP BY cr.course_module_id`, now)
 		}
 		for _, d := range dismissed {
 			st := schedule.Classify(d.ScheduleRow(), now)
-			if m := byID[d.CourseModuleID]; m != nil && st.Dismissed && st.Reasons.AsksPerson() {
+			if m := byID[d.CourseModuleID]; m != nil && st.Dismissed && !st.Reasons.PersonLevel().Empty() {
 				m.NeedsAdmin--
 			}
 		}

@@ -171,8 +171,8 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 	wantCodes := []string{"person.looked_up Mikko Mallikas 6m0s", "person.resubmitted Mikko Mallikas 10m0s", "person.dismissed Mikko Mallikas 12m0s",
 		"pipeline.checking_enrolment  20m0s"}
 	// The row itself is still in submission_uncertain: the fixture never moved it.
-	if !slices.Equal(codes, wantCodes) || !summary.StillNeedsAction || !slices.Equal(summary.Reasons, []schedule.Reason{schedule.ReasonUncertainOverdue}) {
-		t.Errorf("summary: changes %q, still needs action %v for %v; wantCodes %q, true for uncertain_overdue", codes, summary.StillNeedsAction, summary.Reasons, wantCodes)
+	if !slices.Equal(codes, wantCodes) || !summary.StillNeedsAction || !slices.Equal(summary.Reasons, []schedule.Reason{schedule.ReasonOutcomeUncertain}) {
+		t.Errorf("summary: changes %q, still needs action %v for %v; wantCodes %q, true for outcome_uncertain", codes, summary.StillNeedsAction, summary.Reasons, wantCodes)
 	}
 
 	if later, err := st.EventListSince(ctx, id, at(time.Hour), nil); err != nil || len(later) != 0 {

@@ -63,7 +63,7 @@ func TestAttentionSnapshotOncePerDay(t *testing.T) {
 	}
 	last := list[5]
 	if last.Day != today || last.Backfilled || last.NeedsAdmin != counts.NeedsAdmin || last.NeedsAdmin != 2 ||
-		last.Reasons[schedule.ReasonPermanentError] != 1 || last.Reasons[schedule.ReasonUncertainOverdue] != 1 {
+		last.Reasons[schedule.ReasonPermanentError] != 1 || last.Reasons[schedule.ReasonOutcomeUncertain] != 1 {
 		t.Errorf("today's snapshot = %+v, want the queue's %+v", last, counts)
 	}
 	// Derived from the rows' history: the failed row, failed three days ago, is on the pile from

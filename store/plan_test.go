@@ -144,13 +144,20 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 			// candidates' index, every one of them was sorted for the page (200 ms at ten million).
 			c.uses = "idx_credit_registrations_permanent_error_activity"
 		}
-		if r == schedule.ReasonRunningLate {
+		if r == schedule.ReasonStuckInState {
 			// Planned for its thresholds' instants every time: behind init plans the planner guessed
 			// a hundred late rows and fetched and sorted every row of the four states (15 ms at a
 			// million, 600 at ten million); seeing the instants, it walks
 			// idx_credit_registrations_late_activity newest first to its page. At this ledger's
 			// 40,000 rows the sort is rightly the cheaper plan, so only the sending is checked here.
 			c.planEach = true
+		}
+		checks = append(checks, c)
+	}
+	for _, s := range schedule.Standings() {
+		c := check{name: "standing " + string(s), run: list(store.RegistrationFilter{Standings: []schedule.Standing{s}}), list: true}
+		if s == schedule.StandingRunningLate {
+			c.planEach = true // stuck_in_state's instants, as its reason's list
 		}
 		checks = append(checks, c)
 	}
@@ -226,7 +233,7 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 					t.Errorf("%s (%s): a sequential scan of %s:\n%s", c.name, mode, rel, raw)
 				}
 				// A list picks its page from the ledger, then joins the page's students, courses and
-				// modules: joined under the LIMIT, /?reason=running_late looked up 40,000 of them
+				// modules: joined under the LIMIT, /?reason=running_late (now stuck_in_state) looked up 40,000 of them
 				// to keep 51 at a million rows.
 				if c.list && strings.Contains(s.SQL, "ORDER BY") {
 					if rel := joinedBeforeLimit(plan[0].Plan); rel != "" {

@@ -22,6 +22,7 @@ type ScheduleColumns struct {
 	StateEnteredAt             time.Time          `db:"state_entered_at"`
 	StateChangedAt             time.Time          `db:"state_changed_at"`
 	NextAttemptAt              time.Time          `db:"next_attempt_at"`
+	TerminalAt                 *time.Time         `db:"terminal_at"`
 	FirstFailedAt              *time.Time         `db:"first_failed_at"`
 	SubmittedAt                *time.Time         `db:"submitted_at"`
 	PartiallyRegisteredAt      *time.Time         `db:"partially_registered_at"`
@@ -39,11 +40,14 @@ type ScheduleColumns struct {
 // scheduleColumns selects ScheduleColumns from cr and the live dismissal d.
 const scheduleColumns = `cr.state::text AS state, coalesce(cr.error_code::text, '') AS error_code,
   cr.needs_admin_attention, cr.superseded_by_id::text AS superseded_by_id,
-  cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.first_failed_at, cr.submitted_at,
+  cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.terminal_at, cr.first_failed_at, cr.submitted_at,
   cr.partially_registered_at, cr.resubmit_not_before, cr.submit_retry_count, cr.verify_attempt_count,
   cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons, cr.needs_person_since`
 
-// ScheduleRow returns the row as schedule reads it.
+// ScheduleRow returns the row as schedule reads it. Row.Linking stays "not stuck" and the module
+// and its code are left out: regdesk's copy of the ledger lacks the LMS tables
+// student_number_stuck reads (sqlStudentNumberStuck), and no blocking problem is known to match
+// against a module or a code.
 func (f ScheduleColumns) ScheduleRow() schedule.Row {
 	var dismissed []schedule.Reason
 	for _, r := range f.DismissedReasons {
@@ -57,6 +61,7 @@ func (f ScheduleColumns) ScheduleRow() schedule.Row {
 		StateEnteredAt:             f.StateEnteredAt,
 		StateChangedAt:             f.StateChangedAt,
 		NextAttemptAt:              f.NextAttemptAt,
+		TerminalAt:                 f.TerminalAt,
 		FirstFailedAt:              f.FirstFailedAt,
 		SubmittedAt:                f.SubmittedAt,
 		PartiallyRegisteredAt:      f.PartiallyRegisteredAt,
@@ -110,11 +115,13 @@ const listFrom = `credit_registrations cr
 // RegistrationFilter narrows the queue. Empty fields do not filter; several values of one field
 // are alternatives.
 type RegistrationFilter struct {
-	// NeedsAdmin keeps only rows a person must look at (an escalating reason, not dismissed).
+	// NeedsAdmin keeps only rows a person must look at (standing needs_attention).
 	NeedsAdmin bool
 	Phases     []schedule.Phase
 	// Reasons keeps rows carrying one of these reasons that are not dismissed.
-	Reasons    []schedule.Reason
+	Reasons []schedule.Reason
+	// Standings keeps rows in one of these standings (schedule.Status.Standing).
+	Standings  []schedule.Standing
 	States     []schedule.State
 	ErrorCodes []schedule.ErrorCode
 	// CourseIDs keeps rows of these courses.
@@ -276,7 +283,7 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 		// Superseded attempts are history; the queue shows them only when asked by phase.
 		w.add(`cr.superseded_by_id IS NULL`)
 	}
-	if f.NeedsAdmin || len(f.Reasons) > 0 {
+	if f.NeedsAdmin || len(f.Reasons) > 0 || len(f.Standings) > 0 {
 		w.add(sqlAttentionCandidate)
 	}
 	if f.NeedsAdmin {
@@ -288,6 +295,13 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 			ors = append(ors, reasonListPredicate(r, w.cutoff))
 		}
 		w.add(`(` + strings.Join(ors, ` OR `) + `) AND NOT ` + sqlDismissed)
+	}
+	if len(f.Standings) > 0 {
+		var ors []string
+		for _, s := range f.Standings {
+			ors = append(ors, standingPredicate(s, w.cutoff))
+		}
+		w.add(`(` + strings.Join(ors, ` OR `) + `)`)
 	}
 	if q := strings.TrimSpace(f.Search); q != "" {
 		w.add(w.searchCondition(q))
@@ -385,14 +399,16 @@ ORDER BY ` + order
 const PhaseCountCap = 1_000
 
 // RegistrationCounts are the queue's headline numbers: each phase's at most PhaseCountCap, the
-// reasons, needs-admin and the dismissed exact.
+// reasons and the standings exact.
 type RegistrationCounts struct {
 	// Phases counts live rows per phase (superseded attempts included as their own phase).
 	Phases map[schedule.Phase]int64
 	// Reasons counts rows carrying each reason that are not dismissed.
 	Reasons map[schedule.Reason]int64
-	// NeedsAdmin counts rows a person must look at.
+	// NeedsAdmin counts rows a person must look at (standing needs_attention).
 	NeedsAdmin int64
+	// RunningLate counts rows whose only reason is stuck_in_state, not dismissed.
+	RunningLate int64
 	// Dismissed counts rows whose every reason a person has dismissed.
 	Dismissed int64
 }
@@ -463,7 +479,7 @@ func (q *Queries) registrationPhaseCounts(ctx context.Context, now time.Time, sc
 	return nil
 }
 
-// registrationReasonCounts sets out's reasons, needs-admin and dismissed, exactly, in two
+// registrationReasonCounts sets out's reasons and standings, exactly, in two
 // statements. The first is one pass over the attention candidates, an index-only scan of their
 // covering index (22,000 entries at a million rows), grouped by each row's reason mask
 // (sqlReasonMask) and pipeline flag: a few dozen groups, whose reasons Go reads as Classify would.
@@ -498,8 +514,11 @@ FROM (SELECT m, f, count(*) AS n
 				reasonN[i] += groupN[g]
 			}
 		}
-		if set.AsksPerson() {
+		switch {
+		case !set.PersonLevel().Empty():
 			out.NeedsAdmin += groupN[g]
+		case !set.Empty():
+			out.RunningLate += groupN[g]
 		}
 	}
 	dismissed, err := q.attentionDismissedList(ctx, scope)
@@ -517,7 +536,9 @@ FROM (SELECT m, f, count(*) AS n
 				reasonN[i]--
 			}
 		}
-		if st.Reasons.AsksPerson() {
+		if st.Reasons.PersonLevel().Empty() {
+			out.RunningLate--
+		} else {
 			out.NeedsAdmin--
 		}
 	}
@@ -561,7 +582,6 @@ type Registration struct {
 	PendingSupersededByID            *string           `db:"pending_superseded_by_id"`
 	PhaseStartedAt                   time.Time         `db:"phase_started_at"`
 	LastAttemptAt                    *time.Time        `db:"last_attempt_at"`
-	TerminalAt                       *time.Time        `db:"terminal_at"`
 	RegisteredAt                     *time.Time        `db:"registered_at"`
 	EnrolmentCheckedAt               *time.Time        `db:"enrolment_checked_at"`
 	NoUsableEnrolmentSince           *time.Time        `db:"no_usable_enrolment_since"`
@@ -595,7 +615,7 @@ const registrationColumns = listColumns + `,
   cr.created_at, cr.version, cr.course_module_completion_id::text AS course_module_completion_id,
   cr.course_module_id::text AS course_module_id, cr.superseded_at,
   cr.pending_superseded_by_id::text AS pending_superseded_by_id, cr.phase_started_at, cr.last_attempt_at,
-  cr.terminal_at, cr.registered_at, cr.enrolment_checked_at, cr.no_usable_enrolment_since,
+  cr.registered_at, cr.enrolment_checked_at, cr.no_usable_enrolment_since,
   cr.student_number AS frozen_student_number, s.student_number AS linked_student_number,
   cr.sisu_person_id, cr.uh_course_code AS frozen_course_code, cr.selected_enrolment_id,
   cr.selected_enrolment_kind::text AS selected_enrolment_kind, cr.selected_enrolment_realisation_id,

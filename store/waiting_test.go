@@ -33,8 +33,10 @@ func needsPersonSince(t *testing.T, st *store.Store) map[string]*time.Time {
 }
 
 // The trigger's rules are schedule's: on rows written once, a row needs a person (dismissals
-// aside) at an instant exactly when its stamp is at or before that instant, and a stamp ahead of
-// the write is the very microsecond a time rule fires.
+// aside) at an instant only when its stamp is at or before that instant, and a stamp reached means
+// the row needs a person then, or needed one at its stamp and has since lapsed the one way the
+// LMS's rules allow (the pipeline's flag, explained by stuck_in_state once the row passes its
+// state's threshold); a stamp ahead of the write is the very microsecond a time rule fires.
 func TestNeedsPersonSinceAgreesWithSchedule(t *testing.T) {
 	t.Parallel()
 	st := storetest.New(t)
@@ -59,12 +61,24 @@ func TestNeedsPersonSinceAgreesWithSchedule(t *testing.T) {
 	nows := []time.Time{written, base, base.Add(time.Microsecond), base.Add(90 * time.Minute), base.Add(26 * time.Hour),
 		base.Add(4 * 24 * time.Hour), base.Add(15 * 24 * time.Hour)}
 	var stamped, ahead int
+	// lapsed: only the flag asked, and stuck_in_state explains it now.
+	lapsed := func(row schedule.Row, at time.Time) bool {
+		row.DismissedReasons = nil
+		return row.NeedsAdminAttention && schedule.Classify(row, at).Reasons == schedule.ReasonSetOf(schedule.ReasonStuckInState)
+	}
+	var lapses int
 	for id, row := range facts {
 		s := stamps[id]
 		for _, now := range nows {
 			reached := s != nil && !s.After(now)
-			if got := needs(row, now); got != reached {
-				t.Fatalf("row %s (%+v) at %v: needs a person %v, but its stamp %v says %v", id, row, now, got, s, reached)
+			got := needs(row, now)
+			switch {
+			case got && !reached:
+				t.Fatalf("row %s (%+v) at %v: needs a person, but its stamp is %v", id, row, now, s)
+			case !got && reached && !(lapsed(row, now) && needs(row, later(*s, written))):
+				t.Fatalf("row %s (%+v) at %v: needs nobody, but its stamp %v is reached", id, row, now, s)
+			case !got && reached:
+				lapses++
 			}
 		}
 		if s == nil {
@@ -78,9 +92,16 @@ func TestNeedsPersonSinceAgreesWithSchedule(t *testing.T) {
 			}
 		}
 	}
-	if stamped < 500 || ahead < 100 {
-		t.Fatalf("only %d rows stamped, %d ahead of their write: the generator no longer covers the rules", stamped, ahead)
+	if stamped < 500 || ahead < 100 || lapses == 0 {
+		t.Fatalf("only %d rows stamped, %d ahead of their write, %d lapses: the generator no longer covers the rules", stamped, ahead, lapses)
 	}
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // pipelineWrite changes a row as the pipeline does: naming neither needs_person_since nor version,
@@ -179,14 +200,21 @@ func TestWaitingRestartsAfterAPersonsAction(t *testing.T) {
 func TestWaitingDropsATimeRuleThatNeverFired(t *testing.T) {
 	t.Parallel()
 	b := setupActions(t)
-	sent := actionNow.Add(-20 * time.Minute)
-	id := b.addRow(t, storetest.Registration{State: "submitting", StateChangedAt: sent, SubmittedAt: &sent})
-	if got, want := b.waitingSince(t, id), sent.Add(schedule.SubmittingRecoveryGrace+time.Microsecond); !sameInstant(got, want) {
-		t.Fatalf("submitting: stamp %v, want the end of the recovery grace %v", got, want)
+	sent, seen := actionNow.Add(-2*24*time.Hour), actionNow.Add(-20*time.Minute)
+	id := b.addRow(t, storetest.Registration{State: "partially_registered", StateChangedAt: seen, SubmittedAt: &sent,
+		PartiallyRegisteredAt: &seen, SubmittedAttainmentID: "hy-kur-1", StudentNumber: "012345678"})
+	if got, want := b.waitingSince(t, id), seen.Add(schedule.PartialRegistrationAdminAfter); !sameInstant(got, want) {
+		t.Fatalf("partly registered: stamp %v, want when it is overdue %v", got, want)
 	}
-	pipelineWrite(t, b, id, actionNow, `state = 'awaiting_verification', state_entered_at = $2, state_changed_at = $2, submitted_attainment_id = 'hy-kur-1'`)
+	pipelineWrite(t, b, id, actionNow, `state = 'awaiting_verification', state_entered_at = $2, state_changed_at = $2, partially_registered_at = NULL`)
 	if got, want := b.waitingSince(t, id), sent.Add(schedule.VerifyMaxAge); !sameInstant(got, want) {
-		t.Fatalf("sent: stamp %v, want when verification gives up, %v", got, want)
+		t.Fatalf("awaiting: stamp %v, want when verification gives up, %v", got, want)
+	}
+	// The retry window's end is no reason (the sweep codes the row, and then it asks a person):
+	// a retried row waits for nobody until then.
+	pipelineWrite(t, b, id, actionNow.Add(time.Minute), `state = 'failed_retryable', state_entered_at = $2, state_changed_at = $2, first_failed_at = $2`)
+	if got := b.waitingSince(t, id); got != nil {
+		t.Fatalf("retrying: stamp %v, want none", got)
 	}
 }
 

@@ -184,7 +184,7 @@ func pileChart(loc *i18n.Localizer, d OverviewData) LineChart {
 		}
 		backfilled = backfilled || p.Backfilled
 		for r, n := range p.Reasons {
-			if r.AsksPerson() {
+			if r.PersonLevel() {
 				totals[r] += n
 			}
 		}

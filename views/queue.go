@@ -15,11 +15,14 @@ type CountsVM struct {
 	Dismissed  CountItem
 	// DismissedN is how many more are dismissed, for the sentence's plural.
 	DismissedN int64
-	Reasons    []CountItem
-	Phases     []CountItem
-	RefreshURL string
-	AsOf       string
-	ScopeNote  string
+	// RunningLate is the rows whose only reason is stuck_in_state (standing running_late); its
+	// Value chooses the sentence's plural.
+	RunningLate CountItem
+	Reasons     []CountItem
+	Phases      []CountItem
+	RefreshURL  string
+	AsOf        string
+	ScopeNote   string
 	// CapNote says that some counts stopped at their cap, shown as "10 000+".
 	CapNote       string
 	PollingPaused bool
@@ -51,6 +54,7 @@ type QueueFilterVM struct {
 	NeedsAdmin bool
 	Phases     []Option
 	Reasons    []Option
+	Standings  []Option
 	States     []Option
 	Courses    []Option
 	ErrorCodes []Option
@@ -106,13 +110,16 @@ type QueueRowVM struct {
 	Waiting WaitingVM
 }
 
-// ReasonVM is one attention reason on a row.
+// ReasonVM is one attention reason on a row, or one of regdesk's notes about it.
 type ReasonVM struct {
 	Key         string
 	Label       string
 	Explanation string
-	// Late marks "running late", which asks for no action yet.
+	// Late marks stuck_in_state, which asks for no action yet.
 	Late bool
 	// Dismissed marks a reason a person has dismissed.
 	Dismissed bool
+	// Note marks a note (schedule.Note): something regdesk shows beyond the LMS's reasons, which
+	// puts the row on no list and no dismissal covers.
+	Note bool
 }

@@ -33,13 +33,15 @@ type RegistrationHeaderVM struct {
 	PhaseExplanation string
 	NeedsAdmin       bool
 	Dismissed        bool
-	Reasons          []ReasonVM
-	NextCheck        When
-	Escalates        When
-	ErrorCode        string
-	ErrorLabel       string
-	ErrorMessage     string
-	Superseded       string
+	// RunningLate is the standing running_late: stuck in its state, nobody needs to act yet.
+	RunningLate  bool
+	Reasons      []ReasonVM
+	NextCheck    When
+	Escalates    When
+	ErrorCode    string
+	ErrorLabel   string
+	ErrorMessage string
+	Superseded   string
 	// DrawnAt is the server's now (RFC 3339) the countdowns count from in the browser.
 	DrawnAt string
 }

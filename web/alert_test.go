@@ -75,7 +75,7 @@ func TestAlertBannerOnARegistration(t *testing.T) {
 	path = "/registrations/" + b.uncertainOverdue + "?" + alertQuery(alertedAt)
 	_, body = b.get(t, path, false)
 	got = banner(t, path, body)
-	if !strings.Contains(got, "Nothing has changed since the alert at "+at(alertedAt)+"; it still needs action: uncertain for a day.") ||
+	if !strings.Contains(got, "Nothing has changed since the alert at "+at(alertedAt)+"; it still needs action: outcome uncertain.") ||
 		!strings.Contains(got, `data-changed="false" data-needs-action="true"`) {
 		t.Errorf("unchanged banner = %s", got)
 	}
@@ -133,12 +133,12 @@ func TestAlertBannerOnTheQueue(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 
-	path := "/?reason=uncertain_overdue&" + alertQuery(alertedAt)
+	path := "/?reason=outcome_uncertain&" + alertQuery(alertedAt)
 	_, body := b.get(t, path, false)
 	got := banner(t, path, body)
 	for _, want := range []string{
 		"You were alerted about this view at " + at(alertedAt) + ". How it looked then is not kept; now it lists 1 registration. 2 registrations need admin across the queue.",
-		`href="/?reason=uncertain_overdue&amp;show=all"`,
+		`href="/?reason=outcome_uncertain&amp;show=all"`,
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("queue banner lacks %s\n%s", want, got)

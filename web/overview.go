@@ -148,8 +148,9 @@ func (s *Server) readOverview(ctx context.Context, now time.Time) (overviewRead,
 	return overviewRead{data: data, days: days, thisWeek: back + 1, drawn: &drawnOverview{}}, nil
 }
 
-// uncertainReasons are the reasons of an uncertain row waiting for a person to look it up.
-var uncertainReasons = []schedule.Reason{schedule.ReasonOutcomeUncertain, schedule.ReasonUncertainOverdue, schedule.ReasonSubmissionTimeMissing}
+// uncertainReasons are the reasons of an uncertain row waiting for a person to look it up: the
+// LMS's one, which every submission_uncertain row carries from its first moment.
+var uncertainReasons = []schedule.Reason{schedule.ReasonOutcomeUncertain}
 
 func overviewVM(loc *i18n.Localizer, read overviewRead) views.OverviewVM {
 	o := read.data

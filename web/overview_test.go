@@ -49,7 +49,7 @@ func TestOverviewAgreesWithTheQueue(t *testing.T) {
 		t.Errorf("queue counts %q needing a person, want 4 (two uncertain, two failed)", queueNeeds)
 	}
 	var uncertain int
-	for _, r := range []string{"outcome_uncertain", "uncertain_overdue", "submission_time_missing"} {
+	for _, r := range []string{"outcome_uncertain"} {
 		if n := dataCount(counts, "count-"+r); n != "" && n != "0" {
 			uncertain += int(n[0] - '0')
 		}

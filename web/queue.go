@@ -24,6 +24,7 @@ type queueParams struct {
 	needsAdmin bool
 	phases     []schedule.Phase
 	reasons    []schedule.Reason
+	standings  []schedule.Standing
 	states     []schedule.State
 	courses    []string
 	errorCodes []schedule.ErrorCode
@@ -33,8 +34,10 @@ type queueParams struct {
 	after      *store.RegistrationCursor
 }
 
-// filterKeys are the query parameters that narrow the list.
-var filterKeys = []string{"phase", "reason", "state", "course", "error", "q"}
+// filterKeys are the query parameters that narrow the list. "standing" is where the LMS lists a
+// row (schedule.Standing): standing=running_late is the rows only stuck in their state, which
+// used to be the reason running_late.
+var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q"}
 
 // parseQueueParams reads the queue's URL. Without "show", the bare queue shows what needs admin
 // and any filtered view shows every registration, so a link such as ?state=registered means what
@@ -55,6 +58,9 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 		return p, parseRefused(err)
 	}
 	if p.reasons, err = parseAll(q["reason"], schedule.ParseReason); err != nil {
+		return p, parseRefused(err)
+	}
+	if p.standings, err = parseAll(q["standing"], schedule.ParseStanding); err != nil {
 		return p, parseRefused(err)
 	}
 	if p.states, err = parseAll(q["state"], schedule.ParseState); err != nil {
@@ -151,6 +157,9 @@ func (p queueParams) values() url.Values {
 	for _, x := range p.reasons {
 		v.Add("reason", string(x))
 	}
+	for _, x := range p.standings {
+		v.Add("standing", string(x))
+	}
 	for _, x := range p.states {
 		v.Add("state", string(x))
 	}
@@ -190,6 +199,7 @@ func (p queueParams) filter(scope []string) store.RegistrationFilter {
 		NeedsAdmin:     p.needsAdmin,
 		Phases:         p.phases,
 		Reasons:        p.reasons,
+		Standings:      p.standings,
 		States:         p.states,
 		ErrorCodes:     p.errorCodes,
 		CourseIDs:      p.courses,
@@ -364,15 +374,25 @@ func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Tim
 	return vm
 }
 
+// reasonVMs are the row's reasons, then its notes (schedule.Note), each worded: a reason that is
+// not person-level (stuck_in_state) is marked late, since nobody needs to act on it yet.
 func reasonVMs(loc *i18n.Localizer, st schedule.Status, dismissed []schedule.Reason) []views.ReasonVM {
-	out := make([]views.ReasonVM, 0, st.Reasons.Len())
+	out := make([]views.ReasonVM, 0, st.Reasons.Len()+st.Notes.Len())
 	for _, r := range st.Reasons.List() {
 		out = append(out, views.ReasonVM{
 			Key:         string(r),
 			Label:       loc.Code("reason", string(r)),
 			Explanation: loc.CodeExplain("reason", string(r)),
-			Late:        !r.Escalates(),
+			Late:        !r.PersonLevel(),
 			Dismissed:   slices.Contains(dismissed, r),
+		})
+	}
+	for _, n := range st.Notes.List() {
+		out = append(out, views.ReasonVM{
+			Key:         string(n),
+			Label:       loc.Code("note", string(n)),
+			Explanation: loc.CodeExplain("note", string(n)),
+			Note:        true,
 		})
 	}
 	return out
@@ -415,15 +435,15 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		RefreshURL: "/queue/counts",
 		AsOf:       loc.Clock(now),
 	}
+	vm.RunningLate = views.CountItem{Key: "running_late", N: countText(c.RunningLate), Value: c.RunningLate, Zero: c.RunningLate == 0,
+		URL: link("show", "all", "standing", string(schedule.StandingRunningLate)), Tone: "late",
+		Label: loc.Code("standing", string(schedule.StandingRunningLate)), Explanation: loc.CodeExplain("standing", string(schedule.StandingRunningLate))}
 	for _, reason := range schedule.Reasons() {
 		n := c.Reasons[reason]
-		show := "needs_admin"
-		if !reason.Escalates() {
-			show = "all"
-		}
-		tone := "bad"
-		if !reason.Escalates() {
-			tone = "late"
+		// A person-level reason's rows need admin; stuck_in_state's may be only running late.
+		show, tone := "needs_admin", "bad"
+		if !reason.PersonLevel() {
+			show, tone = "all", "late"
 		}
 		vm.Reasons = append(vm.Reasons, views.CountItem{
 			Key: string(reason), Label: loc.Code("reason", string(reason)), Explanation: loc.CodeExplain("reason", string(reason)),
@@ -465,6 +485,9 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 	}
 	for _, x := range schedule.Reasons() {
 		vm.Reasons = append(vm.Reasons, views.Option{Value: string(x), Label: loc.Code("reason", string(x)), Selected: slices.Contains(p.reasons, x)})
+	}
+	for _, x := range schedule.Standings() {
+		vm.Standings = append(vm.Standings, views.Option{Value: string(x), Label: loc.Code("standing", string(x)), Selected: slices.Contains(p.standings, x)})
 	}
 	for _, x := range schedule.States() {
 		vm.States = append(vm.States, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.states, x)})

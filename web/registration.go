@@ -113,6 +113,7 @@ func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.
 		PhaseExplanation: loc.CodeExplain("phase", string(st.Phase)),
 		NeedsAdmin:       st.NeedsAdmin,
 		Dismissed:        st.Dismissed,
+		RunningLate:      st.Standing == schedule.StandingRunningLate,
 		Reasons:          reasonVMs(loc, st, facts.DismissedReasons),
 		NextCheck:        loc.When(instant(st.NextCheckAt), now),
 		Escalates:        loc.When(instant(st.EscalatesAt), now),

@@ -14,7 +14,7 @@ import (
 // page must name none of them.
 var internalWords = []string{
 	"submission_uncertain", "failed_permanent", "awaiting_verification", "course_not_allowed", "sisu_timeout",
-	"uncertain_overdue", "permanent_error", "data-state", "Pipeline details",
+	"outcome_uncertain", "uncertain_overdue", "permanent_error", "data-state", "Pipeline details",
 }
 
 // otherCourseStudent adds a student whose only registration is in another course than the
@@ -169,7 +169,7 @@ func TestStudentPageInPlainWordsForTeachers(t *testing.T) {
 	for _, want := range []string{
 		`data-testid="pipeline-details"`, "<summary>Pipeline details</summary>",
 		`data-testid="pipeline-state" title="Submission uncertain">submission_uncertain<`, `data-testid="pipeline-error">sisu_timeout<`,
-		`data-reason="uncertain_overdue"`, `href="/registrations/` + b.uncertainOverdue + `"`,
+		`data-reason="outcome_uncertain"`, `data-note="uncertain_overdue"`, `href="/registrations/` + b.uncertainOverdue + `"`,
 		"It is not yet clear whether Sisu received the credit",
 	} {
 		if !strings.Contains(body, want) {

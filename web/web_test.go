@@ -237,14 +237,14 @@ func TestQueueShowsWhatNeedsAdminByDefault(t *testing.T) {
 	if !strings.Contains(body, `data-testid="count-needs_admin" data-count="2"`) {
 		t.Errorf("GET / does not count 2 rows needing admin")
 	}
-	if !strings.Contains(body, `data-testid="count-uncertain_overdue" data-count="1"`) {
+	if !strings.Contains(body, `data-testid="count-outcome_uncertain" data-count="1"`) {
 		t.Errorf("GET / does not count the overdue uncertain row under its reason")
 	}
 }
 
-// An uncertain row is on the needs-a-person list from its first moment, saying what a person can
-// do now and, separately, when it escalates; one without a submission time shows too, though it
-// never escalates.
+// An uncertain row is on the needs-a-person list from its first moment, under the LMS's one
+// reason, saying what a person can do now and, separately, when the pipeline escalates it; one
+// without a submission time shows too, with a note that it never escalates.
 func TestQueueShowsEveryUncertainRowAtOnce(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -260,8 +260,8 @@ func TestQueueShowsEveryUncertainRowAtOnce(t *testing.T) {
 			t.Errorf("GET / does not list the uncertain row %s", id)
 		}
 	}
-	for _, want := range []string{`data-testid="count-needs_admin" data-count="4"`, `data-testid="count-outcome_uncertain" data-count="1"`,
-		`data-testid="count-submission_time_missing" data-count="1"`, `data-testid="count-uncertain_overdue" data-count="1"`} {
+	for _, want := range []string{`data-testid="count-needs_admin" data-count="4"`, `data-testid="count-outcome_uncertain" data-count="3"`,
+		`data-note="submission_time_missing"`, `data-note="uncertain_overdue"`} {
 		if !strings.Contains(body, want) {
 			t.Errorf("GET / lacks %s", want)
 		}
@@ -282,8 +282,48 @@ func TestQueueShowsEveryUncertainRowAtOnce(t *testing.T) {
 		t.Errorf("the row without a submission time does not say what that means")
 	}
 	_, body = b.get(t, "/?reason=outcome_uncertain", false)
-	if !strings.Contains(body, `data-id="`+fresh+`"`) || strings.Contains(body, `data-id="`+b.uncertainOverdue+`"`) {
-		t.Errorf("the outcome_uncertain filter does not list exactly the fresh row")
+	for _, id := range []string{fresh, noTime, b.uncertainOverdue} {
+		if !strings.Contains(body, `data-id="`+id+`"`) {
+			t.Errorf("the outcome_uncertain filter does not list the uncertain row %s", id)
+		}
+	}
+	if strings.Contains(body, `data-id="`+b.permanent+`"`) {
+		t.Errorf("the outcome_uncertain filter lists a row that is not uncertain")
+	}
+}
+
+// A row only stuck in its state runs late: it is on no needs-a-person list or count, the queue
+// counts and lists it under standing=running_late, and its page says so. A stuck row with a
+// person-level reason too needs admin instead.
+func TestQueueListsRunningLateApart(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	late := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "ready_to_submit",
+		StateChangedAt: testNow.Add(-3 * time.Hour), NextAttemptAt: testNow.Add(time.Minute)})
+	lateAndTried := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_retryable",
+		StateChangedAt: testNow.Add(-4 * 24 * time.Hour), FirstFailedAt: ptr(testNow.Add(-4 * 24 * time.Hour)), SubmitRetryCount: 5,
+		NextAttemptAt: testNow.Add(time.Hour)})
+
+	_, body := b.get(t, "/", false)
+	for _, want := range []string{`data-testid="count-needs_admin" data-count="3"`, `data-testid="count-running_late" data-count="1"`,
+		`data-testid="count-stuck_in_state" data-count="2"`, `href="/?show=all&amp;standing=running_late"`, `data-testid="filter-standing"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("GET / lacks %s", want)
+		}
+	}
+	if strings.Contains(body, `data-id="`+late+`"`) || !strings.Contains(body, `data-id="`+lateAndTried+`"`) {
+		t.Errorf("the needs-admin list does not hold exactly the stuck row with a person-level reason")
+	}
+	_, body = b.get(t, "/?show=all&standing=running_late", false)
+	if !strings.Contains(body, `data-id="`+late+`"`) || strings.Contains(body, `data-id="`+lateAndTried+`"`) || strings.Contains(body, `data-id="`+b.permanent+`"`) {
+		t.Errorf("standing=running_late does not list exactly the row only stuck in its state")
+	}
+	if !strings.Contains(body, `data-reason="stuck_in_state"`) {
+		t.Errorf("the running-late row does not show its reason")
+	}
+	_, page := b.get(t, "/registrations/"+late, false)
+	if !strings.Contains(page, `data-testid="running-late"`) || strings.Contains(page, `data-testid="needs-admin"`) {
+		t.Errorf("the running-late row's page does not say it runs late")
 	}
 }
 
@@ -335,10 +375,16 @@ func TestQueueRefusesUnknownFilterValuesClearly(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 
-	for _, path := range []string{"/?phase=soon", "/?state=lost", "/?course=TKT", "/?after=garbage", "/?show=mine", "/?reason=%27;DROP"} {
+	for _, path := range []string{"/?phase=soon", "/?state=lost", "/?course=TKT", "/?after=garbage", "/?show=mine", "/?reason=%27;DROP",
+		"/?standing=late", "/?reason=uncertain_overdue", "/?reason=running_late", "/?reason=partial_overdue",
+		"/?reason=submission_time_missing", "/?reason=stuck_past_recovery_grace"} {
 		resp, body := b.get(t, path, false)
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("GET %s = %d, want 400", path, resp.StatusCode)
+		}
+		// A reason regdesk used before it took the LMS's is refused like any unknown value, by name.
+		if k, v, _ := strings.Cut(path, "="); (k == "/?reason" || k == "/?standing") && !strings.Contains(v, "%") && !strings.Contains(body, v) {
+			t.Errorf("GET %s: the refusal does not name %q", path, v)
 		}
 		if !strings.Contains(body, `data-testid="error-page"`) {
 			t.Errorf("GET %s did not render the error page", path)

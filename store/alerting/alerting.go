@@ -215,7 +215,7 @@ func (s *Service) examples(ctx context.Context, q *store.Queries, a schedule.Ale
 	case schedule.RuleUncertainAwaitingLookup:
 		f = store.RegistrationFilter{States: []schedule.State{schedule.StateSubmissionUncertain}}
 	case schedule.RuleStuckRegistrations:
-		f = store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonRunningLate}, States: []schedule.State{schedule.State(a.Subject)}}
+		f = store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonStuckInState}, States: []schedule.State{schedule.State(a.Subject)}}
 	case schedule.RuleMisregistrationsDetected:
 		f = store.RegistrationFilter{States: []schedule.State{schedule.StateMisregistered}}
 	default:

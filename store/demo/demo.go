@@ -86,7 +86,7 @@ type Summary struct {
 var ErrNotEmpty = errors.New("the ledger already has rows")
 
 // DefaultRows is the size of the demo make run shows: big enough that every state, phase and
-// attention reason appears, small enough to read.
+// attention reason that can fire on regdesk's own ledger appears, small enough to read.
 const DefaultRows = 2000
 
 // Write generates the data set cfg names and writes it to st in one transaction. It refuses a

@@ -11,7 +11,9 @@ const day = 24 * time.Hour
 
 // scenario is one kind of row history. share is its expected number of ledger rows per 100,000;
 // min is how many instances a demo gets at least (when Rows allows), so that a 2,000-row demo
-// shows every state, phase and attention reason; rows is how many ledger rows one instance
+// shows every state, phase, attention reason (but student_number_stuck, which reads LMS tables the
+// demo's ledger lacks yet) and the two standings a person sees on the queue, needing attention and
+// running late; rows is how many ledger rows one instance
 // writes. when draws the instance's anchor, the moment its story is told from (its submission,
 // or its creation when it never got that far); run tells it.
 type scenario struct {

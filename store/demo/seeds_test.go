@@ -27,6 +27,7 @@ func TestOtherSeedsAndInstants(t *testing.T) {
 			rows := readRows(t, st)
 			phases := map[schedule.Phase]int{}
 			reasons := map[schedule.Reason]int{}
+			standings := map[schedule.Standing]int{}
 			for _, r := range rows {
 				for _, p := range checkRowAt(r, n) {
 					t.Errorf("row %s (%s): %s", r.id, r.sched.State, p)
@@ -36,17 +37,14 @@ func TestOtherSeedsAndInstants(t *testing.T) {
 				for _, x := range s.Reasons.List() {
 					reasons[x]++
 				}
+				standings[s.Standing]++
 			}
 			for _, p := range schedule.Phases() {
 				if phases[p] == 0 {
 					t.Errorf("no phase %s", p)
 				}
 			}
-			for _, x := range schedule.Reasons() {
-				if reasons[x] == 0 {
-					t.Errorf("no reason %s", x)
-				}
-			}
+			checkReasonsAndStandings(t, reasons, standings)
 			checkReferences(t, st)
 		})
 	}

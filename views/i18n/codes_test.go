@@ -25,9 +25,12 @@ func codeKinds() map[string][]string {
 	}
 	ph, re, st, ec := schedule.Phases(), schedule.Reasons(), schedule.States(), schedule.ErrorCodes()
 	ss, wo := schedule.StudentStatuses(), schedule.WaitsOns()
+	sd, no := schedule.Standings(), schedule.Notes()
 	return map[string][]string{
 		"phase":         strs(conv(len(ph), func(i int) string { return string(ph[i]) })),
 		"reason":        strs(conv(len(re), func(i int) string { return string(re[i]) })),
+		"standing":      strs(conv(len(sd), func(i int) string { return string(sd[i]) })),
+		"note":          strs(conv(len(no), func(i int) string { return string(no[i]) })),
 		"state":         strs(conv(len(st), func(i int) string { return string(st[i]) })),
 		"errorCode":     strs(conv(len(ec), func(i int) string { return string(ec[i]) })),
 		"studentStatus": strs(conv(len(ss), func(i int) string { return string(ss[i]) })),
@@ -35,8 +38,8 @@ func codeKinds() map[string][]string {
 	}
 }
 
-// TestEveryCodeHasWords fails for a code of schedule's (a phase, reason, state, error code,
-// student-facing status, party waited on) that the catalogue cannot name or explain in a
+// TestEveryCodeHasWords fails for a code of schedule's (a phase, reason, standing, note, state,
+// error code, student-facing status, party waited on) that the catalogue cannot name or explain in a
 // language: schedule returns codes, and the edge must have words for each.
 func TestEveryCodeHasWords(t *testing.T) {
 	t.Parallel()
