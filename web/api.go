@@ -133,23 +133,27 @@ type apiClaim struct {
 
 // apiRegistration is a registration as the API lists it; times are ISO 8601 in Helsinki time.
 type apiRegistration struct {
-	ID           string     `json:"id"`
-	URL          string     `json:"url"`
-	Student      apiStudent `json:"student"`
-	Course       apiCourse  `json:"course"`
-	Module       string     `json:"module"`
-	CourseCode   string     `json:"course_code,omitempty"`
-	Attempt      int32      `json:"attempt"`
-	State        string     `json:"state"`
-	ErrorCode    string     `json:"error_code,omitempty"`
-	Phase        string     `json:"phase"`
-	Reasons      []string   `json:"reasons"`
-	NeedsAdmin   bool       `json:"needs_admin"`
-	NextCheckAt  string     `json:"next_check_at,omitempty"`
-	EscalatesAt  string     `json:"escalates_at,omitempty"`
-	WaitingSince string     `json:"waiting_since,omitempty"`
-	Claim        *apiClaim  `json:"claim"`
-	UpdatedAt    string     `json:"updated_at"`
+	ID         string     `json:"id"`
+	URL        string     `json:"url"`
+	Student    apiStudent `json:"student"`
+	Course     apiCourse  `json:"course"`
+	Module     string     `json:"module"`
+	CourseCode string     `json:"course_code,omitempty"`
+	Attempt    int32      `json:"attempt"`
+	State      string     `json:"state"`
+	ErrorCode  string     `json:"error_code,omitempty"`
+	Phase      string     `json:"phase"`
+	Reasons    []string   `json:"reasons"`
+	// Standing is where the LMS lists the row (schedule.Standing); "" when it carries no reason.
+	Standing   string `json:"standing,omitempty"`
+	NeedsAdmin bool   `json:"needs_admin"`
+	// Notes are what regdesk says of the row beyond the LMS's reasons (schedule.Note).
+	Notes        []string  `json:"notes,omitempty"`
+	NextCheckAt  string    `json:"next_check_at,omitempty"`
+	EscalatesAt  string    `json:"escalates_at,omitempty"`
+	WaitingSince string    `json:"waiting_since,omitempty"`
+	Claim        *apiClaim `json:"claim"`
+	UpdatedAt    string    `json:"updated_at"`
 }
 
 func (s *Server) apiRegistrationOf(r *http.Request, row store.RegistrationListRow, now time.Time) apiRegistration {
@@ -162,6 +166,10 @@ func (s *Server) apiRegistrationOf(r *http.Request, row store.RegistrationListRo
 		UpdatedAt: isoTime(&row.UpdatedAt)}
 	for _, x := range st.Reasons.List() {
 		out.Reasons = append(out.Reasons, string(x))
+	}
+	out.Standing = string(st.Standing)
+	for _, x := range st.Notes.List() {
+		out.Notes = append(out.Notes, string(x))
 	}
 	if st.NeedsAdmin {
 		since := waitingSince(row.ScheduleColumns)

@@ -72,6 +72,10 @@ func TestAPIReadsWithATokenScopedLikeItsAccount(t *testing.T) {
 	if status != http.StatusOK || v["state"] != "submission_uncertain" || v["history"] == nil {
 		t.Errorf("one registration: %d %v", status, v)
 	}
+	// The LMS's reason and standing, and regdesk's note that the pipeline has escalated it.
+	if fmt.Sprint(v["reasons"]) != "[outcome_uncertain]" || v["standing"] != "needs_attention" || fmt.Sprint(v["notes"]) != "[uncertain_overdue]" {
+		t.Errorf("one registration's attention: reasons %v, standing %v, notes %v", v["reasons"], v["standing"], v["notes"])
+	}
 	if status, _ := b.api(t, token, "/api/v1/registrations/"+strings.Repeat("0", 8)+"-0000-4000-8000-000000000000"); status != http.StatusNotFound {
 		t.Errorf("unknown registration: %d", status)
 	}
