@@ -33,15 +33,6 @@ func quoteList[T ~string](vals ...T) string {
 }
 
 var (
-	terminalStates = func() []schedule.State {
-		var out []schedule.State
-		for _, s := range schedule.States() {
-			if s.IsTerminal() {
-				out = append(out, s)
-			}
-		}
-		return out
-	}()
 	verificationStates = func() []schedule.State {
 		var out []schedule.State
 		for _, s := range schedule.States() {
@@ -54,9 +45,6 @@ var (
 )
 
 const liveSQL = `cr.deleted_at IS NULL`
-
-// sqlNonTerminal is true for rows whose state is not terminal.
-var sqlNonTerminal = `cr.state NOT IN (` + quoteList(terminalStates...) + `)`
 
 // sqlInVerification is true for rows the verify phase owns.
 var sqlInVerification = `cr.state IN (` + quoteList(verificationStates...) + `)`
