@@ -62,7 +62,11 @@ type Queries struct{ db querier }
 // Store owns the pool. Its embedded Queries run outside any transaction.
 type Store struct {
 	*Queries
-	pool         *pgxpool.Pool
+	pool *pgxpool.Pool
+	// health is a pool of one connection for Ping alone: a crowd holding every connection of pool
+	// (a burst of sign-ins, each waiting on its limits' locks) is regdesk's congestion, not the
+	// database's, and /healthz must not call it an outage.
+	health       *pgxpool.Pool
 	passwordCost int
 	// decoyHash is a hash at passwordCost for SpendPasswordCheck, made on first use.
 	decoyHash func() []byte
@@ -117,6 +121,8 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	// with two workers, 10 ms alone, at a million rows), and under a crowd the workers take the
 	// cores the other requests are waiting for.
 	cfg.ConnConfig.RuntimeParams["max_parallel_workers_per_gather"] = "0"
+	healthCfg := cfg.Copy()
+	healthCfg.MaxConns, healthCfg.MinConns, healthCfg.ConnConfig.Tracer = 1, 0, nil
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("store: open pool: %w", err)
@@ -125,12 +131,17 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		pool.Close()
 		return nil, fmt.Errorf("store: ping: %w", err)
 	}
+	health, err := pgxpool.NewWithConfig(ctx, healthCfg)
+	if err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("store: open health pool: %w", err)
+	}
 	cost := cmp.Or(opts.PasswordCost, DefaultPasswordCost)
 	decoy := sync.OnceValue(func() []byte {
 		h, _ := bcrypt.GenerateFromPassword([]byte("regdesk decoy password"), cost)
 		return h
 	})
-	return &Store{Queries: &Queries{db: pool}, pool: pool, passwordCost: cost, decoyHash: decoy}, nil
+	return &Store{Queries: &Queries{db: pool}, pool: pool, health: health, passwordCost: cost, decoyHash: decoy}, nil
 }
 
 // sqlLimit writes a LIMIT into a statement's text rather than as a parameter. pgx prepares and
@@ -145,13 +156,17 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 func sqlLimit(n int) string { return strconv.Itoa(max(n, 0)) }
 
 // Close releases every connection.
-func (s *Store) Close() { s.pool.Close() }
+func (s *Store) Close() {
+	s.pool.Close()
+	s.health.Close()
+}
 
 // Pool exposes the pool to tests and tools that need a connection of their own.
 func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
-// Ping reports whether the database answers; /healthz uses it.
-func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+// Ping reports whether the database answers, on a connection of its own that no query holds;
+// /healthz uses it.
+func (s *Store) Ping(ctx context.Context) error { return s.health.Ping(ctx) }
 
 // InTx runs fn in one transaction and commits if fn returns nil. A rollback runs even when ctx is
 // cancelled, so an abandoned request never leaves a transaction open.

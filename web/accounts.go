@@ -431,7 +431,12 @@ func (s *Server) passwordSet(w http.ResponseWriter, r *http.Request) error {
 		vm.Message = loc.T("password.differ")
 		return s.render(w, r, http.StatusUnprocessableEntity, views.PasswordSetPage(vm), nil)
 	}
-	hash, err := s.store.HashPassword(password)
+	var hash string
+	if !s.passwords.run(r.Context(), func() { hash, err = s.store.HashPassword(password) }) {
+		setBusy(w)
+		vm.Message = loc.T("password.busy")
+		return s.render(w, r.WithContext(context.WithoutCancel(r.Context())), http.StatusServiceUnavailable, views.PasswordSetPage(vm), nil)
+	}
 	if errors.Is(err, store.ErrPasswordTooShort) || errors.Is(err, store.ErrPasswordTooLong) {
 		vm.Message = loc.T("password.length", "Min", store.MinPasswordLength)
 		return s.render(w, r, http.StatusUnprocessableEntity, views.PasswordSetPage(vm), nil)

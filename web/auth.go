@@ -291,16 +291,30 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	acct, outcome, err := s.checkLogin(ctx, email, password)
-	if err != nil {
+	busy := errors.Is(err, errPasswordsBusy)
+	if err != nil && !busy {
 		return err
 	}
 	var accountID *string
 	if acct.ID != "" {
 		accountID = &acct.ID
 	}
-	s.log.InfoContext(ctx, "login attempt", "outcome", outcome, "email", email, "address", addr, "request_id", requestIDFrom(ctx))
+	logged := outcome
+	if busy {
+		// Turned away before its password was checked, as a limited attempt is: it counts against
+		// no limit, and the record says it was refused.
+		outcome, logged = store.LoginRateLimited, "busy"
+	}
+	s.log.InfoContext(ctx, "login attempt", "outcome", logged, "email", email, "address", addr, "request_id", requestIDFrom(ctx))
 	if err := s.store.LoginAttemptFinish(context.WithoutCancel(ctx), attemptID, outcome, accountID); err != nil {
 		return err
+	}
+	if busy {
+		setBusy(w)
+		vm.Message = loc.T("login.busy")
+		// Turned away at its deadline, perhaps: the answer still goes out (templ renders nothing
+		// on a done context), and says why.
+		return s.render(w, r.WithContext(context.WithoutCancel(ctx)), http.StatusServiceUnavailable, views.LoginPage(vm), nil)
 	}
 	if outcome != store.LoginSuccess {
 		vm.Message = loc.T(loginFailed)
@@ -316,29 +330,48 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkLogin returns the account email names and the attempt's outcome. Every path checks one
-// password hash, so an unknown address answers no faster than a wrong password.
+// password hash, so an unknown address answers no faster than a wrong password. The check waits
+// for one of the instance's password slots (passwordGate); errPasswordsBusy when none came in
+// time, and then no password was checked.
 func (s *Server) checkLogin(ctx context.Context, email, password string) (store.Account, string, error) {
-	if len(email) > 320 || !utf8.ValidString(email) || strings.ContainsFunc(email, func(r rune) bool { return r < ' ' }) {
-		s.store.SpendPasswordCheck(password)
-		return store.Account{}, store.LoginUnknownAccount, nil
+	var acct store.Account
+	outcome := store.LoginUnknownAccount
+	if len(email) <= 320 && utf8.ValidString(email) && !strings.ContainsFunc(email, func(r rune) bool { return r < ' ' }) {
+		a, err := s.store.AccountGetByEmail(ctx, email)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return store.Account{}, "", err
+		case a.PasswordHash == nil:
+			acct, outcome = a, store.LoginNoPassword
+		default:
+			acct, outcome = a, ""
+		}
 	}
-	acct, err := s.store.AccountGetByEmail(ctx, email)
+	matches := false
+	ran := s.passwords.run(ctx, func() {
+		if outcome != "" {
+			s.store.SpendPasswordCheck(password)
+			return
+		}
+		matches = store.PasswordMatches(*acct.PasswordHash, password)
+	})
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		s.store.SpendPasswordCheck(password)
-		return store.Account{}, store.LoginUnknownAccount, nil
-	case err != nil:
-		return store.Account{}, "", err
-	case acct.PasswordHash == nil:
-		s.store.SpendPasswordCheck(password)
-		return acct, store.LoginNoPassword, nil
-	case !store.PasswordMatches(*acct.PasswordHash, password):
+	case !ran:
+		return acct, "", errPasswordsBusy
+	case outcome != "":
+		return acct, outcome, nil
+	case !matches:
 		return acct, store.LoginWrongPassword, nil
 	case acct.DisabledAt != nil:
 		return acct, store.LoginDisabled, nil
 	}
 	return acct, store.LoginSuccess, nil
 }
+
+// errPasswordsBusy reports a password that was not checked (or hashed) because every one of the
+// instance's password slots stayed taken until too close to the request's deadline.
+var errPasswordsBusy = errors.New("password checks busy")
 
 // logout ends the session: POST /logout. The stored session is deleted, not just the cookie, so a
 // copied cookie is worthless afterwards.

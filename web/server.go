@@ -85,6 +85,9 @@ type Deps struct {
 	// HeavyPages is how many of the heavy pages (a course's page, the course list, the overview)
 	// run at once, and as many exports more (heavySlots of the pool when 0); the others wait.
 	HeavyPages int
+	// PasswordChecks is how many password checks (bcrypt) this instance runs at once; the others
+	// wait while they can still end within their deadline (one per core, GOMAXPROCS, when 0).
+	PasswordChecks int
 	// SnapshotEvery is how often the server checks that today's snapshot of the needs-a-person
 	// pile exists, taking it if not; 0 never (tests take it themselves).
 	SnapshotEvery time.Duration
@@ -170,6 +173,8 @@ type Server struct {
 	exportJobs       exportJobs
 	// heavy bounds the heavy pages, exports the exports, each to a share of the pool (gate).
 	heavy, exports *gate
+	// passwords bounds the password checks to the cores (passwordGate).
+	passwords *passwordGate
 }
 
 // New builds a Server from its dependencies.
@@ -210,6 +215,7 @@ func New(d Deps) *Server {
 		slots = heavySlots(d.Store.Pool().Config().MaxConns)
 	}
 	s.heavy, s.exports = newGate(slots, s.requestTimeout), newGate(slots, 0)
+	s.passwords = newPasswordGate(d.PasswordChecks)
 	s.lookupTimeout = d.LookupTimeout
 	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
 	s.modules = &sharedReading[[]store.CourseModuleStats]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
