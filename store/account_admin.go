@@ -65,6 +65,18 @@ const (
 	AccountReasonOwnPassword   = "own_password"
 	AccountReasonTokenMade     = "api_token_made"
 	AccountReasonTokenRevoked  = "api_token_revoked"
+	// AccountReasonOwnPasswordSignedOut is a password set through a one-time link since such a
+	// change ends every other session of the account (AccountReasonOwnPassword before).
+	AccountReasonOwnPasswordSignedOut = "own_password_signed_out"
+	// AccountReasonTokenRevokedDisabled is a token revoked because its account was disabled.
+	AccountReasonTokenRevokedDisabled = "api_token_revoked_disabled"
+)
+
+// The details a "disabled" change keeps of what the disabling ended: how many open password links
+// it spent and API tokens it revoked (each token also has its own api_token_revoked change).
+const (
+	AccountDetailLinksSpent    = "password_links_spent"
+	AccountDetailTokensRevoked = "api_tokens_revoked"
 )
 
 // AccountChangeReason is the reason a change's details name, as AccountChangeBy gave it: its code
@@ -396,7 +408,10 @@ func (s *Store) AccountUpdate(ctx context.Context, p AccountUpdateParams) (bool,
 
 // AccountSetDisabled disables or enables an account and records it; doing what is already so
 // writes nothing and reports false. Disabling the last active admin is ErrLastAdmin. A disabled
-// account's sessions end at their next request, which reloads the account.
+// account's sessions end at their next request, which reloads the account. Disabling also spends
+// the account's open password links and revokes its API tokens, in the same transaction, each
+// recorded: enabling it again gives none of them back, so a link or token made before cannot
+// outlive the disabling.
 func (s *Store) AccountSetDisabled(ctx context.Context, id string, disabled bool, by AccountChangeBy) (bool, error) {
 	by, err := by.validate()
 	if err != nil {
@@ -411,23 +426,47 @@ func (s *Store) AccountSetDisabled(ctx context.Context, id string, disabled bool
 		if (acct.DisabledAt != nil) == disabled {
 			return nil
 		}
-		change := AccountChangeEnabled
-		if disabled {
-			if acct.Role == AccountRoleAdmin {
-				if err := q.guardLastAdmin(ctx, acct.ID); err != nil {
-					return err
-				}
+		changed = true
+		if !disabled {
+			if _, err := q.db.Exec(ctx, `UPDATE accounts SET disabled_at = NULL WHERE id = $1`, acct.ID); err != nil {
+				return dbError("AccountSetDisabled", err)
 			}
-			change = AccountChangeDisabled
-			_, err = q.db.Exec(ctx, `UPDATE accounts SET disabled_at = $2 WHERE id = $1`, acct.ID, by.At)
-		} else {
-			_, err = q.db.Exec(ctx, `UPDATE accounts SET disabled_at = NULL WHERE id = $1`, acct.ID)
+			return q.accountChangeInsert(ctx, acct.ID, AccountChangeEnabled, by, nil)
 		}
-		if err != nil {
+		if acct.Role == AccountRoleAdmin {
+			if err := q.guardLastAdmin(ctx, acct.ID); err != nil {
+				return err
+			}
+		}
+		if _, err := q.db.Exec(ctx, `UPDATE accounts SET disabled_at = $2 WHERE id = $1`, acct.ID, by.At); err != nil {
 			return dbError("AccountSetDisabled", err)
 		}
-		changed = true
-		return q.accountChangeInsert(ctx, acct.ID, change, by, nil)
+		// Withdrawn, not used: superseded says so, as for a link a newer one replaced.
+		links, err := q.db.Exec(ctx, `UPDATE account_password_links SET used_at = $2, superseded = true
+WHERE account_id = $1 AND used_at IS NULL AND expires_at > $2`, acct.ID, by.At)
+		if err != nil {
+			return dbError("AccountSetDisabled links", err)
+		}
+		rows, _ := q.db.Query(ctx, `UPDATE api_tokens SET revoked_at = $2 WHERE account_id = $1 AND revoked_at IS NULL
+RETURNING id::text AS id, name, created_at, last_used_at, revoked_at`, acct.ID, by.At)
+		tokens, err := pgx.CollectRows(rows, pgx.RowToStructByName[APIToken])
+		if err != nil {
+			return dbError("AccountSetDisabled tokens", err)
+		}
+		if err := q.accountChangeInsert(ctx, acct.ID, AccountChangeDisabled, by, map[string]any{
+			AccountDetailLinksSpent: links.RowsAffected(), AccountDetailTokensRevoked: len(tokens),
+		}); err != nil {
+			return err
+		}
+		for _, t := range tokens {
+			revokedBy := AccountChangeBy{ActorID: by.ActorID, At: by.At, ActorRole: by.ActorRole,
+				Reason:     "Revoked the API token “" + t.Name + "” as the account was disabled.",
+				ReasonCode: AccountReasonTokenRevokedDisabled, ReasonArgs: map[string]string{"Name": t.Name}}
+			if err := q.accountChangeInsert(ctx, acct.ID, AccountChangeAPITokenRevoked, revokedBy, map[string]any{"token_id": t.ID}); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	return changed, err
 }
@@ -527,6 +566,8 @@ func (s *Store) AccountPasswordLinkCheck(ctx context.Context, now time.Time, tok
 
 // AccountPasswordLinkUse sets the password through a link token, spending the link, and records
 // the change as the account holder's own, in one transaction. Errors as AccountPasswordLinkCheck.
+// The account's sessions are bound to the password they signed in with (the web's sessions keep
+// a mark of its hash), so the new password ends them; the change says so.
 func (s *Store) AccountPasswordLinkUse(ctx context.Context, now time.Time, token, passwordHash string) (Account, error) {
 	var acct Account
 	err := s.InTx(ctx, func(q *Queries) error {
@@ -541,7 +582,8 @@ func (s *Store) AccountPasswordLinkUse(ctx context.Context, now time.Time, token
 			return err
 		}
 		if err := q.accountChangeInsert(ctx, l.AccountID, AccountChangePasswordSet,
-			AccountChangeBy{ActorID: l.AccountID, At: now, Reason: "Set their own password through a one-time link.", ReasonCode: AccountReasonOwnPassword}, nil); err != nil {
+			AccountChangeBy{ActorID: l.AccountID, At: now, Reason: "Set their own password through a one-time link; every other session of the account ended.",
+				ReasonCode: AccountReasonOwnPasswordSignedOut}, map[string]any{"other_sessions_ended": true}); err != nil {
 			return err
 		}
 		acct, err = q.AccountGet(ctx, l.AccountID)

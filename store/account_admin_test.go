@@ -246,8 +246,15 @@ func TestPasswordLinkWorksOnceAndExpires(t *testing.T) {
 	if _, err := b.st.AccountPasswordLinkCheck(ctx, b.now, second); !errors.Is(err, store.ErrLinkExpired) {
 		t.Errorf("a disabled account's link: %v", err)
 	}
+	// The disabling spent it: enabling the account again gives it nothing back.
+	if _, err := b.st.AccountSetDisabled(ctx, sami.ID, false, b.by("back")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.st.AccountPasswordLinkCheck(ctx, b.now, second); !errors.Is(err, store.ErrLinkExpired) {
+		t.Errorf("a link made before the account was disabled, once it is enabled again: %v", err)
+	}
 	cs := b.changes(t, sami.ID)
-	if !slices.Contains(cs, "password_set by Sami Support: Set their own password through a one-time link.") ||
+	if !slices.Contains(cs, "password_set by Sami Support: Set their own password through a one-time link; every other session of the account ended.") ||
 		!slices.Contains(cs, "password_link_issued by Aino Admin: first password") {
 		t.Errorf("changes: %v", cs)
 	}

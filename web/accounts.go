@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"regexp"
@@ -125,9 +126,38 @@ func (s *Server) accountChangeVMs(ctx context.Context, accountID string, now tim
 			who = cmp.Or(store.Deref(c.ActorName), *c.ActorID)
 		}
 		out = append(out, views.AccountChangeVM{When: loc.When(&c.CreatedAt, now), Account: names[c.AccountID],
-			AccountURL: "/admin/accounts/" + c.AccountID, Change: named(loc, changeNames, c.Change), Who: who, Reason: accountChangeReason(loc, c)})
+			AccountURL: "/admin/accounts/" + c.AccountID, Change: changeWords(loc, c), Who: who, Reason: accountChangeReason(loc, c)})
 	}
 	return out, nil
+}
+
+// changeWords names a change; a disabling adds what it ended: the open password links it spent
+// and the API tokens it revoked.
+func changeWords(loc *i18n.Localizer, c store.AccountChange) string {
+	words := named(loc, changeNames, c.Change)
+	if c.Change != store.AccountChangeDisabled || len(c.Details) == 0 {
+		return words
+	}
+	var ended map[string]json.RawMessage
+	if json.Unmarshal(c.Details, &ended) != nil {
+		return words
+	}
+	count := func(key string) int {
+		var n int
+		_ = json.Unmarshal(ended[key], &n)
+		return n
+	}
+	var parts []string
+	if n := count(store.AccountDetailLinksSpent); n > 0 {
+		parts = append(parts, loc.T("accounts.change.linksSpent", "Count", n))
+	}
+	if n := count(store.AccountDetailTokensRevoked); n > 0 {
+		parts = append(parts, loc.T("accounts.change.tokensRevoked", "Count", n))
+	}
+	if len(parts) == 0 {
+		return words
+	}
+	return words + " (" + strings.Join(parts, ", ") + ")"
 }
 
 // accountChangeReason is a change's reason: a person's as they typed it, regdesk's own in the
@@ -444,11 +474,20 @@ func (s *Server) passwordSet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.store.AccountPasswordLinkUse(r.Context(), s.clock(), token, hash); err != nil {
-		if errors.Is(err, store.ErrLinkExpired) {
-			return errLinkGone
-		}
+	acct, err = s.store.AccountPasswordLinkUse(r.Context(), s.clock(), token, hash)
+	if errors.Is(err, store.ErrLinkExpired) {
+		return errLinkGone
+	}
+	if err != nil {
 		return err
+	}
+	// Every session signed in with the old password ends at its next request (authenticate); this
+	// one, if it is the account's own, carries on with the new password.
+	if s.sessions.GetString(r.Context(), sessionAccountKey) == acct.ID {
+		if err := s.sessions.RenewToken(r.Context()); err != nil {
+			return err
+		}
+		s.sessions.Put(r.Context(), sessionPasswordKey, passwordMark(acct.PasswordHash))
 	}
 	s.setFlash(r, loc.T("password.done"))
 	redirect(w, r, "/login")

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -19,6 +21,22 @@ import (
 // sessionAccountKey is the session value naming the signed-in account. The account itself is
 // reloaded on every request, so a disabled or deleted account is signed out at once.
 const sessionAccountKey = "accountID"
+
+// sessionPasswordKey is the session value holding the mark of the password its person signed in
+// with (passwordMark). A session whose mark is not the account's password's any more ends at its
+// next request: setting a password, through a one-time link or on the command line, ends every
+// session signed in with the old one (the link's own session is given the new mark).
+const sessionPasswordKey = "passwordMark"
+
+// passwordMark is a short digest of an account's password hash, kept in its sessions. It tells
+// nothing about the password: it is a digest of a bcrypt hash, which the table already keeps.
+func passwordMark(hash *string) string {
+	if hash == nil {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(*hash))
+	return hex.EncodeToString(sum[:8])
+}
 
 // ssoKey marks a request whose person the authenticating proxy vouched for.
 const ssoKey ctxKey = iota + 200
@@ -112,9 +130,9 @@ func (s *Server) authenticate(r *http.Request) (a *Actor, sso bool, err error) {
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, false, err
 	}
-	if err != nil || acct.DisabledAt != nil {
-		// Deleted or disabled since signing in: the session ends here.
-		s.log.InfoContext(ctx, "session of a gone or disabled account ended", "account_id", id,
+	if err != nil || acct.DisabledAt != nil || s.sessions.GetString(ctx, sessionPasswordKey) != passwordMark(acct.PasswordHash) {
+		// Deleted, disabled or given a new password since signing in: the session ends here.
+		s.log.InfoContext(ctx, "session of a gone or disabled account, or of an old password, ended", "account_id", id,
 			"request_id", requestIDFrom(ctx))
 		if err := s.sessions.Destroy(ctx); err != nil {
 			return nil, false, err
@@ -325,6 +343,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	s.sessions.Put(ctx, sessionAccountKey, acct.ID)
+	s.sessions.Put(ctx, sessionPasswordKey, passwordMark(acct.PasswordHash))
 	redirect(w, r, vm.Next)
 	return nil
 }
