@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,8 +22,9 @@ import (
 // sends them (never the list in memory), by the same code, scope and cap as a streamed one, while
 // the person watches /exports/{id} count the rows written of the total (htmx polls it; without
 // JavaScript it reloads itself). Then the page offers the file. Only the person who asked sees the
-// job; it and its file live in this process for exportJobKeep after the end, so behind several
-// instances the page needs sticky sessions, and after a restart the export is asked for again.
+// job; it and its file live in this process for exportJobKeep after the end, in the instance's
+// folder (export_dir.go), so behind several instances the page needs sticky sessions, and after a
+// restart the export is asked for again (its page says so).
 
 // DefaultExportInlineRows is how many rows an export may hold and still stream straight to the
 // browser: a few seconds' download at most.
@@ -31,10 +33,25 @@ const DefaultExportInlineRows = 10_000
 // exportJobKeep is how long a finished export's file stays to be downloaded.
 const exportJobKeep = 30 * time.Minute
 
+// ExportsPerPerson is how many long exports one person may hold on an instance at once, written
+// or being written: each file is megabytes of names and student numbers. A person asking for
+// another makes room by dropping their oldest finished one; with that many still being written,
+// they are asked to wait.
+const ExportsPerPerson = 3
+
+// exportsKey is the session value listing the person's latest long exports as "id@instance", so
+// that after a restart the page of an export this instance never knew can say what became of it
+// instead of "not found".
+const exportsKey = "exports"
+
+// exportsRemembered bounds that list.
+const exportsRemembered = 10
+
 // exportJob is one export written in the background.
 type exportJob struct {
 	id, owner string
 	path      string // the file
+	seq       uint64 // the order it was asked for in, among this process's jobs
 	total     atomic.Int64
 	written   atomic.Int64
 
@@ -62,25 +79,60 @@ func (j *exportJob) outcome() (finished bool, h http.Header, head store.ExportHe
 type exportJobs struct {
 	mu   sync.Mutex
 	jobs map[string]*exportJob
+	// asked numbers the jobs in the order they were asked for (exportJob.seq).
+	asked uint64
 }
 
+// errExportsRunning refuses a long export to a person whose ExportsPerPerson exports are all
+// still being written.
+var errExportsRunning = &Error{Status: http.StatusTooManyRequests, Key: "export.job.tooMany", Args: []any{"Max", ExportsPerPerson}}
+
 // add keeps j, and forgets (deleting their files) the jobs finished more than exportJobKeep ago.
-func (b *exportJobs) add(j *exportJob, now time.Time) {
+// When j's owner already holds perPerson jobs, their oldest finished one is forgotten to make
+// room; when none of them has finished, j is refused (errExportsRunning).
+func (b *exportJobs) add(j *exportJob, now time.Time, perPerson int) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.jobs == nil {
 		b.jobs = map[string]*exportJob{}
 	}
+	held := 0
+	var oldest *exportJob
 	for id, old := range b.jobs {
 		old.mu.Lock()
-		expired := old.finished && now.Sub(old.endedAt) > exportJobKeep
+		finished, ended := old.finished, old.endedAt
 		old.mu.Unlock()
-		if expired {
+		if finished && now.Sub(ended) > exportJobKeep {
 			_ = os.Remove(old.path)
 			delete(b.jobs, id)
+			continue
+		}
+		if old.owner != j.owner {
+			continue
+		}
+		held++
+		if finished && (oldest == nil || old.seq < oldest.seq) {
+			oldest = old
 		}
 	}
+	if held >= perPerson {
+		if oldest == nil {
+			return errExportsRunning
+		}
+		_ = os.Remove(oldest.path)
+		delete(b.jobs, oldest.id)
+	}
+	b.asked++
+	j.seq = b.asked
 	b.jobs[j.id] = j
+	return nil
+}
+
+// forget drops j without a trace, as if it had never been added.
+func (b *exportJobs) forget(j *exportJob) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.jobs, j.id)
 }
 
 func (b *exportJobs) get(id string) *exportJob {
@@ -117,12 +169,20 @@ func (s *Server) exportInBackground(w http.ResponseWriter, r *http.Request, name
 	if actor == nil {
 		return errNotFound
 	}
-	f, err := os.CreateTemp(s.exportDir, "regdesk-export-*")
-	if err != nil {
+	if s.exportFolder == nil {
+		return errors.New("long exports: no folder to write them in (see the log at start)")
+	}
+	j := &exportJob{id: store.NewID(), owner: actor.ID}
+	if err := s.exportJobs.add(j, s.clock(), ExportsPerPerson); err != nil {
 		return err
 	}
-	j := &exportJob{id: store.NewID(), owner: actor.ID, path: f.Name()}
-	s.exportJobs.add(j, s.clock())
+	f, err := os.CreateTemp(s.exportFolder.dir, "export-*")
+	if err != nil {
+		s.exportJobs.forget(j)
+		return err
+	}
+	j.path = f.Name()
+	s.rememberExport(r, j.id)
 	base := r.WithContext(context.WithoutCancel(r.Context()))
 	s.background.Go(func() {
 		s.exports.slots <- struct{}{}
@@ -149,7 +209,33 @@ func (s *Server) exportInBackground(w http.ResponseWriter, r *http.Request, name
 	return nil
 }
 
-// exportJobFor is the job id of the person asking, or errNotFound.
+// rememberExport adds the job id to the person's list of long exports (exportsKey), with this
+// instance's name.
+func (s *Server) rememberExport(r *http.Request, id string) {
+	list := strings.Fields(s.sessions.GetString(r.Context(), exportsKey))
+	list = append(list, id+"@"+s.instance)
+	s.sessions.Put(r.Context(), exportsKey, strings.Join(list[max(len(list)-exportsRemembered, 0):], " "))
+}
+
+// exportGone is what became of one of the person's exports this instance does not hold: the
+// catalogue key of the words saying so, and their arguments; "" for an id the person never had.
+func (s *Server) exportGone(r *http.Request, id string) (string, []any) {
+	for _, e := range strings.Fields(s.sessions.GetString(r.Context(), exportsKey)) {
+		jobID, instance, _ := strings.Cut(e, "@")
+		if jobID != id {
+			continue
+		}
+		if instance != s.instance {
+			// Made by a process before this one: its file was swept when this one started.
+			return "export.job.lost", nil
+		}
+		return "export.job.gone", []any{"Minutes", int(exportJobKeep.Minutes()), "Max", ExportsPerPerson}
+	}
+	return "", nil
+}
+
+// exportJobFor is the job id of the person asking, or errNotFound; or, for one of theirs this
+// instance no longer holds, a 410 whose words say what became of it (exportGone).
 func (s *Server) exportJobFor(r *http.Request) (*exportJob, error) {
 	id, err := pathID(r)
 	if err != nil {
@@ -157,7 +243,13 @@ func (s *Server) exportJobFor(r *http.Request) (*exportJob, error) {
 	}
 	j := s.exportJobs.get(id)
 	actor := actorFrom(r.Context())
-	if j == nil || actor == nil || j.owner != actor.ID {
+	if actor == nil || j != nil && j.owner != actor.ID {
+		return nil, errNotFound
+	}
+	if j == nil {
+		if key, args := s.exportGone(r, id); key != "" {
+			return nil, &Error{Status: http.StatusGone, Key: key, Args: args}
+		}
 		return nil, errNotFound
 	}
 	return j, nil
@@ -165,14 +257,24 @@ func (s *Server) exportJobFor(r *http.Request) (*exportJob, error) {
 
 // exportJobShow is a long export: the rows written of the total while it runs, then the file to
 // download (or that it failed). GET /exports/{id}; htmx's poll gets the progress fragment, or a
-// redirect to the page once the job is done. Only the person who asked sees it; anyone else, or a
-// job this process does not know (long finished, or before a restart), is 404.
+// redirect to the page once the job is done. Only the person who asked sees it; anyone else is
+// 404. One of theirs this process no longer holds (made before a restart, or dropped after its
+// time or for a newer one) is a 410 saying which, and to ask again.
 func (s *Server) exportJobShow(w http.ResponseWriter, r *http.Request) error {
 	j, err := s.exportJobFor(r)
+	loc := i18n.From(r.Context())
+	if e, ok := errors.AsType[*Error](err); ok && e.Status == http.StatusGone {
+		// The page says what became of the export where its progress was; the poll is sent there.
+		if wantsFragment(r) {
+			redirect(w, r, r.URL.Path)
+			return nil
+		}
+		vm := views.ExportJobVM{Page: s.page(r, loc.T("export.job.title")), Failed: e.text(r.Context())}
+		return s.render(w, r, http.StatusGone, views.ExportJobPage(vm), nil)
+	}
 	if err != nil {
 		return err
 	}
-	loc := i18n.From(r.Context())
 	finished, _, head, jobErr := j.outcome()
 	vm := views.ExportJobVM{Page: s.page(r, loc.T("export.job.title")), PollURL: "/exports/" + j.id}
 	if finished {

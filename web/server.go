@@ -63,7 +63,9 @@ type Deps struct {
 	// the browser; a longer one is written to a file under ExportDir while a page shows its
 	// progress (DefaultExportInlineRows when 0; the API's exports always stream).
 	ExportInlineRows int
-	// ExportDir is where long exports' files are written (os.TempDir when "").
+	// ExportDir is the folder of regdesk's own where long exports' files are written, each
+	// instance in a folder of its own inside, swept at start and on Close (DefaultExportDir when
+	// ""; export_dir.go).
 	ExportDir string
 	// PasswordLinkTTL is how long a one-time password link works (store.DefaultPasswordLinkTTL
 	// when 0).
@@ -167,10 +169,14 @@ type Server struct {
 	stopBackground context.CancelFunc
 	background     sync.WaitGroup
 	exportLimit    int
-	// exportInlineRows, exportDir and exportJobs are the long exports (export_jobs.go).
+	// exportInlineRows, exportFolder and exportJobs are the long exports (export_jobs.go,
+	// export_dir.go); exportFolder is nil when it could not be made.
 	exportInlineRows int
-	exportDir        string
+	exportFolder     *exportFolder
 	exportJobs       exportJobs
+	// instance names this process among the instances and the restarts: its exports' folder,
+	// and the exports a person's session remembers.
+	instance string
 	// heavy bounds the heavy pages, exports the exports, each to a share of the pool (gate).
 	heavy, exports *gate
 	// passwords bounds the password checks to the cores (passwordGate).
@@ -184,7 +190,7 @@ func New(d Deps) *Server {
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
 		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows),
-		exportInlineRows: cmp.Or(d.ExportInlineRows, DefaultExportInlineRows), exportDir: d.ExportDir}
+		exportInlineRows: cmp.Or(d.ExportInlineRows, DefaultExportInlineRows), instance: store.NewID()[:8]}
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
 		s.exportLimit = d.ExportLimit
 	}
@@ -193,6 +199,15 @@ func New(d Deps) *Server {
 	}
 	if s.now == nil {
 		s.now = time.Now
+	}
+	exportDir := cmp.Or(d.ExportDir, DefaultExportDir())
+	if f, swept, err := openExportFolder(exportDir, s.instance); err != nil {
+		s.log.Error("long exports cannot be written: their folder cannot be made", "dir", exportDir, "err", err)
+	} else {
+		s.exportFolder = f
+		if swept > 0 {
+			s.log.Info("deleted the long exports that stopped instances left behind", "dir", exportDir, "files", swept)
+		}
 	}
 	s.lookups = &lookup.Service{Store: d.Store, Registry: d.Registry, Now: s.clock, Log: s.log}
 	lim := d.LoginLimits
@@ -262,6 +277,7 @@ func (s *Server) Close() {
 	s.stopBackground()
 	s.background.Wait()
 	s.exportJobs.removeAll()
+	s.exportFolder.close()
 	s.sessionStore.Close()
 }
 

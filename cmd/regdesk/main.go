@@ -24,6 +24,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -131,6 +132,8 @@ type config struct {
 	SMTPPassword  string
 	MailFrom      string
 	AlertInterval time.Duration
+	// ExportDir is the folder of regdesk's own for long exports' files.
+	ExportDir string
 }
 
 // suotarConfigured reports whether lookups can reach Suotar.
@@ -169,6 +172,7 @@ type configFlags struct {
 	smtpURL          *string
 	mailFrom         *string
 	alertInterval    *string
+	exportDir        *string
 }
 
 func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
@@ -197,6 +201,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		smtpURL:          fs.String("smtp-url", getenv("SMTP_URL"), "mail server, smtp://[user@]host[:port] (STARTTLS) or smtps://; empty mails nothing (env SMTP_URL; the password is read from SMTP_PASSWORD only)"),
 		mailFrom:         fs.String("mail-from", getenv("MAIL_FROM"), "sender of alert mails, such as \"regdesk <regdesk@example.org>\" (env MAIL_FROM)"),
 		alertInterval:    fs.String("alert-interval", cmpOr(getenv("ALERT_INTERVAL"), "1m"), "how often the health rules are evaluated and due mails sent (env ALERT_INTERVAL)"),
+		exportDir:        fs.String("export-dir", cmpOr(getenv("EXPORT_DIR"), web.DefaultExportDir()), "folder of regdesk's own for long exports' files, swept at start and on shutdown (env EXPORT_DIR)"),
 	}
 }
 
@@ -275,6 +280,9 @@ func (c *configFlags) validate() (config, error) {
 		c.problem("WAITING_TARGET_DAYS: %q is not a number of working days from 1 to 60", *c.waitingTarget)
 	} else {
 		cfg.WaitingTarget = n
+	}
+	if cfg.ExportDir = strings.TrimSpace(*c.exportDir); !filepath.IsAbs(cfg.ExportDir) {
+		c.problem("EXPORT_DIR: %q is not an absolute path; its contents are deleted at start, so name a folder of regdesk's own", cfg.ExportDir)
 	}
 	c.validateSuotar(&cfg)
 	c.validateMail(&cfg)
@@ -451,6 +459,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 		LookupTimeout:  cfg.SuotarTimeout + time.Second,
 		ClaimLapse:     cfg.ClaimLapse,
 		WaitingTarget:  cfg.WaitingTarget,
+		ExportDir:      cfg.ExportDir,
 	}
 	if cfg.suotarConfigured() {
 		client, err := suotar.New(cfg.suotarConfig())
