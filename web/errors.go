@@ -27,6 +27,8 @@ type Error struct {
 	// Field is the input field the message is about, when checkInput refused one; a form that
 	// shows its own problems in place reads it.
 	Field string
+	// RetryAfter, when set, is the answer's Retry-After: when trying again is worth it.
+	RetryAfter string
 }
 
 func (e *Error) Error() string {
@@ -101,6 +103,9 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 	dbTrouble := false
 	if e, ok := errors.AsType[*Error](err); ok {
 		status, msg = e.Status, e.text(r.Context())
+		if e.RetryAfter != "" {
+			w.Header().Set("Retry-After", e.RetryAfter)
+		}
 	} else if errors.Is(err, store.ErrNotFound) {
 		status, msg = errNotFound.Status, errNotFound.text(r.Context())
 	} else if errors.Is(err, store.ErrRefused) {

@@ -380,3 +380,67 @@ func waitForLockWait(t *testing.T, direct string) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// The heavy pages (/courses, /courses/{id}, /overview) take turns on a few slots. A person whose
+// turn does not come within the wait is told, at the end of it, that the page is busy and to try
+// again (503, Retry-After), not made to wait on until a deadline and then told the database is
+// not answering; the page that had the slot still answers within its own bound.
+func TestHeavyPageWaitsItsBoundThenSaysItIsBusy(t *testing.T) {
+	t.Parallel()
+	const wait, request = 500 * time.Millisecond, 3 * time.Second
+	b := setupWith(t, func(d *web.Deps) { d.HeavyPages, d.HeavyWait, d.RequestTimeout = 1, wait, request })
+	ctx := context.Background()
+	// The course list waits on this lock, holding the only slot.
+	hold, err := b.store.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Rollback(ctx)
+	if _, err := hold.Exec(ctx, `LOCK TABLE courses IN ACCESS EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan int, 1)
+	go func() {
+		resp, _ := b.getWith(t, b.login(t, b.admin), "/courses", false)
+		first <- resp.StatusCode
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var waiting bool
+		if err := b.store.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+  WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first course list never reached the lock")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	for _, tc := range []struct {
+		path string
+		htmx bool
+	}{{"/overview", false}, {"/courses/" + b.course.ID, false}, {"/courses", true}} {
+		start := time.Now()
+		resp, body := b.getWith(t, b.client, tc.path, tc.htmx)
+		took := time.Since(start)
+		if took > wait+time.Second {
+			t.Errorf("%s waited %v for its turn, want at most the %v wait", tc.path, took.Round(time.Millisecond), wait)
+		}
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, "This page is busy") || resp.Header.Get("Retry-After") == "" {
+			t.Errorf("%s (htmx %v) without a turn = %d (Retry-After %q), want 503 saying the page is busy:\n%.600s",
+				tc.path, tc.htmx, resp.StatusCode, resp.Header.Get("Retry-After"), body)
+		}
+		if strings.Contains(body, "database") {
+			t.Errorf("%s without a turn blames the database", tc.path)
+		}
+	}
+	// The page with the slot ends within its own bound: the wait and the request's time.
+	select {
+	case <-first:
+	case <-time.After(wait + request + 2*time.Second):
+		t.Errorf("the page holding the slot did not end within its bound")
+	}
+}

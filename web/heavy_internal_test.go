@@ -12,7 +12,7 @@ import (
 // A gate lets n requests in at once; the next waits for a slot, and gives up (with its context's
 // error, which the error page turns into "try again") when its deadline passes first.
 func TestGateBoundsAndWaits(t *testing.T) {
-	g := newGate(1, 0)
+	g := newGate(1, 0, 0)
 	entered, release := make(chan struct{}), make(chan struct{})
 	holder := g.wrap(func(http.ResponseWriter, *http.Request) error {
 		close(entered)
@@ -46,7 +46,7 @@ func TestGateBoundsAndWaits(t *testing.T) {
 // The time a heavy page waited for its slot is not taken from its own work: once in, it has the
 // gate's run time from then, within what the request had left.
 func TestGateBoundsTheWorkFromTheSlot(t *testing.T) {
-	g := newGate(1, time.Hour)
+	g := newGate(1, time.Hour, 0)
 	var deadline time.Time
 	h := g.wrap(func(_ http.ResponseWriter, r *http.Request) error {
 		deadline, _ = r.Context().Deadline()

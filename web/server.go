@@ -87,6 +87,9 @@ type Deps struct {
 	// HeavyPages is how many of the heavy pages (a course's page, the course list, the overview)
 	// run at once, and as many exports more (heavySlots of the pool when 0); the others wait.
 	HeavyPages int
+	// HeavyWait is how long a heavy page may wait for its slot before its own RequestTimeout
+	// starts; past it the person is told the page is busy (DefaultHeavyWait when 0).
+	HeavyWait time.Duration
 	// PasswordChecks is how many password checks (bcrypt) this instance runs at once; the others
 	// wait while they can still end within their deadline (one per core, GOMAXPROCS, when 0).
 	PasswordChecks int
@@ -179,6 +182,8 @@ type Server struct {
 	instance string
 	// heavy bounds the heavy pages, exports the exports, each to a share of the pool (gate).
 	heavy, exports *gate
+	// heavyWait is how long a heavy page may wait for its slot (gate.wait).
+	heavyWait time.Duration
 	// passwords bounds the password checks to the cores (passwordGate).
 	passwords *passwordGate
 }
@@ -229,7 +234,8 @@ func New(d Deps) *Server {
 	if slots <= 0 && d.Store != nil {
 		slots = heavySlots(d.Store.Pool().Config().MaxConns)
 	}
-	s.heavy, s.exports = newGate(slots, s.requestTimeout), newGate(slots, 0)
+	s.heavyWait = cmp.Or(d.HeavyWait, DefaultHeavyWait)
+	s.heavy, s.exports = newGate(slots, s.requestTimeout, s.heavyWait), newGate(slots, 0, 0)
 	s.passwords = newPasswordGate(d.PasswordChecks)
 	s.lookupTimeout = d.LookupTimeout
 	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}

@@ -197,7 +197,7 @@ func (s *Server) deadline(next http.Handler) http.Handler {
 			d = exportTimeout
 		}
 		if isHeavyPath(r.URL.Path) {
-			d += heavyWait // to wait for a slot in; the page itself still has requestTimeout (gate)
+			d += s.heavyWait // to wait for a slot in; the page itself still has requestTimeout (gate)
 		}
 		ctx, cancel := context.WithTimeout(r.Context(), d)
 		defer cancel()
