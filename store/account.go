@@ -32,10 +32,13 @@ type Account struct {
 	// Language is the language the person chose for regdesk ("fi", "sv", "en"); empty when they
 	// never chose, and pages follow their browser.
 	Language string `db:"language"`
+	// LMSUserID is the LMS user (users.id) the person is; "" when the account names none, and then
+	// they cannot take hand actions, which the LMS records as that user's.
+	LMSUserID string `db:"lms_user_id"`
 }
 
 const accountColumns = `a.id::text AS id, a.created_at, a.name, a.email, a.role::text AS role, a.password_hash,
-  a.disabled_at, coalesce(a.language, '') AS language, ARRAY(SELECT ac.course_id::text FROM account_courses ac WHERE ac.account_id = a.id
+  a.disabled_at, coalesce(a.language, '') AS language, coalesce(a.lms_user_id::text, '') AS lms_user_id, ARRAY(SELECT ac.course_id::text FROM account_courses ac WHERE ac.account_id = a.id
     ORDER BY ac.course_id) AS course_ids`
 
 // AccountCreateParams is a new account.
@@ -46,6 +49,8 @@ type AccountCreateParams struct {
 	// PasswordHash may be empty: such an account signs in through the single sign-on proxy only.
 	PasswordHash string
 	CourseIDs    []string
+	// LMSUserID is the LMS user the person is ("" for none): hand actions are taken as that user.
+	LMSUserID string
 }
 
 // AccountCreate inserts an account with its courses in one transaction and returns it. An e-mail
@@ -58,9 +63,9 @@ func (s *Store) AccountCreate(ctx context.Context, p AccountCreateParams) (Accou
 			hash = &p.PasswordHash
 		}
 		var id string
-		err := q.db.QueryRow(ctx, `INSERT INTO accounts (id, name, email, role, password_hash)
-VALUES (gen_random_uuid(), $1, $2, $3::account_role, $4) RETURNING id::text`,
-			p.Name, strings.TrimSpace(p.Email), p.Role, hash).Scan(&id)
+		err := q.db.QueryRow(ctx, `INSERT INTO accounts (id, name, email, role, password_hash, lms_user_id)
+VALUES (gen_random_uuid(), $1, $2, $3::account_role, $4, $5) RETURNING id::text`,
+			p.Name, strings.TrimSpace(p.Email), p.Role, hash, nullIfEmpty(p.LMSUserID)).Scan(&id)
 		if err != nil {
 			return dbError("AccountCreate", err)
 		}

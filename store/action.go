@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,12 +15,18 @@ import (
 	"regdesk/schedule"
 )
 
-// This file applies one person's hand action to one registration (bulk.go applies one action to
-// many). Each runs in one transaction that locks the row, checks it is the version the person's
-// page showed, decides again with schedule.Decide on the locked row and its latest Sisu lookup,
-// and writes the change, an admin_action event and an audit row together, so a second click, a
-// second person or a pipeline write in between can never turn into a second registration. The
-// locked read (actionRowsByID) and the write (applyAction) here serve bulk.go too.
+// This file is regdesk's half of a person's hand action on a registration (bulk.go does the same
+// for many rows). The change itself is the LMS's: its admin endpoints are the only writer of a
+// row, and regdesk asks them as the person (package handaction makes the call). Here regdesk
+//   - reads the row as the LMS has it now, checks it is the version the person's page showed and
+//     that no newer Sisu lookup has been made, and decides with schedule.Decide, so a refusal the
+//     rules foresee is explained before anything is asked (RegistrationActionPrepare);
+//   - records the attempt, with who, why, the lookup it rested on and the risk accepted, before
+//     the call (ActionAttemptInsert), and the LMS's answer after it (ActionAnswerInsert): an
+//     attempt without an answer is one whose outcome nobody knows.
+// The LMS has no version check of its own; the version is the row's updated_at, which the LMS's
+// trigger stamps on every write, so a second click or a second person, who would act on a row that
+// changed, is caught here as stale.
 
 // ActionReasonMaxLength is the longest reason a person may type, in characters.
 const ActionReasonMaxLength = 2000
@@ -33,6 +40,9 @@ type ActionActor struct {
 	ID string
 	// Role is their role as the audit records it (admin, support).
 	Role string
+	// LMSUserID is the LMS user the person is (accounts.lms_user_id): whom the LMS's own audit
+	// names when regdesk acts for them; "" when the account names none, and then they cannot act.
+	LMSUserID string
 }
 
 // ValidationError reports input the person must correct; nothing was written. Key and Args name
@@ -130,16 +140,18 @@ type actionRow struct {
 	linkedTo string
 }
 
-const actionRowColumns = `cr.id::text AS id, cr.version, cr.submitted_attainment_id, cr.submitted_attainment_type,
+const actionRowColumns = `cr.id::text AS id, ` + sqlRowVersion + ` AS version, cr.submitted_attainment_id, cr.submitted_attainment_type,
   ` + scheduleColumns + `,
   lk.id::text AS lookup_id, lk.created_at AS lookup_at, lk.details AS lookup_details, la.name AS lookup_actor`
 
-const actionRowFrom = `credit_registrations cr
+// actionRowFrom reads the LMS's live row (not regdesk's copy), its live dismissal and its newest
+// Sisu lookup.
+const actionRowFrom = liveLedger + `
   LEFT JOIN credit_registration_attention_dismissals d ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL
-  LEFT JOIN LATERAL (SELECT e.id, e.created_at, e.details, e.actor_user_id FROM credit_registration_events e
-    WHERE e.credit_registration_id = cr.id AND e.kind = 'sisu_lookup'
-    ORDER BY e.created_at DESC, e.id DESC LIMIT 1) lk ON true
-  LEFT JOIN accounts la ON la.id = lk.actor_user_id`
+  LEFT JOIN LATERAL (SELECT l.id, l.created_at, l.details, l.account_id FROM lookups l
+    WHERE l.credit_registration_id = cr.id
+    ORDER BY l.created_at DESC, l.id DESC LIMIT 1) lk ON true
+  LEFT JOIN accounts la ON la.id = lk.account_id`
 
 func (r *actionRow) lookup() *LookupSummary {
 	if r.LookupID == nil || r.LookupAt == nil {
@@ -159,9 +171,8 @@ func (r *actionRow) scheduleFacts() schedule.Facts {
 	}
 }
 
-// actionRowsByID reads the rows with the given ids, in id order, and marks those whose lookup
-// matched an attainment another live row already holds. Call it after locking the rows, as its
-// own statement, so it sees what committed while the lock was awaited.
+// actionRowsByID reads the rows with the given ids as the LMS has them now, in id order, and marks
+// those whose lookup matched an attainment another live row already holds.
 func (q *Queries) actionRowsByID(ctx context.Context, ids []string, scope []string) ([]actionRow, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+actionRowColumns+`
 FROM `+actionRowFrom+`
@@ -211,14 +222,26 @@ type ActionParams struct {
 	Scope []string
 }
 
-// ActionResult is what an applied hand action did.
-type ActionResult struct {
+// ActionPrepared is a hand action regdesk's rules allow on the row as it is now, ready to be asked
+// of the LMS.
+type ActionPrepared struct {
 	RegistrationID string
+	Action         schedule.Action
 	Decision       schedule.Decision
-	Before, After  schedule.State
-	// Version is the row's version after the action.
+	Before         schedule.State
+	// Version is the row's version the decision was made on.
 	Version int64
-	AuditID string
+	// Reason is the person's reason, trimmed.
+	Reason string
+	// Lookup is the Sisu lookup the decision rested on, for the actions that rest on one.
+	Lookup *LookupSummary
+}
+
+// ValidateAction checks what a person typed or the page sent for a hand action, so a mistake is
+// told before anything is read or asked: a *ValidationError naming the field.
+func ValidateAction(a schedule.Action, reason string, actor ActionActor) error {
+	_, err := validateAction(a, reason, actor)
+	return err
 }
 
 // validateAction checks what a person typed or the page sent, so a mistake writes nothing.
@@ -244,75 +267,121 @@ func restsOnLookup(a schedule.Action) bool {
 	return a == schedule.ActionMarkInSisu || a == schedule.ActionMarkRegistered || a == schedule.ActionResubmit
 }
 
-// RegistrationActionApply applies one person's hand action to one registration in one
-// transaction. It returns *ValidationError for bad input, ErrNotFound for an unknown row or one
-// outside p.Scope,
-// *StaleError (ErrConflict) when the row or its lookup changed since the page showed it,
-// *RefusedError (ErrRefused) when the rules refuse the action now, and *RiskConfirmationError
-// when a risk was not confirmed; in every one of those cases nothing is written.
-func (s *Store) RegistrationActionApply(ctx context.Context, now time.Time, p ActionParams) (ActionResult, error) {
+// RegistrationActionPrepare reads the row as the LMS has it now and decides the person's action on
+// it, writing nothing. It returns *ValidationError for bad input, ErrNotFound for an unknown row or
+// one outside p.Scope, *StaleError (ErrConflict) when the row or its lookup changed since the page
+// showed it, *RefusedError (ErrRefused) when regdesk's rules refuse the action now, and
+// *RiskConfirmationError when a risk was not confirmed.
+func (q *Queries) RegistrationActionPrepare(ctx context.Context, now time.Time, p ActionParams) (ActionPrepared, error) {
 	reason, err := validateAction(p.Action, p.Reason, p.Actor)
 	if err != nil {
-		return ActionResult{}, err
+		return ActionPrepared{}, err
 	}
 	if !IsUUID(p.RegistrationID) {
-		return ActionResult{}, fmt.Errorf("RegistrationActionApply %q: %w", p.RegistrationID, ErrNotFound)
+		return ActionPrepared{}, fmt.Errorf("RegistrationActionPrepare %q: %w", p.RegistrationID, ErrNotFound)
 	}
-	op := fmt.Sprintf("RegistrationActionApply %s %s", p.Action, p.RegistrationID)
-	var out ActionResult
-	err = s.InTx(ctx, func(q *Queries) error {
-		var version int64
-		err := q.db.QueryRow(ctx, `SELECT cr.version FROM credit_registrations cr
-WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+` FOR UPDATE`, p.RegistrationID, p.Scope).Scan(&version)
-		if err != nil {
-			return dbError(op, err)
-		}
-		list, err := q.actionRowsByID(ctx, []string{p.RegistrationID}, p.Scope)
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		if len(list) != 1 {
-			return fmt.Errorf("%s: %w", op, ErrNotFound)
-		}
-		r := list[0]
-		if r.Version != p.Version || (restsOnLookup(p.Action) && r.lookupID() != p.LookupID) {
-			stale, err := q.staleError(ctx, &r, p.Version, p.LookupID)
-			if err != nil {
-				return fmt.Errorf("%s: %w", op, err)
-			}
-			return stale
-		}
-		d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAny, now)
-		if !d.Allowed {
-			return &RefusedError{RegistrationID: r.ID, Decision: d}
-		}
-		if d.Risk.NeedsConfirmation() && p.ConfirmedRisk != d.Risk {
-			return &RiskConfirmationError{RegistrationID: r.ID, Risk: d.Risk, Decision: d}
-		}
-		auditID := NewID()
-		w, err := q.applyAction(ctx, now, &r, d, reason, p.Actor, auditID)
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		details := AuditDetails{Action: p.Action, Outcome: "applied", Strictness: schedule.StrictnessAny,
-			Decision: auditDecisionOf(d), VersionBefore: &r.Version, VersionAfter: &w.version}
-		if lk := r.lookup(); lk != nil && restsOnLookup(p.Action) {
-			details.Lookup = auditLookupOf(lk)
-		}
-		after := w.after
-		if err := q.auditInsert(ctx, auditRow{
-			ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: r.ID, Actor: p.Actor, Reason: reason,
-			Before: &r.State, After: &after, Details: details, Affected: 1,
-		}); err != nil {
-			return fmt.Errorf("%s: %w", op, err)
-		}
-		out = ActionResult{RegistrationID: r.ID, Decision: d, Before: r.State, After: w.after, Version: w.version, AuditID: auditID}
-		return nil
-	})
+	op := fmt.Sprintf("RegistrationActionPrepare %s %s", p.Action, p.RegistrationID)
+	list, err := q.actionRowsByID(ctx, []string{p.RegistrationID}, p.Scope)
 	if err != nil {
-		return ActionResult{}, err
+		return ActionPrepared{}, fmt.Errorf("%s: %w", op, err)
+	}
+	if len(list) != 1 {
+		return ActionPrepared{}, fmt.Errorf("%s: %w", op, ErrNotFound)
+	}
+	r := list[0]
+	if r.Version != p.Version || (restsOnLookup(p.Action) && r.lookupID() != p.LookupID) {
+		stale, err := q.staleError(ctx, &r, p.Version, p.LookupID)
+		if err != nil {
+			return ActionPrepared{}, fmt.Errorf("%s: %w", op, err)
+		}
+		return ActionPrepared{}, stale
+	}
+	d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAny, now)
+	if !d.Allowed {
+		return ActionPrepared{}, &RefusedError{RegistrationID: r.ID, Decision: d}
+	}
+	if d.Risk.NeedsConfirmation() && p.ConfirmedRisk != d.Risk {
+		return ActionPrepared{}, &RiskConfirmationError{RegistrationID: r.ID, Risk: d.Risk, Decision: d}
+	}
+	out := ActionPrepared{RegistrationID: r.ID, Action: p.Action, Decision: d, Before: r.State, Version: r.Version, Reason: reason}
+	if lk := r.lookup(); lk != nil && restsOnLookup(p.Action) {
+		out.Lookup = lk
 	}
 	return out, nil
+}
+
+// ActionAttempt is what regdesk records before it asks the LMS for a person's action.
+type ActionAttempt struct {
+	ID       string
+	At       time.Time
+	Actor    ActionActor
+	Prepared ActionPrepared
+}
+
+// ActionAttemptInsert records that the person asked for the prepared action, before the LMS is
+// called. It writes regdesk's own audit (actions) only.
+func (q *Queries) ActionAttemptInsert(ctx context.Context, a ActionAttempt) error {
+	p := a.Prepared
+	details := AuditDetails{Action: p.Action, Strictness: schedule.StrictnessAny, Outcome: AuditOutcomeAsked,
+		Decision: auditDecisionOf(p.Decision), VersionBefore: &p.Version}
+	if p.Lookup != nil {
+		details.Lookup = auditLookupOf(p.Lookup)
+	}
+	before := p.Before
+	return q.auditInsert(ctx, auditRow{ID: a.ID, At: a.At, Action: string(p.Action), TargetID: p.RegistrationID, Actor: a.Actor,
+		Reason: p.Reason, Before: &before, Details: details, Affected: 1})
+}
+
+// The outcomes of a hand action regdesk asked the LMS for. An attempt with no answer recorded is
+// AuditOutcomeUnknown: nobody knows whether the LMS applied it.
+const (
+	AuditOutcomeAsked    = "asked"
+	AuditOutcomeApplied  = "applied"
+	AuditOutcomeRefused  = "refused"
+	AuditOutcomeNoChange = "no_change"
+	AuditOutcomeFailed   = "failed"
+	AuditOutcomeUnknown  = "unknown"
+)
+
+// ActionAnswer is the LMS's answer to an attempt.
+type ActionAnswer struct {
+	ActionID   string
+	AnsweredAt time.Time
+	// Outcome is AuditOutcomeApplied, AuditOutcomeRefused, AuditOutcomeNoChange or
+	// AuditOutcomeFailed (the LMS turned the call down before acting).
+	Outcome string
+	// Refusal is the LMS's refusal code, or its error message for a failed call.
+	Refusal string
+	// StateAfter is the row's state as the LMS answered it; "" when it did not say.
+	StateAfter string
+	// Answer is the LMS's answer as it came, for the record.
+	Answer any
+}
+
+// ActionAnswerInsert records the LMS's answer to an attempt.
+func (q *Queries) ActionAnswerInsert(ctx context.Context, a ActionAnswer) error {
+	raw, err := json.Marshal(a.Answer)
+	if err != nil {
+		return fmt.Errorf("ActionAnswerInsert: encode the answer: %w", err)
+	}
+	_, err = q.db.Exec(ctx, `INSERT INTO action_answers (action_id, answered_at, outcome, refusal, state_after, answer)
+VALUES ($1, $2, $3, $4, $5, $6)`, a.ActionID, a.AnsweredAt, a.Outcome, nullIfEmpty(a.Refusal), nullIfEmpty(a.StateAfter), raw)
+	if err != nil {
+		return dbError("ActionAnswerInsert", err)
+	}
+	return nil
+}
+
+// ClaimAfterAction keeps the row's claim as a person's action leaves it: a person who acted on the
+// row is done with it, unless they only asked the pipeline to look again; then they are still on
+// it, and their claim is kept from lapsing.
+func (s *Store) ClaimAfterAction(ctx context.Context, now time.Time, rowID string, action schedule.Action, actor ActionActor) error {
+	return s.InTx(ctx, func(q *Queries) error {
+		if settles(action) {
+			return q.endClaim(ctx, now, rowID, actor, string(action))
+		}
+		return q.touchClaim(ctx, now, rowID, actor.ID)
+	})
 }
 
 // staleError describes what changed since the person's page: the row now and its newest
@@ -331,10 +400,10 @@ func (q *Queries) staleError(ctx context.Context, r *actionRow, seenVersion int6
 		ToState   *string   `db:"to_state"`
 		Message   *string   `db:"message"`
 	}
-	rows, _ := q.db.Query(ctx, `SELECT e.created_at, a.name AS actor_name, e.kind::text AS kind,
+	rows, _ := q.db.Query(ctx, `SELECT e.created_at, nullif(`+sqlLMSUserName+`, '') AS actor_name, e.kind::text AS kind,
   e.from_state::text AS from_state, e.to_state::text AS to_state, e.message
-FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
-WHERE e.credit_registration_id = $1 AND e.kind <> 'sisu_lookup'
+FROM credit_registration_events e LEFT JOIN user_details da ON da.user_id = e.actor_user_id
+WHERE e.credit_registration_id = $1 AND e.deleted_at IS NULL
 ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
 	c, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[changeRow])
 	switch {
@@ -348,159 +417,40 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
 	return e, nil
 }
 
-// ActionEventDetails is what an admin_action event's details hold: the action, its audit entry,
-// and what it carried or rested on. applyAction writes it; the registration page reads it
-// (ReadActionEventDetails).
-type ActionEventDetails struct {
-	Action  schedule.Action `json:"action"`
-	AuditID string          `json:"audit_id"`
-	// Risk is the decision's risk, "" when it carried none.
-	Risk             schedule.RiskLabel   `json:"risk"`
-	Check            schedule.CheckTarget `json:"check,omitempty"`
-	DismissedReasons []schedule.Reason    `json:"dismissed_reasons,omitempty"`
-	// LookupID is the Sisu lookup the decision rested on, for the actions that rest on one.
-	LookupID string `json:"lookup_id,omitempty"`
-}
-
-// ReadActionEventDetails decodes an admin_action event's details; details it cannot read give the
-// zero value, so a page shows less rather than fail.
-func ReadActionEventDetails(raw []byte) ActionEventDetails { return readJSON[ActionEventDetails](raw) }
-
-// written is what applyAction wrote.
-type written struct {
-	version int64
-	after   schedule.State
-}
-
-// phaseChanges reports whether moving from one state to another starts a new timeline phase;
-// the verification states share theirs.
-func phaseChanges(from, to schedule.State) bool {
-	return from != to && !(from.InVerification() && to.InVerification())
-}
-
-// applyAction writes an allowed decision's effect on the locked row r, with the LMS's side
-// effects, and its admin_action event. No statement here can set state to submitting: the
-// states written are the decision's target, which schedule never makes submitting.
-//
-// Every settling action (settles) also clears needs_person_since, which tells the ledger's trigger
-// (migration 0019) that a person has dealt with the row: if it needs someone again, the wait
-// counts from this action at the earliest. "Check now" leaves the wait running.
-//
-// Every UPDATE here sets version = version + 1 itself, since the optimistic check of a person's
-// page rests on it, and dates updated_at with now, the instant of the event it writes, so a later
-// conflict can name this change. The row's touch trigger (migration 0005) also moves version, to
-// the same value, so that the pipeline's writes, which do not mention it, move it too; nothing
-// here relies on the trigger.
-func (q *Queries) applyAction(ctx context.Context, now time.Time, r *actionRow, d schedule.Decision, reason string, actor ActionActor, auditID string) (written, error) {
-	if d.Target == schedule.StateSubmitting && r.State != schedule.StateSubmitting {
-		// Decide never does this; refusing here keeps the promise even if it one day did.
-		return written{}, fmt.Errorf("applyAction: refusing to move a row into submitting")
-	}
-	var w written
-	var err error
-	target := string(d.Target)
-	switch d.Action {
-	case schedule.ActionResubmit:
-		// Back to the start, due now; the frozen payload stays, as the LMS keeps it.
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
-  state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
-  phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
-  needs_admin_attention = false, error_code = NULL, error_message = NULL, next_attempt_at = $3,
-  partially_registered_at = NULL, resubmit_not_before = NULL, terminal_at = NULL,
-  needs_person_since = NULL, version = version + 1, updated_at = $3
-WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
-	case schedule.ActionCancel:
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
-  state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
-  phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
-  needs_admin_attention = false, error_code = NULL, error_message = NULL, terminal_at = coalesce(terminal_at, $3),
-  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL,
-  needs_person_since = NULL, version = version + 1, updated_at = $3
-WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target)).Scan(&w.version, &w.after)
-	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
-		lk := r.lookup()
-		matchType := lk.MatchType
-		if matchType == "" {
-			// The verdict names the kind when the lookup recorded no type.
-			matchType = "AssessmentItemAttainment"
-			if lk.Verdict == schedule.VerdictRegistered {
-				matchType = "CourseUnitAttainment"
-			}
-		}
-		partial := d.Target == schedule.StatePartiallyRegistered
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET state = $2::credit_registration_state,
-  state_entered_at = $3, state_changed_at = CASE WHEN state = $2::credit_registration_state THEN state_changed_at ELSE $3 END,
-  phase_started_at = CASE WHEN $4 THEN $3 ELSE phase_started_at END,
-  needs_admin_attention = false, error_code = NULL, error_message = NULL,
-  sisu_attainment_id = $5, sisu_attainment_type = $6,
-  registered_at = CASE WHEN $2 = 'registered' THEN coalesce(registered_at, $3) ELSE registered_at END,
-  terminal_at = CASE WHEN $7 THEN coalesce(terminal_at, $3) ELSE NULL END,
-  partially_registered_at = CASE WHEN $8 THEN coalesce(partially_registered_at, $3) ELSE partially_registered_at END,
-  submitted_attainment_id = CASE WHEN $8 THEN coalesce(submitted_attainment_id, $5) ELSE submitted_attainment_id END,
-  submitted_attainment_type = CASE WHEN $8 THEN coalesce(submitted_attainment_type, $6) ELSE submitted_attainment_type END,
-  next_attempt_at = CASE WHEN $8 THEN $9 ELSE next_attempt_at END,
-  enrolment_check_group = NULL, enrolment_check_step = NULL, enrolment_check_due_at = NULL, enrolment_checks_stopped_at = NULL,
-  needs_person_since = NULL, version = version + 1, updated_at = $3
-WHERE id = $1 RETURNING version, state::text`, r.ID, target, now, phaseChanges(r.State, d.Target), lk.MatchID, matchType,
-			d.Target.IsTerminal(), partial, now.Add(schedule.VerifyWindowInterval)).Scan(&w.version, &w.after)
-	case schedule.ActionCheckNow:
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET next_attempt_at = $2, version = version + 1, updated_at = $2
-WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
-	case schedule.ActionClearFlag:
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_admin_attention = false, needs_person_since = NULL, version = version + 1, updated_at = $2
-WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
-	case schedule.ActionDismissAttention:
-		// The dismissal lives in its own table; this UPDATE is the action's write to the row itself,
-		// moving its version and updated_at, so two people dismissing at once cannot both succeed.
-		err = q.db.QueryRow(ctx, `UPDATE credit_registrations SET needs_person_since = NULL, version = version + 1, updated_at = $2
-WHERE id = $1 RETURNING version, state::text`, r.ID, now).Scan(&w.version, &w.after)
-		if err == nil {
-			_, err = q.db.Exec(ctx, `UPDATE credit_registration_attention_dismissals SET deleted_at = $2
-WHERE credit_registration_id = $1 AND deleted_at IS NULL`, r.ID, now)
-		}
-		if err == nil {
-			reasons := make([]string, len(d.Reasons))
-			for i, x := range d.Reasons {
-				reasons[i] = string(x)
-			}
-			_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_attention_dismissals
-  (id, created_at, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
-VALUES (gen_random_uuid(), $2, $1, $3::text[]::credit_registration_attention_reason[], $4, $5)`, r.ID, now, reasons, actor.ID, reason)
-		}
-	default:
-		return written{}, fmt.Errorf("applyAction: no effect for %q", d.Action)
-	}
-	if err != nil {
-		return written{}, dbError("applyAction", err)
-	}
-	details := ActionEventDetails{Action: d.Action, AuditID: auditID, Risk: d.Risk, Check: d.Check, DismissedReasons: d.Reasons}
-	if lk := r.lookup(); lk != nil && restsOnLookup(d.Action) {
-		details.LookupID = lk.EventID
-	}
-	raw, err := json.Marshal(details)
-	if err != nil {
-		return written{}, fmt.Errorf("applyAction details: %w", err)
-	}
-	_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state,
-  message, actor_user_id, details)
-VALUES (gen_random_uuid(), $2, $1, 'admin_action', $3::credit_registration_state, $4::credit_registration_state, $5, $6, $7)`,
-		r.ID, now, string(r.State), string(w.after), reason, actor.ID, raw)
-	if err != nil {
-		return written{}, dbError("applyAction event", err)
-	}
-	// A person who acted on the row is done with it, unless they only asked the pipeline to look
-	// again: then they are still on it, and their claim is kept from lapsing.
-	if settles(d.Action) {
-		err = q.endClaim(ctx, now, r.ID, actor, string(d.Action))
-	} else {
-		err = q.touchClaim(ctx, now, r.ID, actor.ID)
-	}
-	if err != nil {
-		return written{}, fmt.Errorf("applyAction: %w", err)
-	}
-	return w, nil
-}
-
-// settles reports whether a hand action settles the row as far as a claim goes: every action but
-// "check now", which hands the row back to the pipeline for another look while the person waits.
+// settles reports whether a person who took the action is done with the row.
 func settles(a schedule.Action) bool { return a != schedule.ActionCheckNow }
+
+// actionLockClass is the first key of the advisory locks LockRegistrations takes ("rd" in ASCII):
+// the second is the registration's hash.
+const actionLockClass = 0x7264
+
+// WithRegistrationsLocked runs fn holding, across every instance of regdesk, a lock on each of the
+// registrations: a person's hand action holds it from reading the row to recording the LMS's
+// answer, so a second click, a second tab or a colleague acting on the same row reads it only
+// after the first action is done, sees its new version and is told the row changed. (The LMS's
+// transition has no version check of its own.) fn's queries run on the connection that holds the
+// locks, so the waiters, who each hold a connection while they wait, never starve it.
+func (s *Store) WithRegistrationsLocked(ctx context.Context, ids []string, fn func(q *Queries) error) error {
+	ids = slices.Clone(onlyUUIDs(ids))
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return dbError("WithRegistrationsLocked", err)
+	}
+	defer func() {
+		// Unlocked on a context of its own: the request's may be over.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_unlock_all()`); err != nil {
+			// A connection whose locks cannot be released must not go back to the pool.
+			conn.Conn().Close(ctx)
+		}
+		conn.Release()
+	}()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1, hashtext(id)) FROM unnest($2::text[]) AS id ORDER BY id`,
+		int32(actionLockClass), ids); err != nil {
+		return dbError("WithRegistrationsLocked", err)
+	}
+	return fn(&Queries{db: conn})
+}

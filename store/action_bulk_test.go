@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,7 +78,7 @@ func TestBulkPreviewAndApply(t *testing.T) {
 	rows = append(rows, store.BulkRow{ID: missing}, store.BulkRow{ID: "junk"})
 	params := store.BulkApplyParams{Action: schedule.ActionResubmit, Rows: rows, Reason: "course code fixed",
 		ConfirmedRisks: []schedule.RiskLabel{schedule.RiskReplacesReversedAttainment}, Actor: b.anna}
-	res, err := b.st.RegistrationBulkApply(ctx, actionNow, params)
+	res, err := b.svc.ApplyBulk(ctx, actionNow, params)
 	if err != nil {
 		t.Fatalf("apply: %v", err)
 	}
@@ -107,25 +108,32 @@ func TestBulkPreviewAndApply(t *testing.T) {
 		}
 	}
 
-	var action, after string
-	var affected int
-	var details []byte
-	if err := b.st.Pool().QueryRow(ctx, `SELECT action::text, after_state::text, affected_row_count, details
-FROM credit_registration_admin_actions WHERE id = $1`, res.AuditID).Scan(&action, &after, &affected, &details); err != nil {
+	// regdesk's record: the person's bulk action with every row's judgement, and the LMS's answer
+	// with what it did to each row.
+	var action, after, outcome string
+	var details, answer []byte
+	if err := b.st.Pool().QueryRow(ctx, `SELECT a.action, a.after_state, a.details, ans.outcome, ans.answer
+FROM actions a JOIN action_answers ans ON ans.action_id = a.id WHERE a.id = $1`, res.AuditID).Scan(&action, &after, &details, &outcome, &answer); err != nil {
 		t.Fatal(err)
 	}
 	d := store.ReadAuditDetails(details)
-	if action != "transition_item" || after != "ready_to_submit" || affected != 2 || len(d.Rows) != len(wantOutcomes) ||
+	if action != "resubmit" || after != "ready_to_submit" || outcome != "applied" || len(d.Rows) != len(wantOutcomes) ||
 		d.Skipped["submission_uncertain"] != 1 || d.Skipped["already_succeeded"] != 1 || d.Strictness != schedule.StrictnessAnyExceptSubmissionUncertain {
-		t.Errorf("audit: %s → %s ×%d, details %s", action, after, affected, details)
+		t.Errorf("regdesk's audit: %s → %s (%s), details %s", action, after, outcome, details)
 	}
-	var audits int
-	if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_admin_actions`).Scan(&audits); err != nil || audits != 1 {
-		t.Errorf("%d audit rows, want one for the bulk (%v)", audits, err)
+	if !strings.Contains(string(answer), `"applied_count": 2`) {
+		t.Errorf("the LMS's answer as recorded: %s", answer)
+	}
+	// The LMS's own audit: one bulk row naming Anna's LMS user, and the two rows it moved.
+	var audits, affected int
+	var actor string
+	if err := b.st.Pool().QueryRow(ctx, `SELECT count(*), max(affected_row_count), max(actor_user_id::text) FROM credit_registration_admin_actions`).
+		Scan(&audits, &affected, &actor); err != nil || audits != 1 || affected != 2 || actor != b.anna.LMSUserID {
+		t.Errorf("%d LMS audit rows affecting %d by %s, want one for the bulk affecting 2 by Anna (%v)", audits, affected, actor, err)
 	}
 
 	// The same preview applied again: every row it acted on has changed since.
-	again, err := b.st.RegistrationBulkApply(ctx, actionNow, params)
+	again, err := b.svc.ApplyBulk(ctx, actionNow, params)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +166,7 @@ func TestBulkClearFlagSkipsUncertain(t *testing.T) {
 	for _, r := range preview.Rows {
 		rows = append(rows, store.BulkRow{ID: r.ID, Version: r.Version, LookupID: r.LookupID})
 	}
-	res, err := b.st.RegistrationBulkApply(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag, Rows: rows,
+	res, err := b.svc.ApplyBulk(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag, Rows: rows,
 		Reason: "config fixed", Actor: b.anna})
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +175,7 @@ func TestBulkClearFlagSkipsUncertain(t *testing.T) {
 		t.Errorf("applied %d; uncertain flag %v, other flag %v", res.Applied, b.ledger(t, uncertain).Flag, b.ledger(t, flagged).Flag)
 	}
 	var after *string
-	if err := b.st.Pool().QueryRow(ctx, `SELECT after_state::text FROM credit_registration_admin_actions WHERE id = $1`, res.AuditID).Scan(&after); err != nil || after != nil {
+	if err := b.st.Pool().QueryRow(ctx, `SELECT after_state FROM actions WHERE id = $1`, res.AuditID).Scan(&after); err != nil || after != nil {
 		t.Errorf("after_state = %v (%v), want NULL for an action that moves no row", after, err)
 	}
 }
@@ -199,8 +207,9 @@ func TestBulkPreviewByFilter(t *testing.T) {
 
 	// 501 matching rows are too many.
 	b.exec(t, `WITH c AS (
-  INSERT INTO course_module_completions (id, user_id, course_id, course_module_id, course_instance_id, completion_date, grade, passed)
-  SELECT gen_random_uuid(), $1, $2, $3, $4, $5, 4, true FROM generate_series(1, 501) RETURNING id)
+  INSERT INTO course_module_completions (id, user_id, course_id, course_module_id, completion_date, grade, passed,
+    completion_language, eligible_for_ects, email, completion_granter_user_id)
+  SELECT gen_random_uuid(), $1, $2, $3, $5, 4, true, 'fi-FI', true, 'x@example.invalid', $1 FROM generate_series(1, 501) RETURNING id)
 INSERT INTO credit_registrations (id, course_module_completion_id, user_id, course_id, course_module_id, course_instance_id, state, terminal_at)
 SELECT gen_random_uuid(), c.id, $1, $2, $3, $4, 'cancelled', $5 FROM c`,
 		b.student.ID, b.course.ID, b.course.ModuleID, b.course.InstanceID, actionNow.Add(-time.Hour))
@@ -240,7 +249,7 @@ func TestBulkApplyValidation(t *testing.T) {
 		{"OnlyJunk", store.BulkApplyParams{Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: "junk"}}, Reason: "x", Actor: b.anna}, "rows"},
 	}
 	for _, tc := range tests {
-		if _, err := b.st.RegistrationBulkApply(ctx, actionNow, tc.p); !isValidation(err, tc.field) {
+		if _, err := b.svc.ApplyBulk(ctx, actionNow, tc.p); !isValidation(err, tc.field) {
 			t.Errorf("%s: err = %v, want a ValidationError on %s", tc.name, err, tc.field)
 		}
 	}
@@ -263,7 +272,7 @@ func TestActionsOutsideScopeFindNothing(t *testing.T) {
 	version := b.ledger(t, id).Version
 	elsewhere := []string{storetest.NewID()}
 
-	_, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+	_, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: version, Reason: "out of scope", Actor: b.anna, Scope: elsewhere})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("one row outside the scope: err = %v, want ErrNotFound", err)
@@ -273,7 +282,7 @@ func TestActionsOutsideScopeFindNothing(t *testing.T) {
 	if err != nil || len(preview.Rows) != 0 || !slices.Equal(preview.NotFound, []string{id}) {
 		t.Errorf("bulk preview outside the scope = %+v, %v; want the row not found", preview, err)
 	}
-	res, err := b.st.RegistrationBulkApply(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag,
+	res, err := b.svc.ApplyBulk(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag,
 		Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: "out of scope", Actor: b.anna, Scope: elsewhere})
 	if err != nil || res.Applied != 0 || len(res.Rows) != 1 || res.Rows[0].Outcome != store.BulkNotFound {
 		t.Errorf("bulk apply outside the scope = %+v, %v; want the row not found", res, err)
@@ -283,51 +292,8 @@ func TestActionsOutsideScopeFindNothing(t *testing.T) {
 	}
 
 	// In scope, the same action goes through.
-	if _, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+	if _, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: version, Reason: "in scope", Actor: b.anna, Scope: []string{b.course.ID}}); err != nil {
 		t.Errorf("in scope: %v", err)
-	}
-}
-
-// A bulk apply tells its progress row by row, ending at the total, so a page can show it move;
-// a mistake found before any row is touched tells nothing.
-func TestBulkApplyReportsProgress(t *testing.T) {
-	t.Parallel()
-	b := setupActions(t)
-	ctx := context.Background()
-	var rows []store.BulkRow
-	for range 4 {
-		id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
-		rows = append(rows, store.BulkRow{ID: id, Version: b.get(t, id).Version})
-	}
-	rows = append(rows, store.BulkRow{ID: storetest.NewID()}) // not found: counted all the same
-	var seen [][2]int
-	p := store.BulkApplyParams{Action: schedule.ActionClearFlag, Rows: rows, Reason: "seen", Actor: b.anna,
-		Progress: func(done, total int) { seen = append(seen, [2]int{done, total}) }}
-	if err := store.BulkApplyCheck(p); err != nil {
-		t.Fatalf("BulkApplyCheck of a good apply: %v", err)
-	}
-	res, err := b.st.RegistrationBulkApply(ctx, actionNow, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Applied != 4 {
-		t.Fatalf("applied %d, want 4", res.Applied)
-	}
-	if len(seen) == 0 || seen[len(seen)-1] != [2]int{5, 5} {
-		t.Fatalf("progress %v, want it to end at 5 of 5", seen)
-	}
-	for i := 1; i < len(seen); i++ {
-		if seen[i][0] <= seen[i-1][0] || seen[i][1] != 5 {
-			t.Fatalf("progress %v does not move forward over a total of 5", seen)
-		}
-	}
-	seen = nil
-	p.Reason = "  "
-	if err := store.BulkApplyCheck(p); !isValidation(err, "reason") {
-		t.Fatalf("BulkApplyCheck without a reason: %v", err)
-	}
-	if _, err := b.st.RegistrationBulkApply(ctx, actionNow, p); !isValidation(err, "reason") || len(seen) != 0 {
-		t.Fatalf("apply without a reason: %v, progress %v", err, seen)
 	}
 }

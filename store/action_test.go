@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/handaction"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
@@ -19,7 +20,9 @@ import (
 var actionNow = storetest.Now()
 
 type actionBundle struct {
-	st      *store.Store
+	st *store.Store
+	// svc takes hand actions through the fake of the LMS's admin endpoints.
+	svc     *handaction.Service
 	course  storetest.Course
 	student storetest.Student
 	// anna and ben are two support people.
@@ -29,7 +32,8 @@ type actionBundle struct {
 func setupActions(t *testing.T) *actionBundle {
 	t.Helper()
 	st := storetest.New(t)
-	b := &actionBundle{st: st}
+	_, client := storetest.FakeLMS(t, st, func() time.Time { return actionNow })
+	b := &actionBundle{st: st, svc: &handaction.Service{Store: st, LMS: client, Now: func() time.Time { return actionNow }}}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
 	b.student = storetest.AddStudent(t, st, storetest.Student{FirstName: "Aino", LastName: "Virtanen", Email: "aino@example.invalid"})
 	b.anna = b.addAccount(t, "Anna Support")
@@ -39,16 +43,14 @@ func setupActions(t *testing.T) *actionBundle {
 
 func (b *actionBundle) addAccount(t *testing.T, name string) store.ActionActor {
 	t.Helper()
-	id := storetest.NewID()
-	b.exec(t, `INSERT INTO accounts (id, name, email, role) VALUES ($1, $2, $3, 'support')`, id, name, id+"@example.invalid")
-	return store.ActionActor{ID: id, Role: "support"}
+	s := storetest.AddStaff(t, b.st, name, strings.ReplaceAll(strings.ToLower(name), " ", ".")+"@example.invalid", "support")
+	return store.ActionActor{ID: s.AccountID, Role: "support", LMSUserID: s.LMSUserID}
 }
 
+// exec writes as the LMS, then brings regdesk's copy of the ledger up to date.
 func (b *actionBundle) exec(t *testing.T, sql string, args ...any) {
 	t.Helper()
-	if err := b.st.ExecForTest(context.Background(), sql, args...); err != nil {
-		t.Fatalf("%v\n%s", err, sql)
-	}
+	storetest.LMSExec(t, b.st, sql, args...)
 }
 
 // addRow adds a registration of the bundle's student on its course, last changed an hour before
@@ -66,8 +68,8 @@ func (b *actionBundle) addRow(t *testing.T, r storetest.Registration) string {
 func (b *actionBundle) addLookup(t *testing.T, id string, at time.Time, details string) string {
 	t.Helper()
 	evID := storetest.NewID()
-	b.exec(t, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, actor_user_id, details)
-VALUES ($1, $2, $3, 'sisu_lookup', $4, $5)`, evID, at, id, b.anna.ID, details)
+	b.exec(t, `INSERT INTO regdesk.lookups (id, created_at, credit_registration_id, account_id, details)
+VALUES ($1, $2, $3, $4, $5)`, evID, at, id, b.anna.ID, details)
 	return evID
 }
 
@@ -99,7 +101,7 @@ type ledger struct {
 func (b *actionBundle) ledger(t *testing.T, id string) ledger {
 	t.Helper()
 	var l ledger
-	rows, err := b.st.Pool().Query(context.Background(), `SELECT cr.state::text, cr.version, cr.needs_admin_attention, cr.next_attempt_at,
+	rows, err := b.st.Pool().Query(context.Background(), `SELECT cr.state::text, (extract(epoch FROM cr.updated_at) * 1000000)::bigint, cr.needs_admin_attention, cr.next_attempt_at,
   cr.terminal_at, cr.registered_at, cr.partially_registered_at, cr.resubmit_not_before, cr.sisu_attainment_id,
   cr.sisu_attainment_type, cr.submitted_attainment_id, cr.grade_id, cr.error_code::text,
   (SELECT count(*) FROM credit_registration_events e WHERE e.credit_registration_id = cr.id AND e.kind = 'admin_action'),
@@ -123,7 +125,7 @@ FROM credit_registrations cr WHERE cr.id = $1`, id)
 }
 
 // act applies action to the row as Anna, with the version and lookup the row has now.
-func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk schedule.RiskLabel) (store.ActionResult, error) {
+func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk schedule.RiskLabel) (handaction.Result, error) {
 	t.Helper()
 	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, nil)
 	if err != nil {
@@ -134,7 +136,7 @@ func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk
 	if page.Lookup != nil {
 		p.LookupID = page.Lookup.EventID
 	}
-	return b.st.RegistrationActionApply(context.Background(), actionNow, p)
+	return b.svc.Apply(context.Background(), actionNow, p)
 }
 
 func ptrTime(t time.Time) *time.Time { return &t }
@@ -176,11 +178,12 @@ func TestActionResubmitUncertainAfterLookup(t *testing.T) {
 	if err != nil {
 		t.Fatalf("resubmit: %v", err)
 	}
-	if res.Before != schedule.StateSubmissionUncertain || res.After != schedule.StateReadyToSubmit || res.Version != before.Version+1 {
+	if res.Before != schedule.StateSubmissionUncertain || res.After != schedule.StateReadyToSubmit {
 		t.Errorf("result = %+v", res)
 	}
 	got := b.ledger(t, id)
-	if got.State != "ready_to_submit" || got.Flag || !got.NextAttemptAt.Equal(actionNow) || got.NotBefore != nil ||
+	// The LMS's transition keeps resubmit_not_before: it only refuses while it lies ahead.
+	if got.State != "ready_to_submit" || got.Flag || !got.NextAttemptAt.Equal(actionNow) ||
 		got.PartialAt != nil || got.TerminalAt != nil || got.ErrorCode != nil {
 		t.Errorf("after resubmit: %+v", got)
 	}
@@ -197,22 +200,33 @@ func TestActionResubmitUncertainAfterLookup(t *testing.T) {
 	}
 	e := events[0]
 	if e.Kind != "admin_action" || store.Deref(e.FromState) != "submission_uncertain" || store.Deref(e.ToState) != "ready_to_submit" ||
-		store.Deref(e.Message) != "Checked Sisu by hand" || store.Deref(e.ActorName) != "Anna Support" || !e.CreatedAt.Equal(actionNow) {
+		store.Deref(e.Message) != "Checked Sisu by hand" || store.Deref(e.ActorName) != "Anna Support" || e.CreatedAt.Sub(actionNow).Abs() > time.Second {
 		t.Errorf("event = %+v", e)
 	}
 
-	var action, role, reason, beforeState, afterState string
+	// The LMS's own audit names Anna's LMS user; regdesk's names her account, with the decision
+	// and the lookup it rested on, and the LMS's answer beside it.
+	var action, role, reason, beforeState, afterState, actor string
 	var count int
 	var details []byte
 	err = b.st.Pool().QueryRow(context.Background(), `SELECT action::text, actor_role, reason, before_state::text, after_state::text,
-  affected_row_count, details FROM credit_registration_admin_actions WHERE target_id = $1`, id).
-		Scan(&action, &role, &reason, &beforeState, &afterState, &count, &details)
+  affected_row_count, actor_user_id::text FROM credit_registration_admin_actions WHERE target_id = $1`, id).
+		Scan(&action, &role, &reason, &beforeState, &afterState, &count, &actor)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if action != "transition_item" || role != "support" || reason != "Checked Sisu by hand" || beforeState != "submission_uncertain" ||
-		afterState != "ready_to_submit" || count != 1 {
-		t.Errorf("audit = %s %s %q %s→%s ×%d", action, role, reason, beforeState, afterState, count)
+	if action != "transition_item" || role != "global_admin" || reason != "Checked Sisu by hand" || beforeState != "submission_uncertain" ||
+		afterState != "ready_to_submit" || count != 1 || actor != b.anna.LMSUserID {
+		t.Errorf("LMS audit = %s %s %q %s→%s ×%d by %s", action, role, reason, beforeState, afterState, count, actor)
+	}
+	var outcome, ownAction string
+	err = b.st.Pool().QueryRow(context.Background(), `SELECT a.action, a.details, ans.outcome FROM actions a
+  JOIN action_answers ans ON ans.action_id = a.id WHERE a.target_id = $1 AND a.account_id = $2`, id, b.anna.ID).Scan(&ownAction, &details, &outcome)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ownAction != "resubmit" || outcome != "applied" {
+		t.Errorf("regdesk's record = %s, answer %s", ownAction, outcome)
 	}
 	d := store.ReadAuditDetails(details)
 	if d.Decision == nil || d.Lookup == nil {
@@ -254,109 +268,9 @@ func TestActionCancel(t *testing.T) {
 	}
 }
 
-func TestActionMarkInSisu(t *testing.T) {
-	t.Parallel()
-
-	tests := []struct {
-		name     string
-		details  string
-		state    string
-		sisuID   string
-		sisuType string
-		terminal bool
-	}{
-		{name: "OursCourseUnit", details: registeredOurs, state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
-		{name: "FromElsewhere", details: registeredOther, state: "duplicate", sisuID: "hy-cu-9", sisuType: "CourseUnitAttainment", terminal: true},
-		{name: "OursAssessmentItem", details: partlyOurs, state: "partially_registered", sisuID: "hy-kur-1", sisuType: "AssessmentItemAttainment"},
-		// The record as a lookup writes it, by hand.
-		{name: "RecordedShape", details: `{"v": 1, "attainments": [{"id": "hy-kur-1", "type": "AssessmentItemAttainment"}, {"id": "hy-cu-1", "type": "CourseUnitAttainment"}],
-			"verdict": {"kind": "registered", "reason": "…", "match_id": "hy-cu-1", "ours": ["hy-kur-1", "hy-cu-1"]}}`,
-			state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
-		// The match's type read from the attainments listed, ours as a list.
-		{name: "TypeFromAttainments", details: `{"v": 1, "attainments": [{"id": "hy-cu-1", "type": "CourseUnitAttainment"}],
-			"verdict": {"kind": "registered", "match_id": "hy-cu-1", "ours": ["hy-cu-1", "hy-kur-1"]}}`,
-			state: "registered", sisuID: "hy-cu-1", sisuType: "CourseUnitAttainment", terminal: true},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			b := setupActions(t)
-			id := b.uncertainRow(t)
-			b.addLookup(t, id, actionNow.Add(-time.Minute), tc.details)
-			res, err := b.act(t, id, schedule.ActionMarkInSisu, "")
-			if err != nil {
-				t.Fatalf("mark in Sisu: %v", err)
-			}
-			got := b.ledger(t, id)
-			if got.State != tc.state || string(res.After) != tc.state || got.Flag || store.Deref(got.SisuID) != tc.sisuID ||
-				store.Deref(got.SisuType) != tc.sisuType || (got.TerminalAt != nil) != tc.terminal || got.ErrorCode != nil {
-				t.Errorf("after marking: %+v", got)
-			}
-			if (got.RegisteredAt != nil) != (tc.state == "registered") {
-				t.Errorf("registered_at = %v in state %s", got.RegisteredAt, tc.state)
-			}
-			if tc.state == "partially_registered" {
-				if got.PartialAt == nil || !got.PartialAt.Equal(actionNow) || !got.NextAttemptAt.Equal(actionNow.Add(schedule.VerifyWindowInterval)) {
-					t.Errorf("partial: partially_registered_at %v, next attempt %v", got.PartialAt, got.NextAttemptAt)
-				}
-			}
-			var action string
-			if err := b.st.Pool().QueryRow(context.Background(), `SELECT action::text FROM credit_registration_admin_actions WHERE target_id = $1`, id).Scan(&action); err != nil || action != "mark_resolved" {
-				t.Errorf("audit action = %q, %v; want mark_resolved", action, err)
-			}
-		})
-	}
-}
-
-func TestActionMarkInSisuRefusals(t *testing.T) {
-	t.Parallel()
-	b := setupActions(t)
-
-	// No lookup yet.
-	id := b.uncertainRow(t)
-	if _, err := b.act(t, id, schedule.ActionMarkInSisu, ""); !refusedWith(err, schedule.RefusalNeedsLookupAfterSubmission) {
-		t.Errorf("without a lookup: err = %v", err)
-	}
-	// A lookup from before the submission proves nothing.
-	b.addLookup(t, id, actionNow.Add(-73*time.Hour), registeredOurs)
-	if _, err := b.act(t, id, schedule.ActionMarkInSisu, ""); !refusedWith(err, schedule.RefusalNeedsLookupAfterSubmission) {
-		t.Errorf("with an old lookup: err = %v", err)
-	}
-	// An attainment another row holds already cannot be claimed twice.
-	holder := b.addRow(t, storetest.Registration{State: "registered", SisuAttainmentID: "hy-cu-1"})
-	b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
-	_, err := b.act(t, id, schedule.ActionMarkInSisu, "")
-	if !refusedWith(err, schedule.RefusalAttainmentLinkedElsewhere) {
-		t.Errorf("with the attainment on %s: err = %v", holder, err)
-	}
-	if l := b.ledger(t, id); l.State != "submission_uncertain" || l.AdminEvents != 0 || l.Audits != 0 {
-		t.Errorf("a refused mark wrote: %+v", l)
-	}
-}
-
 func refusedWith(err error, code schedule.RefusalCode) bool {
 	re, ok := errors.AsType[*store.RefusedError](err)
 	return ok && re.Decision.Refusal == code
-}
-
-func TestActionMarkRegistered(t *testing.T) {
-	t.Parallel()
-	b := setupActions(t)
-	id := b.addRow(t, storetest.Registration{State: "partially_registered", NeedsAdminAttention: true,
-		SubmittedAt: ptrTime(actionNow.Add(-5 * 24 * time.Hour)), PartiallyRegisteredAt: ptrTime(actionNow.Add(-4 * 24 * time.Hour)),
-		SubmittedAttainmentID: "hy-kur-1"})
-	b.addLookup(t, id, actionNow.Add(-time.Minute), partlyOurs)
-	if _, err := b.act(t, id, schedule.ActionMarkRegistered, ""); !refusedWith(err, schedule.RefusalLookupFoundNoCourseUnit) {
-		t.Fatalf("with only the assessment item found: err = %v", err)
-	}
-	b.addLookup(t, id, actionNow.Add(-time.Second), registeredOurs)
-	if _, err := b.act(t, id, schedule.ActionMarkRegistered, ""); err != nil {
-		t.Fatalf("mark registered: %v", err)
-	}
-	got := b.ledger(t, id)
-	if got.State != "registered" || got.Flag || store.Deref(got.SisuID) != "hy-cu-1" || got.RegisteredAt == nil || got.TerminalAt == nil {
-		t.Errorf("after mark registered: %+v", got)
-	}
 }
 
 func TestActionCheckNowClearFlagDismiss(t *testing.T) {
@@ -387,14 +301,15 @@ func TestActionCheckNowClearFlagDismiss(t *testing.T) {
 	// A misregistered row with an old dismissal of another reason: dismissing replaces it.
 	misreg := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered", NeedsAdminAttention: true, SubmitRetryCount: 6})
 	b.exec(t, `INSERT INTO credit_registration_attention_dismissals (id, created_at, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
-VALUES ($1, $2, $3, '{too_many_attempts}', $4, 'seen')`, storetest.NewID(), actionNow.Add(-24*time.Hour), misreg, b.ben.ID)
-	before := b.ledger(t, misreg)
+VALUES ($1, $2, $3, '{too_many_attempts}', $4, 'seen')`, storetest.NewID(), actionNow.Add(-24*time.Hour), misreg, b.ben.LMSUserID)
+	_ = b.ledger(t, misreg)
 	res, err = b.act(t, misreg, schedule.ActionDismissAttention, "")
 	if err != nil {
 		t.Fatalf("dismiss: %v", err)
 	}
 	got := b.ledger(t, misreg)
-	if got.Version != before.Version+1 || !got.Flag || got.LiveDismissals != 1 || got.AllDism != 2 {
+	// The dismissal is the LMS's own table: the row itself is not written.
+	if !got.Flag || got.LiveDismissals != 1 || got.AllDism != 2 {
 		t.Errorf("after dismissing: %+v", got)
 	}
 	r := b.get(t, misreg)
@@ -461,7 +376,7 @@ func TestActionValidation(t *testing.T) {
 			if tc.field == "actor" {
 				p.Actor = tc.p.Actor
 			}
-			_, err := b.st.RegistrationActionApply(context.Background(), actionNow, p)
+			_, err := b.svc.Apply(context.Background(), actionNow, p)
 			if ve, ok := errors.AsType[*store.ValidationError](err); !ok || ve.Field != tc.field || ve.Message == "" {
 				t.Errorf("err = %v, want a ValidationError on %s", err, tc.field)
 			}
@@ -472,7 +387,7 @@ func TestActionValidation(t *testing.T) {
 		other := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired"})
 		p := store.ActionParams{RegistrationID: other, Action: schedule.ActionCancel, Version: b.ledger(t, other).Version,
 			Reason: strings.Repeat("ä", store.ActionReasonMaxLength), Actor: b.anna}
-		if _, err := b.st.RegistrationActionApply(context.Background(), actionNow, p); err != nil {
+		if _, err := b.svc.Apply(context.Background(), actionNow, p); err != nil {
 			t.Errorf("a reason of exactly %d characters: %v", store.ActionReasonMaxLength, err)
 		}
 	})
@@ -480,7 +395,7 @@ func TestActionValidation(t *testing.T) {
 		t.Parallel()
 		for _, rid := range []string{storetest.NewID(), "not-a-uuid"} {
 			p := store.ActionParams{RegistrationID: rid, Action: schedule.ActionCancel, Version: 1, Reason: "ok", Actor: b.anna}
-			if _, err := b.st.RegistrationActionApply(context.Background(), actionNow, p); !errors.Is(err, store.ErrNotFound) {
+			if _, err := b.svc.Apply(context.Background(), actionNow, p); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("%s: err = %v, want ErrNotFound", rid, err)
 			}
 		}
@@ -502,12 +417,12 @@ func TestActionStaleVersion(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Ben clears the flag after Anna's page was drawn.
-	if _, err := b.st.RegistrationActionApply(ctx, actionNow.Add(-time.Minute), store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+	if _, err := b.svc.Apply(ctx, actionNow.Add(-time.Minute), store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: page.Version, Reason: "pipeline flag is noise", Actor: b.ben}); err != nil {
 		t.Fatal(err)
 	}
 	before := b.ledger(t, id)
-	_, err = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionResubmit,
+	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionResubmit,
 		Version: page.Version, Reason: "try again", Actor: b.anna})
 	stale, ok := errors.AsType[*store.StaleError](err)
 	if !ok || !errors.Is(err, store.ErrConflict) {
@@ -515,8 +430,8 @@ func TestActionStaleVersion(t *testing.T) {
 	}
 	if stale.SeenVersion != page.Version || stale.Version != before.Version || stale.State != schedule.StateFailedPermanent ||
 		stale.LastChange == nil || stale.LastChange.ActorName != "Ben Support" || stale.LastChange.Kind != "admin_action" ||
-		stale.LastChange.Message != "pipeline flag is noise" || !stale.LastChange.At.Equal(actionNow.Add(-time.Minute)) ||
-		stale.LastChange.ToState != schedule.StateFailedPermanent || stale.UpdatedAt.IsZero() {
+		stale.LastChange.Message != "pipeline flag is noise" || stale.LastChange.At.Sub(actionNow).Abs() > time.Second ||
+		stale.UpdatedAt.IsZero() {
 		t.Errorf("stale = %+v, change %+v", stale, stale.LastChange)
 	}
 	if got := b.ledger(t, id); got.Version != before.Version || got.State != before.State || got.AdminEvents != before.AdminEvents ||
@@ -537,24 +452,25 @@ func TestActionStaleLookup(t *testing.T) {
 	}
 	// Someone looks again and finds something else; the row itself is untouched.
 	newer := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOther)
-	_, err = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionMarkInSisu,
-		Version: page.Version, LookupID: seen, Reason: "found it", Actor: b.anna})
+	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionResubmit,
+		Version: page.Version, LookupID: seen, Reason: "found it", Actor: b.anna, ConfirmedRisk: schedule.RiskPossibleDuplicate})
 	stale, ok := errors.AsType[*store.StaleError](err)
 	if !ok || stale.SeenLookupID != seen || stale.LookupID != newer || stale.Version != page.Version {
 		t.Fatalf("err = %v, want a StaleError naming the newer lookup", err)
 	}
 	if l := b.ledger(t, id); l.State != "submission_uncertain" || l.AdminEvents != 0 {
-		t.Errorf("a stale mark wrote: %+v", l)
+		t.Errorf("a stale resubmit wrote: %+v", l)
 	}
 	// Clearing the flag does not rest on the lookup, so the newer one does not hold it back.
-	if _, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+	if _, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: page.Version, LookupID: seen, Reason: "seen", Actor: b.anna}); err != nil {
 		t.Errorf("clear flag: %v", err)
 	}
 }
 
 // TestActionConcurrentResolutions is many people settling one row at once from the same page:
-// exactly one wins, the rest are told it changed, and one audit row and one event exist.
+// exactly one wins, the rest are told it changed (regdesk reads the row again, under its lock,
+// before it asks the LMS), and the LMS wrote one audit row and one event.
 func TestActionConcurrentResolutions(t *testing.T) {
 	t.Parallel()
 	b := setupActions(t)
@@ -573,7 +489,7 @@ func TestActionConcurrentResolutions(t *testing.T) {
 	for i, a := range actors {
 		wg.Go(func() {
 			<-start
-			_, errs[i] = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionMarkInSisu,
+			_, errs[i] = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel,
 				Version: version, LookupID: lookupID, Reason: fmt.Sprintf("found it (%d)", i), Actor: a})
 		})
 	}
@@ -595,7 +511,7 @@ func TestActionConcurrentResolutions(t *testing.T) {
 		t.Errorf("applied %d, stale %d; want 1 and %d", applied, stale, len(actors)-1)
 	}
 	got := b.ledger(t, id)
-	if got.Audits != 1 || got.AdminEvents != 1 || got.State != "registered" || got.Version != version+1 {
+	if got.Audits != 1 || got.AdminEvents != 1 || got.State != "cancelled" || got.Version == version {
 		t.Errorf("after the race: %+v", got)
 	}
 }
@@ -662,6 +578,9 @@ func TestNoActionWritesSubmitting(t *testing.T) {
 	for _, st := range schedule.States() {
 		for _, details := range []string{notInSisu, registeredOurs, partlyOurs} {
 			for _, a := range schedule.Actions() {
+				if !handaction.Takes(a) {
+					continue
+				}
 				id := b.addRow(t, storetest.Registration{State: string(st), ErrorCode: "sisu_timeout", NeedsAdminAttention: true,
 					SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), PartiallyRegisteredAt: ptrTime(actionNow.Add(-48 * time.Hour)),
 					SubmittedAttainmentID: "hy-kur-1", SubmitRetryCount: 6})
@@ -670,12 +589,13 @@ func TestNoActionWritesSubmitting(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: a,
+				res, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: a,
 					Version: page.Version, LookupID: page.Lookup.EventID, Reason: "exhaustive", Actor: b.anna,
 					ConfirmedRisk: page.Decisions[indexOf(a)].Risk})
+				_, lmsRefused := errors.AsType[*handaction.RefusedError](err)
 				if err == nil {
 					applied++
-				} else if _, refused := errors.AsType[*store.RefusedError](err); !refused {
+				} else if _, refused := errors.AsType[*store.RefusedError](err); !refused && !lmsRefused {
 					t.Fatalf("%s on %s: %v", a, st, err)
 				}
 				if got := b.ledger(t, id).State; got == "submitting" && st != schedule.StateSubmitting || res.After == schedule.StateSubmitting && st != schedule.StateSubmitting {

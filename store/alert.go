@@ -91,7 +91,7 @@ WHERE `+pipelineCallKinds+` AND e.suotar_answer = 'answered' AND e.created_at > 
 	}
 
 	rows, _ = q.db.Query(ctx, `SELECT cr.state::text, count(*)::int, min(cr.state_changed_at)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+stuckCondition(cutoff)+`
 GROUP BY cr.state ORDER BY cr.state`, now)
 	f.Stuck, err = pgx.CollectRows(rows, pgx.RowToStructByPos[schedule.StuckCount])
@@ -100,7 +100,7 @@ GROUP BY cr.state ORDER BY cr.state`, now)
 	}
 
 	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE cr.state = 'failed_permanent')
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > $1`, now.Add(-schedule.PermanentFailureWindow)).Scan(&f.Terminal, &f.FailedPermanent)
 	if err != nil {
 		return f, dbError("HealthFactsGet terminal", err)
@@ -108,7 +108,7 @@ WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > 
 	// The idle rule's window is the permanent-failure one (a day); count apart if they ever differ.
 	f.Finished = f.Terminal
 	if schedule.IdleWindow != schedule.PermanentFailureWindow {
-		err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registrations cr
+		err = q.db.QueryRow(ctx, `SELECT count(*) FROM ledger_mirror cr
 WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > $1`, now.Add(-schedule.IdleWindow)).Scan(&f.Finished)
 		if err != nil {
 			return f, dbError("HealthFactsGet finished", err)
@@ -124,7 +124,7 @@ WHERE e.kind IN ('state_changed', 'suotar_response') AND e.to_state = 'misregist
 	}
 	f.Misregistrations = occ(n, at)
 
-	err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registrations cr
+	err = q.db.QueryRow(ctx, `SELECT count(*) FROM ledger_mirror cr
 WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state IN ('ready_to_submit', 'awaiting_verification')
   AND $1::timestamptz IS NOT NULL`, now).Scan(&f.Queued)
 	if err != nil {
@@ -139,7 +139,7 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state IN ('ready_to_sub
     AND c.completion_date <= $1 AND c.completion_date > $2
     -- A scalar subquery, so the planner probes the completion index per candidate instead of
     -- hashing the whole ledger for an anti-join (480 ms on 100,000 rows, against 3 ms).
-    AND NOT (SELECT EXISTS (SELECT 1 FROM credit_registrations cr WHERE cr.course_module_completion_id = c.id AND cr.deleted_at IS NULL))
+    AND NOT (SELECT EXISTS (SELECT 1 FROM ledger_mirror cr WHERE cr.course_module_completion_id = c.id AND cr.deleted_at IS NULL))
   LIMIT %d) x`, schedule.CompletionSample), now.Add(-schedule.CompletionEntryGrace), now.Add(-CompletionLookback)).Scan(&f.CompletionsNeverEntered)
 	if err != nil {
 		return f, dbError("HealthFactsGet completions", err)
@@ -149,7 +149,7 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state IN ('ready_to_sub
 	err = q.db.QueryRow(ctx, `SELECT
   percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at > $2),
   percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at <= $2)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.registered_at IS NOT NULL AND cr.submitted_at IS NOT NULL AND cr.deleted_at IS NULL
   AND cr.registered_at > $3 AND cr.registered_at <= $1`, now, now.Add(-schedule.LatencyWeek), now.Add(-2*schedule.LatencyWeek)).Scan(&thisWeek, &lastWeek)
 	if err != nil {
@@ -211,10 +211,10 @@ WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND NOT `+sqlNeedsAdmin, now)
 	}
 
 	err = q.db.QueryRow(ctx, `SELECT count(*), min(cr.submitted_at)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state = 'submission_uncertain' AND $1::timestamptz IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
-    WHERE e.credit_registration_id = cr.id AND e.kind = 'sisu_lookup' AND e.created_at >= coalesce(cr.submitted_at, '-infinity'))`,
+  AND NOT EXISTS (SELECT 1 FROM lookups l
+    WHERE l.credit_registration_id = cr.id AND l.created_at >= coalesce(cr.submitted_at, '-infinity'))`,
 		now).Scan(&n, &at)
 	if err != nil {
 		return f, dbError("HealthFactsGet uncertain", err)

@@ -46,6 +46,17 @@ const (
 	AuditTargetAccount       = "account"
 )
 
+// Where an audit entry comes from.
+const (
+	// AuditSourceLMS is the LMS's own audit, written by its admin endpoints (from regdesk or the
+	// LMS's admin UI).
+	AuditSourceLMS = "lms"
+	// AuditSourceRegdesk is regdesk's record of what a person did through it.
+	AuditSourceRegdesk = "regdesk"
+	// AuditSourceAccount is a change to an account.
+	AuditSourceAccount = "account"
+)
+
 // AuditCursor marks where an audit page ended; the next page starts after it.
 type AuditCursor struct {
 	CreatedAt time.Time
@@ -63,9 +74,12 @@ type AuditEntry struct {
 	TargetKind string  `db:"target_kind"`
 	TargetID   *string `db:"target_id"`
 	// TargetLabel names a registration target: "student · course"; "" for other targets.
-	TargetLabel string  `db:"target_label"`
-	ActorID     string  `db:"actor_id"`
-	ActorName   string  `db:"actor_name"`
+	TargetLabel string `db:"target_label"`
+	// ActorID is the account that acted; "" for an LMS audit row by an LMS user no account is.
+	ActorID   string `db:"actor_id"`
+	ActorName string `db:"actor_name"`
+	// Source says who kept the row: AuditSourceLMS, AuditSourceRegdesk or AuditSourceAccount.
+	Source      string  `db:"source"`
 	ActorRole   string  `db:"actor_role"`
 	Reason      string  `db:"reason"`
 	BeforeState *string `db:"before_state"`
@@ -73,15 +87,25 @@ type AuditEntry struct {
 	// Details is the entry's jsonb as written; ReadAuditDetails decodes it.
 	Details  json.RawMessage `db:"details"`
 	Affected int32           `db:"affected_row_count"`
+	// Outcome is what came of a hand action regdesk asked the LMS for (AuditOutcome…): the LMS's
+	// answer, or AuditOutcomeUnknown when it never came; the LMS's own rows carry their
+	// details' outcome. "" for entries that are not hand actions.
+	Outcome string `db:"outcome"`
+	// Refusal is the LMS's refusal (or its error message) when it did not act.
+	Refusal *string `db:"refusal"`
+	// Answer is the LMS's answer as regdesk recorded it (BulkAnswer for a bulk action).
+	Answer json.RawMessage `db:"answer"`
 }
 
 const auditColumns = `a.id::text AS id, a.created_at, a.action::text AS action,
-  coalesce(a.details->>'action', '') AS hand_action, a.target_kind::text AS target_kind,
+  coalesce(a.hand_action, '') AS hand_action, a.target_kind::text AS target_kind,
   a.target_id::text AS target_id,
-  coalesce(ts.first_name || ' ' || ts.last_name || ' · ' || tc.name, ta.name || ' · ' || ta.email, '') AS target_label,
-  coalesce(a.actor_user_id::text, '') AS actor_id, coalesce(ac.name, '') AS actor_name,
+  coalesce(nullif(btrim(concat_ws(' ', ts.first_name, ts.last_name)), '') || ' · ' || tc.name, ts.email || ' · ' || tc.name,
+    ta.name || ' · ' || ta.email, '') AS target_label,
+  coalesce(a.actor_user_id::text, '') AS actor_id, coalesce(ac.name, nullif(` + sqlLMSUserName + `, ''), '') AS actor_name,
+  a.source,
   a.actor_role, a.reason, a.before_state::text AS before_state, a.after_state::text AS after_state, a.details,
-  a.affected_row_count`
+  a.affected_row_count, coalesce(a.outcome, '') AS outcome, a.refusal, a.answer`
 
 // auditRegistrationIDs is the registrations an audit row names: its target, and a bulk action's
 // every row.
@@ -116,32 +140,41 @@ func auditSelect(where string) string {
 	return `SELECT ` + auditColumns + `
 FROM ` + auditFrom + ` a
   LEFT JOIN accounts ac ON ac.id = a.actor_user_id
-  LEFT JOIN credit_registrations tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
-  LEFT JOIN students ts ON ts.id = tr.user_id
+  LEFT JOIN user_details da ON da.user_id = a.actor_lms_user_id
+  LEFT JOIN ledger_mirror tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
+  LEFT JOIN user_details ts ON ts.user_id = tr.user_id
   LEFT JOIN courses tc ON tc.id = tr.course_id
   LEFT JOIN accounts ta ON ta.id = a.target_id AND a.target_kind = '` + AuditTargetAccount + `'
 WHERE ` + where + `
 ORDER BY a.created_at DESC, a.id DESC`
 }
 
-// auditFrom is the audit as one relation: the hand actions and the account changes, in the hand
-// actions' columns. A UNION ALL of plain columns, so the planner pushes a filter and the cursor
-// into both and merges their (created_at, id) indexes newest first, stopping at the page. An
-// account change's role is the one its actor had as they acted: kept with the change since
-// migration 0022, and for a change written before it, what the actor's own recorded role changes
-// say they had then (the "from" of their first role change at or after it, else their role now,
-// which no recorded change has moved since).
-const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, x.target_kind::text AS target_kind, x.target_id,
-    x.actor_user_id, x.actor_role, x.reason, x.before_state::text AS before_state, x.after_state::text AS after_state,
-    x.details, x.affected_row_count
+// auditFrom is the audit as one relation, in one set of columns: the LMS's own audit of what it
+// applied (credit_registration_admin_actions: its actor an LMS user, named from user_details and
+// matched to the account that is that user, if any), regdesk's own record of what people did
+// through it (actions: claims, and the hand actions it asked the LMS for), and the account changes.
+// A UNION ALL of plain columns, so the planner pushes a filter and the cursor into each and merges
+// their (created_at, id) indexes newest first, stopping at the page. source says which: "lms",
+// "regdesk" or "account".
+const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, NULL::text AS hand_action,
+    x.target_kind::text AS target_kind, x.target_id, acc.id AS actor_user_id, x.actor_user_id AS actor_lms_user_id,
+    x.actor_role::text AS actor_role, coalesce(x.reason, '') AS reason, x.before_state::text AS before_state,
+    x.after_state::text AS after_state, x.details, coalesce(x.affected_row_count, 1) AS affected_row_count, 'lms' AS source,
+    x.details->>'outcome' AS outcome, NULL::text AS refusal, NULL::jsonb AS answer
   FROM credit_registration_admin_actions x
+    LEFT JOIN accounts acc ON acc.lms_user_id = x.actor_user_id
+  WHERE x.deleted_at IS NULL
   UNION ALL
-  SELECT c.id, c.created_at, '` + AuditActionAccountPrefix + `' || c.change, '` + AuditTargetAccount + `', c.account_id,
-    c.actor_user_id, coalesce(c.actor_role::text,
-      (SELECT rc.details->>'from' FROM account_changes rc WHERE c.actor_user_id IS NOT NULL AND rc.account_id = c.actor_user_id
-        AND rc.change = 'role_changed' AND rc.created_at >= c.created_at ORDER BY rc.created_at, rc.id LIMIT 1),
-      (SELECT r.role::text FROM accounts r WHERE r.id = c.actor_user_id), ''), c.reason, NULL, NULL,
-    c.details, 1
+  SELECT r.id, r.created_at, r.action, r.action, r.target_kind, r.target_id, r.account_id, NULL::uuid, r.actor_role::text,
+    r.reason, r.before_state, coalesce(ans.state_after, r.after_state), r.details, r.affected_row_count, 'regdesk',
+    CASE WHEN ans.outcome IS NOT NULL THEN ans.outcome WHEN r.details->>'outcome' = '` + AuditOutcomeAsked + `'
+      THEN '` + AuditOutcomeUnknown + `' END, ans.refusal, ans.answer
+  FROM actions r
+    LEFT JOIN action_answers ans ON ans.action_id = r.id
+  UNION ALL
+  SELECT c.id, c.created_at, '` + AuditActionAccountPrefix + `' || c.change, NULL, '` + AuditTargetAccount + `', c.account_id,
+    c.actor_user_id, NULL::uuid, coalesce(c.actor_role::text, ''), c.reason, NULL, NULL, c.details, 1, 'account',
+    NULL, NULL, NULL
   FROM account_changes c)`
 
 // auditWhere is the condition on "a" that f and the cursor ask for, with its arguments; ok is
@@ -164,7 +197,7 @@ func auditWhere(f AuditFilter, after *AuditCursor) (where string, args []any, ok
 		conds = append(conds, `a.target_kind = '`+AuditTargetAccount+`'`)
 	} else if f.Action != "" {
 		p := arg(f.Action)
-		conds = append(conds, `(a.details->>'action' = `+p+` OR (a.details->>'action' IS NULL AND a.action::text = `+p+`))`)
+		conds = append(conds, `(a.hand_action = `+p+` OR a.action = `+p+`)`)
 	}
 	if f.RegistrationID != "" {
 		conds = append(conds, arg(f.RegistrationID)+`::uuid IN `+auditRegistrationIDs)
@@ -173,7 +206,7 @@ func auditWhere(f AuditFilter, after *AuditCursor) (where string, args []any, ok
 		conds = append(conds, `a.target_kind = '`+AuditTargetAccount+`' AND a.target_id = `+arg(f.AccountID)+`::uuid`)
 	}
 	if f.CourseID != "" {
-		conds = append(conds, `EXISTS (SELECT 1 FROM credit_registrations cr WHERE cr.course_id = `+arg(f.CourseID)+
+		conds = append(conds, `EXISTS (SELECT 1 FROM ledger_mirror cr WHERE cr.course_id = `+arg(f.CourseID)+
 			`::uuid AND cr.id IN `+auditRegistrationIDs+`)`)
 	}
 	if f.From != nil {
@@ -323,10 +356,9 @@ func (q *Queries) auditInsert(ctx context.Context, a auditRow) error {
 		v := string(*s)
 		return &v
 	}
-	_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id,
-  actor_user_id, actor_role, reason, before_state, after_state, details, affected_row_count)
-VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4, $5, $6, $7,
-  $8::credit_registration_state, $9::credit_registration_state, $10, $11)`,
+	_, err = q.db.Exec(ctx, `INSERT INTO actions (id, created_at, action, target_kind, target_id,
+  account_id, actor_role, reason, before_state, after_state, details, affected_row_count)
+VALUES ($1, $2, $3, 'credit_registration', $4, $5, $6::account_role, $7, $8, $9, $10, $11)`,
 		a.ID, a.At, a.Action, a.TargetID, a.Actor.ID, a.Actor.Role, a.Reason, state(a.Before), state(a.After), raw, a.Affected)
 	if err != nil {
 		return dbError("auditInsert", err)

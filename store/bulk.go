@@ -8,14 +8,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"regdesk/schedule"
 )
 
-// This file is bulk hand actions: a preview that decides the action on every selected row, and an
-// apply that acts, in one transaction, only on the rows unchanged since the preview. Both read and
-// write rows as action.go does.
+// This file is regdesk's half of bulk hand actions: a preview that decides the action on every
+// selected row, and, when the person applies it, a plan of the rows still unchanged since the
+// preview and allowed by regdesk's rules (RegistrationBulkPrepare), which package handaction asks
+// the LMS to act on, and the record of what the LMS did (RegistrationBulkRecord). Rows are read
+// as action.go reads them: as the LMS has them now.
 
 // BulkMaxRows is the most rows one bulk action may touch (the LMS's
 // MAX_ROWS_PER_BULK_TRANSITION).
@@ -187,19 +187,14 @@ type BulkApplyParams struct {
 	// Scope, when not nil, limits the action to rows of these courses; the others are not found,
 	// checked in the locked read the rules decide on.
 	Scope []string
-	// Progress, when set, is told after each row how many of the total have been gone through, so
-	// a page can show a long apply moving. It runs inside the transaction: nothing it is told about
-	// is visible to others until the whole action commits, and it must return quickly.
-	Progress func(done, total int)
 	// JobID, when set, is the background job (BulkJobCreate) this apply is: its end and result
-	// are written in the apply's transaction, so the job reads as applied exactly when the rows
-	// were changed.
+	// are written with the record of what the LMS did.
 	JobID string
 }
 
-// BulkApplyCheck reports the mistakes that make RegistrationBulkApply write nothing (a missing
-// reason, an unknown action), as the *ValidationError it would return, without touching the
-// database: a caller that applies in the background checks first, while the person still waits.
+// BulkApplyCheck reports the mistakes that make a bulk apply ask the LMS nothing (a missing
+// reason, an unknown action), as a *ValidationError, without touching the database: a caller that
+// applies in the background checks first, while the person still waits.
 func BulkApplyCheck(p BulkApplyParams) error {
 	_, err := validateAction(p.Action, p.Reason, p.Actor)
 	return err
@@ -210,16 +205,20 @@ type BulkOutcome string
 
 // The bulk outcomes.
 const (
-	// BulkApplied: the action was taken.
+	// BulkApplied: the LMS took the action.
 	BulkApplied BulkOutcome = "applied"
-	// BulkSkipped: the rules refuse the action on the row now.
+	// BulkSkipped: regdesk's rules refuse the action on the row now, so the LMS was not asked.
 	BulkSkipped BulkOutcome = "skipped"
+	// BulkRefusedByLMS: the LMS was asked and refused, or did nothing to the row.
+	BulkRefusedByLMS BulkOutcome = "refused_by_lms"
 	// BulkChanged: the row (or its lookup) changed since the preview.
 	BulkChanged BulkOutcome = "changed"
 	// BulkRiskNotConfirmed: the row's risk was not among those confirmed.
 	BulkRiskNotConfirmed BulkOutcome = "risk_not_confirmed"
 	// BulkNotFound: no live row has the id.
 	BulkNotFound BulkOutcome = "not_found"
+	// BulkUnknown: the LMS was asked and its answer never came; look at the row.
+	BulkUnknown BulkOutcome = "unknown"
 )
 
 // BulkRowResult is one row's result.
@@ -231,6 +230,8 @@ type BulkRowResult struct {
 	Before, After schedule.State
 	// Version is the row's version now.
 	Version int64
+	// versionBefore is the version the preview showed.
+	versionBefore int64
 }
 
 // BulkResult is what a bulk action did, row by row, in id order.
@@ -240,15 +241,25 @@ type BulkResult struct {
 	Rows    []BulkRowResult
 }
 
-// RegistrationBulkApply applies a bulk action in one transaction: it locks the rows in id order,
-// acts only on rows whose version (and lookup) is what the preview showed and that the rules
-// allow with bulk strictness (uncertain rows are always skipped), and writes one event per row
-// acted on and one audit row for the whole action with every row's outcome. Bad input is a
-// *ValidationError and writes nothing.
-func (s *Store) RegistrationBulkApply(ctx context.Context, now time.Time, p BulkApplyParams) (BulkResult, error) {
+// BulkPlan is a bulk action as regdesk's rules judged it just before the LMS is asked: every
+// selected row's result so far, and the rows to ask the LMS to act on (Ask, in id order).
+type BulkPlan struct {
+	Params BulkApplyParams
+	Reason string
+	Result BulkResult
+	Ask    []string
+	// TargetID is what regdesk's own audit names as the action's target: the first row.
+	TargetID string
+}
+
+// RegistrationBulkPrepare judges a bulk action on the rows as the LMS has them now: it keeps for
+// the LMS only rows whose version (and lookup) is what the preview showed, that regdesk's rules
+// allow with bulk strictness (uncertain rows are always skipped) and whose risk was confirmed. It
+// writes nothing. Bad input is a *ValidationError.
+func (q *Queries) RegistrationBulkPrepare(ctx context.Context, now time.Time, p BulkApplyParams) (BulkPlan, error) {
 	reason, err := validateAction(p.Action, p.Reason, p.Actor)
 	if err != nil {
-		return BulkResult{}, err
+		return BulkPlan{}, err
 	}
 	seen := map[string]BulkRow{}
 	var raw []string
@@ -261,91 +272,147 @@ func (s *Store) RegistrationBulkApply(ctx context.Context, now time.Time, p Bulk
 	}
 	ids, bad, err := bulkIDs(raw, true)
 	if err != nil {
-		return BulkResult{}, err
+		return BulkPlan{}, err
 	}
-	op := fmt.Sprintf("RegistrationBulkApply %s", p.Action)
-	var out BulkResult
-	err = s.InTx(ctx, func(q *Queries) error {
-		rows, _ := q.db.Query(ctx, `SELECT cr.id::text FROM credit_registrations cr
-WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+` ORDER BY cr.id FOR UPDATE`, ids, p.Scope)
-		if _, err := pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
-			return dbError(op+" lock", err)
+	if len(ids) == 0 {
+		// Every id was malformed: nothing to name as the target, and nothing to do.
+		return BulkPlan{}, &ValidationError{Field: "rows", Message: "None of the selected rows exists.", Key: "invalid.bulkNoneExists"}
+	}
+	list, err := q.actionRowsByID(ctx, ids, p.Scope)
+	if err != nil {
+		return BulkPlan{}, fmt.Errorf("RegistrationBulkPrepare: %w", err)
+	}
+	plan := BulkPlan{Params: p, Reason: reason, Result: BulkResult{AuditID: NewID()}, TargetID: ids[0]}
+	byID := map[string]*actionRow{}
+	for i := range list {
+		byID[list[i].ID] = &list[i]
+	}
+	for _, id := range append(slices.Clone(ids), bad...) {
+		r := byID[id]
+		if r == nil {
+			plan.Result.Rows = append(plan.Result.Rows, BulkRowResult{ID: id, Outcome: BulkNotFound})
+			continue
 		}
-		list, err := q.actionRowsByID(ctx, ids, p.Scope)
-		if err != nil {
-			return fmt.Errorf("%s: %w", op, err)
+		seenRow := seen[id]
+		res := BulkRowResult{ID: id, Before: r.State, After: r.State, Version: r.Version, versionBefore: seenRow.Version}
+		switch d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAnyExceptSubmissionUncertain, now); {
+		case r.Version != seenRow.Version || (restsOnLookup(p.Action) && r.lookupID() != seenRow.LookupID):
+			res.Outcome = BulkChanged
+		case !d.Allowed:
+			res.Outcome, res.Decision = BulkSkipped, d
+		case d.Risk.NeedsConfirmation() && !slices.Contains(p.ConfirmedRisks, d.Risk):
+			res.Outcome, res.Decision = BulkRiskNotConfirmed, d
+		default:
+			res.Outcome, res.Decision = BulkUnknown, d
+			plan.Ask = append(plan.Ask, id)
 		}
-		auditID := NewID()
-		out = BulkResult{AuditID: auditID}
-		byID := map[string]*actionRow{}
-		for i := range list {
-			byID[list[i].ID] = &list[i]
-		}
-		var perRow []AuditRowOutcome
-		skipped := map[string]int{}
-		all := append(slices.Clone(ids), bad...)
-		for i, id := range all {
-			if p.Progress != nil && i > 0 {
-				p.Progress(i, len(all))
+		plan.Result.Rows = append(plan.Result.Rows, res)
+	}
+	return plan, nil
+}
+
+// BulkAttemptInsert records, before the LMS is asked, that the person asked for the bulk action,
+// with every row's judgement; the rows asked of the LMS read "unknown" until the answer comes.
+func (q *Queries) BulkAttemptInsert(ctx context.Context, now time.Time, plan BulkPlan) error {
+	return q.auditInsert(ctx, auditRow{ID: plan.Result.AuditID, At: now, Action: string(plan.Params.Action), TargetID: plan.TargetID,
+		Actor: plan.Params.Actor, Reason: plan.Reason, After: bulkAfter(plan.Params.Action), Details: bulkDetails(plan),
+		Affected: 0})
+}
+
+// RegistrationBulkRecord records what the LMS did to the rows asked: it reads them again, and a row
+// whose version moved since the plan was made was acted on (the LMS's answer counts its rows but
+// does not name them). The LMS's answer (nil when it never came: then every row asked stays
+// unknown) is recorded beside regdesk's attempt, and the job, if any, ends with the result.
+func (q *Queries) RegistrationBulkRecord(ctx context.Context, now time.Time, plan BulkPlan, answered bool, answer any) (BulkResult, error) {
+	out := plan.Result
+	err := func() error {
+		if answered && len(plan.Ask) > 0 {
+			after, err := q.actionRowsByID(ctx, plan.Ask, plan.Params.Scope)
+			if err != nil {
+				return fmt.Errorf("RegistrationBulkRecord: %w", err)
 			}
-			r := byID[id]
-			if r == nil {
-				out.Rows = append(out.Rows, BulkRowResult{ID: id, Outcome: BulkNotFound})
-				perRow = append(perRow, AuditRowOutcome{ID: id, Outcome: BulkNotFound})
-				continue
+			current := map[string]*actionRow{}
+			for i := range after {
+				current[after[i].ID] = &after[i]
 			}
-			res := BulkRowResult{ID: id, Before: r.State, After: r.State, Version: r.Version}
-			seenRow := seen[id]
-			switch d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAnyExceptSubmissionUncertain, now); {
-			case r.Version != seenRow.Version || (restsOnLookup(p.Action) && r.lookupID() != seenRow.LookupID):
-				res.Outcome = BulkChanged
-			case !d.Allowed:
-				res.Outcome, res.Decision = BulkSkipped, d
-				skipped[string(d.Refusal)]++
-			case d.Risk.NeedsConfirmation() && !slices.Contains(p.ConfirmedRisks, d.Risk):
-				res.Outcome, res.Decision = BulkRiskNotConfirmed, d
-			default:
-				w, err := q.applyAction(ctx, now, r, d, reason, p.Actor, auditID)
-				if err != nil {
-					return fmt.Errorf("%s %s: %w", op, id, err)
+			out.Applied = 0
+			for i := range out.Rows {
+				res := &out.Rows[i]
+				if res.Outcome != BulkUnknown {
+					continue
 				}
-				res.Outcome, res.Decision, res.After, res.Version = BulkApplied, d, w.after, w.version
-				out.Applied++
+				r := current[res.ID]
+				switch {
+				case r == nil:
+					res.Outcome = BulkNotFound
+				case r.Version != res.Version:
+					res.Outcome, res.After, res.Version = BulkApplied, r.State, r.Version
+					out.Applied++
+				default:
+					res.Outcome = BulkRefusedByLMS
+				}
 			}
-			out.Rows = append(out.Rows, res)
-			perRow = append(perRow, AuditRowOutcome{ID: id, Outcome: res.Outcome, Before: res.Before, After: res.After,
-				Refusal: res.Decision.Refusal, Risk: res.Decision.Risk, VersionBefore: &seenRow.Version, Version: &res.Version})
 		}
-		details := AuditDetails{Action: p.Action, Strictness: schedule.StrictnessAnyExceptSubmissionUncertain,
-			RegistrationIDs: ids, Rows: perRow, Skipped: skipped, ConfirmedRisks: p.ConfirmedRisks}
-		var after *schedule.State
-		if t := bulkTarget(p.Action); t != "" {
-			after = &t
+		outcome := AuditOutcomeApplied
+		if !answered {
+			outcome = AuditOutcomeUnknown
 		}
-		target := ids
-		if len(target) == 0 {
-			target = []string{bad[0]}
+		if answered {
+			final := bulkDetails(BulkPlan{Params: plan.Params, Result: out})
+			if err := q.ActionAnswerInsert(ctx, ActionAnswer{ActionID: out.AuditID, AnsweredAt: now, Outcome: outcome,
+				Answer: BulkAnswer{LMS: answer, Rows: final.Rows}}); err != nil {
+				return err
+			}
 		}
-		if !IsUUID(target[0]) {
-			// Every id was malformed: nothing to name as the target, and nothing was done.
-			return &ValidationError{Field: "rows", Message: "None of the selected rows exists.", Key: "invalid.bulkNoneExists"}
-		}
-		if p.Progress != nil {
-			p.Progress(len(all), len(all))
-		}
-		if err := q.auditInsert(ctx, auditRow{ID: auditID, At: now, Action: auditActionOf(p.Action), TargetID: target[0],
-			Actor: p.Actor, Reason: reason, After: after, Details: details, Affected: out.Applied}); err != nil {
-			return err
-		}
-		if p.JobID != "" {
-			return q.bulkJobApplied(ctx, p.JobID, out, now)
+		if plan.Params.JobID != "" {
+			return q.bulkJobApplied(ctx, plan.Params.JobID, out, now)
 		}
 		return nil
-	})
+	}()
 	if err != nil {
 		return BulkResult{}, err
 	}
 	return out, nil
+}
+
+// BulkAnswer is what regdesk records of the LMS's answer to a bulk action: the answer as it came
+// and what it did to each selected row, as regdesk read the rows afterwards.
+type BulkAnswer struct {
+	LMS  any               `json:"lms"`
+	Rows []AuditRowOutcome `json:"rows"`
+}
+
+// bulkDetails is what regdesk's audit keeps of a bulk action: every selected row's judgement.
+func bulkDetails(plan BulkPlan) AuditDetails {
+	p := plan.Params
+	var ids []string
+	var perRow []AuditRowOutcome
+	skipped := map[string]int{}
+	for _, r := range plan.Result.Rows {
+		if IsUUID(r.ID) {
+			ids = append(ids, r.ID)
+		}
+		o := AuditRowOutcome{ID: r.ID, Outcome: r.Outcome, Before: r.Before, After: r.After, Refusal: r.Decision.Refusal, Risk: r.Decision.Risk}
+		if r.Outcome != BulkNotFound {
+			vb, v := r.versionBefore, r.Version
+			o.VersionBefore, o.Version = &vb, &v
+		}
+		if r.Outcome == BulkSkipped {
+			skipped[string(r.Decision.Refusal)]++
+		}
+		perRow = append(perRow, o)
+	}
+	return AuditDetails{Action: p.Action, Strictness: schedule.StrictnessAnyExceptSubmissionUncertain, Outcome: AuditOutcomeAsked,
+		RegistrationIDs: ids, Rows: perRow, Skipped: skipped, ConfirmedRisks: p.ConfirmedRisks}
+}
+
+// bulkAfter is the state every row a bulk action moves ends in; nil when the action does not move
+// rows.
+func bulkAfter(a schedule.Action) *schedule.State {
+	if t := bulkTarget(a); t != "" {
+		return &t
+	}
+	return nil
 }
 
 // bulkTarget is the state every row a bulk action moves ends in; "" when the action does not

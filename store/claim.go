@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// This file is credit_registration_claims: "I'm on it". A claim names who is working a row and
+// This file is claims: "I'm on it". A claim names who is working a row and
 // since when. It warns others and never blocks them: no action checks it. A claim whose last touch
 // is older than the lapse no longer counts; readers judge that at read time (Claim.ActiveAt), so
 // nothing sweeps claims away. Claiming and releasing are audited in the same transaction, and a
@@ -38,7 +38,7 @@ const claimColumns = `cl.account_id::text AS claim_account_id, cla.name AS claim
 // claimJoin joins a row's claim (cl) and its claimer (cla) to "cr"; a query that selects neither
 // loses the join to the planner, since both sides are unique.
 const claimJoin = `
-  LEFT JOIN credit_registration_claims cl ON cl.credit_registration_id = cr.id
+  LEFT JOIN claims cl ON cl.credit_registration_id = cr.id
   LEFT JOIN accounts cla ON cla.id = cl.account_id`
 
 // Claim is someone being on a row.
@@ -171,12 +171,12 @@ func (q *Queries) claimTargets(ctx context.Context, ids, scope []string) ([]clai
 	if len(valid) == 0 {
 		return nil, nil
 	}
-	if _, err := q.db.Exec(ctx, `SELECT 1 FROM credit_registration_claims WHERE credit_registration_id = ANY($1::uuid[])
+	if _, err := q.db.Exec(ctx, `SELECT 1 FROM claims WHERE credit_registration_id = ANY($1::uuid[])
 ORDER BY credit_registration_id FOR UPDATE`, valid); err != nil {
 		return nil, dbError("claimTargets lock", err)
 	}
 	rows, _ := q.db.Query(ctx, `SELECT cr.id::text AS id, `+claimColumns+`
-FROM credit_registrations cr`+claimJoin+`
+FROM ledger_mirror cr`+claimJoin+`
 WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
 ORDER BY cr.id`, valid, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[claimTarget])
@@ -210,7 +210,7 @@ func (s *Store) RegistrationClaim(ctx context.Context, now time.Time, p ClaimPar
 			if prev != nil && prev.AccountID == p.Actor.ID {
 				claimedAt = prev.ClaimedAt
 			}
-			if _, err := q.db.Exec(ctx, `INSERT INTO credit_registration_claims (credit_registration_id, account_id, claimed_at, touched_at)
+			if _, err := q.db.Exec(ctx, `INSERT INTO claims (credit_registration_id, account_id, claimed_at, touched_at)
 VALUES ($1, $2, $3, $4)
 ON CONFLICT (credit_registration_id) DO UPDATE SET account_id = EXCLUDED.account_id, claimed_at = EXCLUDED.claimed_at,
   touched_at = EXCLUDED.touched_at`, t.ID, p.Actor.ID, claimedAt, now); err != nil {
@@ -269,7 +269,7 @@ func (s *Store) RegistrationRelease(ctx context.Context, now time.Time, p ClaimP
 }
 
 func (q *Queries) claimDelete(ctx context.Context, now time.Time, t claimTarget, actor ActionActor, reason, code, endedBy string, lapse time.Duration) error {
-	if _, err := q.db.Exec(ctx, `DELETE FROM credit_registration_claims WHERE credit_registration_id = $1`, t.ID); err != nil {
+	if _, err := q.db.Exec(ctx, `DELETE FROM claims WHERE credit_registration_id = $1`, t.ID); err != nil {
 		return dbError("claimDelete", err)
 	}
 	details := AuditClaim{PreviousAccountID: Deref(t.ClaimAccountID), PreviousClaimedAt: t.ClaimedAt,
@@ -282,7 +282,7 @@ func (q *Queries) claimDelete(ctx context.Context, now time.Time, t claimTarget,
 // alone. Lapsed claims end too: the row no longer waits for anyone.
 func (q *Queries) endClaim(ctx context.Context, now time.Time, rowID string, actor ActionActor, action string) error {
 	rows, _ := q.db.Query(ctx, `SELECT cl.credit_registration_id::text AS id, `+claimColumns+`
-FROM credit_registration_claims cl JOIN accounts cla ON cla.id = cl.account_id
+FROM claims cl JOIN accounts cla ON cla.id = cl.account_id
 WHERE cl.credit_registration_id = $1
 FOR UPDATE OF cl`, rowID)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[claimTarget])
@@ -302,7 +302,7 @@ FOR UPDATE OF cl`, rowID)
 // touchClaim moves the last touch of the actor's own claim on a row, so a person still working it
 // keeps it from lapsing.
 func (q *Queries) touchClaim(ctx context.Context, now time.Time, rowID, accountID string) error {
-	if _, err := q.db.Exec(ctx, `UPDATE credit_registration_claims SET touched_at = $3
+	if _, err := q.db.Exec(ctx, `UPDATE claims SET touched_at = $3
 WHERE credit_registration_id = $1 AND account_id = $2`, rowID, accountID, now); err != nil {
 		return dbError("touchClaim", err)
 	}
@@ -314,9 +314,9 @@ func (q *Queries) claimAuditInsert(ctx context.Context, now time.Time, action, r
 	if err != nil {
 		return fmt.Errorf("claimAuditInsert: %w", err)
 	}
-	_, err = q.db.Exec(ctx, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id,
-  actor_user_id, actor_role, reason, details, affected_row_count)
-VALUES ($1, $2, $3::credit_registration_admin_action, 'credit_registration', $4, $5, $6, $7, $8, 1)`,
+	_, err = q.db.Exec(ctx, `INSERT INTO actions (id, created_at, action, target_kind, target_id,
+  account_id, actor_role, reason, details, affected_row_count)
+VALUES ($1, $2, $3, 'credit_registration', $4, $5, $6::account_role, $7, $8, 1)`,
 		NewID(), now, action, rowID, actor.ID, actor.Role, reason, raw)
 	if err != nil {
 		return dbError("claimAuditInsert", err)
@@ -376,7 +376,7 @@ func (q *Queries) lookupClaim(ctx context.Context, now time.Time, rowID string, 
 	case prev != nil:
 		return LookupClaimNone, nil
 	}
-	if _, err := q.db.Exec(ctx, `INSERT INTO credit_registration_claims (credit_registration_id, account_id, claimed_at, touched_at)
+	if _, err := q.db.Exec(ctx, `INSERT INTO claims (credit_registration_id, account_id, claimed_at, touched_at)
 VALUES ($1, $2, $3, $3)
 ON CONFLICT (credit_registration_id) DO UPDATE SET account_id = EXCLUDED.account_id, claimed_at = EXCLUDED.claimed_at,
   touched_at = EXCLUDED.touched_at`, rowID, actor.ID, now); err != nil {

@@ -180,7 +180,7 @@ func TestClaimEndsOnSettle(t *testing.T) {
 	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
 	b.claim(t, actionNow.Add(-time.Hour), b.anna, id)
 	// Ben settles it: Anna's claim ends in his action's transaction, recorded as his release.
-	res, err := b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel,
+	res, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel,
 		Version: b.ledger(t, id).Version, Reason: "student withdrew", Actor: b.ben})
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestClaimEndsOnSettle(t *testing.T) {
 	// A failing action leaves the claim alone: nothing is written.
 	other := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
 	b.claim(t, actionNow.Add(-time.Hour), b.anna, other)
-	_, err = b.st.RegistrationActionApply(ctx, actionNow, store.ActionParams{RegistrationID: other, Action: schedule.ActionCancel,
+	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: other, Action: schedule.ActionCancel,
 		Version: b.ledger(t, other).Version - 1, Reason: "stale page", Actor: b.ben})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("stale action: %v", err)

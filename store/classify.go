@@ -335,7 +335,7 @@ var sqlReasons = func() string {
 
 // attentionFrom is the FROM clause of the reason filters and counts: the ledger ("cr") with each
 // row's live dismissal ("d").
-var attentionFrom = `credit_registrations cr
+var attentionFrom = `ledger_mirror cr
   LEFT JOIN credit_registration_attention_dismissals d
     ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`
 

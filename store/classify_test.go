@@ -117,28 +117,18 @@ func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
 // account, and a completion per row.
 func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []genRow) {
 	t.Helper()
-	student, course, instance, module, account := store.NewID(), store.NewID(), store.NewID(), store.NewID(), store.NewID()
-	err := s.InTx(ctx, func(q *store.Queries) error {
-		for _, stmt := range []struct {
-			sql  string
-			args []any
-		}{
-			{`INSERT INTO students (id, first_name, last_name, email, student_number) VALUES ($1, 'Aino', 'Äijälä', 'aino@example.invalid', '014979622')`, []any{student}},
-			{`INSERT INTO courses (id, name, slug) VALUES ($1, 'Ohjelmoinnin perusteet', 'ohpe')`, []any{course}},
-			{`INSERT INTO course_instances (id, course_id, name) VALUES ($1, $2, 'default')`, []any{instance, course}},
-			{`INSERT INTO course_modules (id, course_id, name, uh_course_code, ects_credits) VALUES ($1, $2, 'Default', 'TKT10002', 5)`, []any{module, course}},
-			{`INSERT INTO accounts (id, name, email, role) VALUES ($1, 'Sanna Support', 'sanna@example.invalid', 'support')`, []any{account}},
-		} {
-			if err := q.ExecForTest(ctx, stmt.sql, stmt.args...); err != nil {
-				return err
-			}
-		}
+	c := storetest.AddCourse(t, s, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
+	student := storetest.AddStudent(t, s, storetest.Student{FirstName: "Aino", LastName: "Äijälä", Email: "aino@example.invalid", StudentNumber: "014979622"}).ID
+	course, instance, module := c.ID, c.InstanceID, c.ModuleID
+	account := storetest.AddStaff(t, s, "Sanna Support", "sanna@example.invalid", "support").LMSUserID
+	err := pgx.BeginFunc(ctx, storetest.LMS(t, s), func(q pgx.Tx) error {
 		completions := make([][]any, len(rows))
 		for i := range rows {
-			completions[i] = []any{store.NewID(), student, course, module, instance, rows[i].stateChangedAt, true}
+			completions[i] = []any{store.NewID(), student, course, module, rows[i].stateChangedAt, true, "fi-FI", true, "aino@example.invalid", student}
 		}
-		if _, err := q.CopyForTest(ctx, pgx.Identifier{"course_module_completions"},
-			[]string{"id", "user_id", "course_id", "course_module_id", "course_instance_id", "completion_date", "passed"},
+		if _, err := q.CopyFrom(ctx, pgx.Identifier{"course_module_completions"},
+			[]string{"id", "user_id", "course_id", "course_module_id", "completion_date", "passed", "completion_language",
+				"eligible_for_ects", "email", "completion_granter_user_id"},
 			pgx.CopyFromRows(completions)); err != nil {
 			return err
 		}
@@ -163,7 +153,7 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 				g.flag, supersededBy, supersededAt, g.stateEnteredAt, g.stateChangedAt, g.nextAttemptAt,
 				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt, g.terminalAt, updatedAt}
 		}
-		if _, err := q.CopyForTest(ctx, pgx.Identifier{"credit_registrations"},
+		if _, err := q.CopyFrom(ctx, pgx.Identifier{"credit_registrations"},
 			[]string{"id", "course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
 				"state", "error_code", "needs_admin_attention", "superseded_by_id", "superseded_at", "state_entered_at",
 				"state_changed_at", "next_attempt_at", "first_failed_at", "submitted_at", "partially_registered_at",
@@ -176,7 +166,7 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 			if len(g.dismissed) == 0 {
 				continue
 			}
-			if err := q.ExecForTest(ctx, `INSERT INTO credit_registration_attention_dismissals
+			if _, err := q.Exec(ctx, `INSERT INTO credit_registration_attention_dismissals
   (id, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
 VALUES ($1, $2, $3::text[]::credit_registration_attention_reason[], $4, 'seen')`, store.NewID(), g.id, g.dismissed, account); err != nil {
 				return err
@@ -187,6 +177,7 @@ VALUES ($1, $2, $3::text[]::credit_registration_attention_reason[], $4, 'seen')`
 	if err != nil {
 		t.Fatalf("insert generated rows: %v", err)
 	}
+	storetest.SyncMirror(t, s)
 }
 
 func idsWhere(ctx context.Context, t *testing.T, s *store.Store, now time.Time, from, cond string) []string {

@@ -23,7 +23,7 @@ func TestRegistrationCountsCapEachPhaseLowerThanTheReasons(t *testing.T) {
 	// ids (those are unique per live row).
 	copies := func(id string, n int) {
 		t.Helper()
-		_, err := b.st.Pool().Exec(ctx, `INSERT INTO credit_registrations
+		_, err := storetest.LMS(t, b.st).Exec(ctx, `INSERT INTO credit_registrations
 SELECT (jsonb_populate_record(NULL::credit_registrations, to_jsonb(cr) || jsonb_build_object(
   'id', gen_random_uuid(), 'attempt_number', cr.attempt_number + g,
   'sisu_attainment_id', NULL, 'sisu_person_id', NULL, 'submitted_attainment_id', NULL))).*
@@ -34,6 +34,7 @@ FROM credit_registrations cr, generate_series(1, $2::int) g WHERE cr.id = $1::uu
 	}
 	copies(settled, store.PhaseCountCap)
 	copies(flagged, store.PhaseCountCap)
+	storetest.SyncMirror(t, b.st)
 
 	c, err := b.st.RegistrationCountsGet(ctx, actionNow, nil)
 	if err != nil {

@@ -38,7 +38,7 @@ func addWeeks(weekStart time.Time, n int) time.Time {
 // counted by one of them.
 func (s *Store) CourseWeeksRoll(ctx context.Context, now time.Time) (int, error) {
 	var first *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT min(cr.terminal_at) FROM credit_registrations cr
+	if err := s.pool.QueryRow(ctx, `SELECT min(cr.terminal_at) FROM ledger_mirror cr
 WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL`).Scan(&first); err != nil {
 		return 0, dbError("CourseWeeksRoll first", err)
 	}
@@ -71,7 +71,7 @@ ON CONFLICT (week) DO NOTHING`, day, now)
 			n++
 			_, err = q.db.Exec(ctx, `INSERT INTO course_module_weeks (course_module_id, week, state, n, last_registered_at)
 SELECT cr.course_module_id, $1::date, cr.state, count(*), max(cr.registered_at)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND `+sqlSettled+` AND cr.terminal_at >= $2 AND cr.terminal_at < $3
 GROUP BY cr.course_module_id, cr.state`, day, week, end)
 			if err != nil {
@@ -131,7 +131,7 @@ func (s *Store) CourseModuleStatsList(ctx context.Context, now time.Time, weeks 
 	var unsettled []unsettledGroup
 	helper := func(ctx context.Context, q *Queries) error {
 		rows, _ := q.db.Query(ctx, `SELECT cr.course_module_id::text, cr.state::text, coalesce(cr.error_code::text, ''), cr.superseded_by_id IS NOT NULL, count(*)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.state NOT IN (`+quoteList(settledStates...)+`)
 GROUP BY cr.course_module_id, cr.state, cr.error_code, 4`)
 		var g unsettledGroup
@@ -145,7 +145,7 @@ GROUP BY cr.course_module_id, cr.state, cr.error_code, 4`)
 		return nil
 	}
 	main := func(ctx context.Context, q *Queries) error {
-		rows, _ := q.db.Query(ctx, `SELECT m.id::text, m.name, c.id::text, c.name, m.uh_course_code
+		rows, _ := q.db.Query(ctx, `SELECT m.id::text, coalesce(m.name, ''), c.id::text, c.name, m.uh_course_code
 FROM course_modules m JOIN courses c ON c.id = m.course_id
 WHERE m.deleted_at IS NULL AND c.deleted_at IS NULL
 ORDER BY c.name, m.order_number, m.name, m.id`)
@@ -212,7 +212,7 @@ FROM course_module_weeks w GROUP BY w.course_module_id, w.state`, dates[0])
 
 		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, cr.state::text, width_bucket(cr.terminal_at, $2::timestamptz[]),
   count(*), max(cr.registered_at)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.terminal_at IS NOT NULL AND `+sqlSettled+` AND cr.terminal_at >= $1 AND $3::timestamptz IS NOT NULL
 GROUP BY cr.course_module_id, cr.state, 3`, since, bounds, now)
 		var bucket int
@@ -235,7 +235,7 @@ GROUP BY cr.course_module_id, cr.state, 3`, since, bounds, now)
 		// attention candidates, 0021), then the few rows a dismissal covers taken off, classified
 		// in Go as RegistrationCountsGet does: the dismissal check written into the count fetched
 		// every candidate from the heap.
-		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM credit_registrations cr
+		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM ledger_mirror cr
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlPersonLevel+`
 GROUP BY cr.course_module_id`, now)
 		_, err = pgx.ForEachRow(rows, []any{&module, &n}, func() error {

@@ -105,7 +105,7 @@ func TestCourseModuleStatsNeedsAdminAgreesWithTheQueue(t *testing.T) {
 	partly := b.addRow(t, storetest.Registration{State: "misregistered", ErrorCode: "misregistered", SubmitRetryCount: 6})
 	dismiss := func(id, reasons string) {
 		b.exec(t, `INSERT INTO credit_registration_attention_dismissals (id, created_at, credit_registration_id, dismissed_reasons, dismissed_by_user_id, reason)
-VALUES ($1, $2, $3, $4::text[]::credit_registration_attention_reason[], $5, 'seen')`, storetest.NewID(), actionNow.Add(-time.Hour), id, reasons, b.ben.ID)
+VALUES ($1, $2, $3, $4::text[]::credit_registration_attention_reason[], $5, 'seen')`, storetest.NewID(), actionNow.Add(-time.Hour), id, reasons, b.ben.LMSUserID)
 	}
 	dismiss(covered, "{misregistered}")
 	dismiss(partly, "{misregistered}") // too_many_attempts is not dismissed

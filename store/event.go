@@ -30,18 +30,33 @@ type Event struct {
 	SuotarAnswer      *string         `db:"suotar_answer" json:"suotar_answer"`
 }
 
-const eventColumns = `e.id::text AS id, e.created_at, e.kind::text AS kind, e.from_state::text AS from_state,
-  e.to_state::text AS to_state, e.error_code::text AS error_code, e.message, a.name AS actor_name, e.details,
-  e.request_item_id, e.suotar_endpoint::text AS suotar_endpoint, e.suotar_requested_at, e.suotar_answered_at,
-  e.suotar_answer::text AS suotar_answer`
+// KindLookup is the Kind of a history entry that is one of regdesk's own Sisu lookups (the
+// lookups table): the LMS's events have no such kind.
+const KindLookup = "sisu_lookup"
+
+// historySQL reads the history of the registration whose id is regID as Events: the LMS's own
+// events (their actor an LMS user, named from user_details) and regdesk's Sisu lookups (their actor
+// an account), in no order; the caller orders them.
+func historySQL(regID string) string {
+	return `SELECT e.id::text AS id, e.created_at, e.kind::text AS kind, e.from_state::text AS from_state,
+  e.to_state::text AS to_state, e.error_code::text AS error_code, e.message, nullif(` + sqlLMSUserName + `, '') AS actor_name,
+  e.details, e.request_item_id, e.suotar_endpoint::text AS suotar_endpoint, e.suotar_requested_at, e.suotar_answered_at,
+  e.suotar_answer::text AS suotar_answer
+FROM credit_registration_events e
+  LEFT JOIN user_details da ON da.user_id = e.actor_user_id
+WHERE e.credit_registration_id = ` + regID + ` AND e.deleted_at IS NULL
+UNION ALL
+SELECT l.id::text, l.created_at, '` + KindLookup + `', NULL, NULL, NULL, l.message, a.name, l.details, NULL, l.suotar_endpoint,
+  l.suotar_requested_at, l.suotar_answered_at, l.suotar_answer
+FROM lookups l
+  LEFT JOIN accounts a ON a.id = l.account_id
+WHERE l.credit_registration_id = ` + regID
+}
 
 // EventListByRegistration returns the registration's history, newest first.
 func (q *Queries) EventListByRegistration(ctx context.Context, registrationID string) ([]Event, error) {
-	rows, _ := q.db.Query(ctx, `SELECT `+eventColumns+`
-FROM credit_registration_events e
-  LEFT JOIN accounts a ON a.id = e.actor_user_id
-WHERE e.credit_registration_id = $1
-ORDER BY e.created_at DESC, e.id DESC`, registrationID)
+	rows, _ := q.db.Query(ctx, `SELECT * FROM (`+historySQL("$1")+`) h
+ORDER BY h.created_at DESC, h.id DESC`, registrationID)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[Event])
 	if err != nil {
 		return nil, dbError("EventListByRegistration", err)
@@ -79,9 +94,9 @@ type LookupEvent struct {
 	Message string
 }
 
-// EventInsertLookup records a Sisu lookup in the registration's history and returns the event's
-// id. It writes credit_registration_events only, so the row's version and updated_at stay as
-// they were. An unknown registration, or one outside e.Scope, is ErrNotFound.
+// EventInsertLookup records a Sisu lookup in the registration's history (regdesk's lookups: the
+// LMS's row and its events are not touched) and returns the record's id. An unknown registration,
+// or one outside e.Scope, is ErrNotFound.
 func (q *Queries) EventInsertLookup(ctx context.Context, e LookupEvent) (string, error) {
 	op := fmt.Sprintf("EventInsertLookup %s", e.RegistrationID)
 	call := e.Record.AttainmentsCall
@@ -93,10 +108,10 @@ func (q *Queries) EventInsertLookup(ctx context.Context, e LookupEvent) (string,
 		return "", fmt.Errorf("%s: encode the record: %w", op, err)
 	}
 	var id string
-	err = q.db.QueryRow(ctx, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, message,
-  actor_user_id, details, suotar_endpoint, suotar_requested_at, suotar_answered_at, suotar_answer)
-SELECT gen_random_uuid(), $2, cr.id, 'sisu_lookup', $3, $4, $5, $6, $7, $8, $9
-FROM credit_registrations cr
+	err = q.db.QueryRow(ctx, `INSERT INTO lookups (id, created_at, credit_registration_id, state, message,
+  account_id, details, suotar_endpoint, suotar_requested_at, suotar_answered_at, suotar_answer)
+SELECT gen_random_uuid(), $2, cr.id, cr.state::text, $3, $4, $5, $6, $7, $8, $9
+FROM ledger_mirror cr
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(10)+`
 RETURNING id::text`,
 		e.RegistrationID, e.CreatedAt, nullIfEmpty(e.Message), e.ActorID, details, call.Endpoint, call.RequestedAt, call.AnsweredAt,
@@ -152,7 +167,7 @@ func (q *Queries) EventListSince(ctx context.Context, registrationID string, sin
 		return nil, fmt.Errorf("EventListSince %q: %w", registrationID, ErrNotFound)
 	}
 	var found bool
-	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations cr
+	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_mirror cr
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope).Scan(&found)
 	if err != nil {
 		return nil, dbError("EventListSince", err)
@@ -174,24 +189,37 @@ func (q *Queries) eventListSince(ctx context.Context, registrationIDs []string, 
 	if len(registrationIDs) == 0 {
 		return out, nil
 	}
+	// The LMS's events, each with the LMS's audit row written in its transaction (same actor and
+	// now()); the LMS's audit rows that left no event; regdesk's own records: lookups, and the
+	// actions regdesk asked of the LMS (claims).
 	rows, _ := q.db.Query(ctx, `SELECT e.credit_registration_id::text AS registration_id, e.created_at AS at, e.kind::text AS kind,
-  aa.action, e.from_state::text AS from_state, e.to_state::text AS to_state, a.name AS actor_name,
-  (e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup')) AS by_person, e.message
+  aa.action, e.from_state::text AS from_state, e.to_state::text AS to_state, nullif(`+sqlLMSUserName+`, '') AS actor_name,
+  (e.actor_user_id IS NOT NULL OR e.kind = 'admin_action') AS by_person, e.message
 FROM credit_registration_events e
-  LEFT JOIN accounts a ON a.id = e.actor_user_id
+  LEFT JOIN user_details da ON da.user_id = e.actor_user_id
   LEFT JOIN LATERAL (SELECT aa.action::text AS action FROM credit_registration_admin_actions aa
     WHERE aa.target_kind = 'credit_registration' AND aa.target_id = e.credit_registration_id
-      AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id
+      AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id AND aa.deleted_at IS NULL
     ORDER BY aa.id LIMIT 1) aa ON true
-WHERE e.credit_registration_id = ANY($1::uuid[]) AND e.created_at > $2
+WHERE e.credit_registration_id = ANY($1::uuid[]) AND e.created_at > $2 AND e.deleted_at IS NULL
 UNION ALL
-SELECT aa.target_id::text, aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text, a.name, true,
-  aa.reason
+SELECT aa.target_id::text, aa.created_at, 'admin_action', aa.action::text, aa.before_state::text, aa.after_state::text,
+  nullif(`+sqlLMSUserName+`, ''), true, aa.reason
 FROM credit_registration_admin_actions aa
-  LEFT JOIN accounts a ON a.id = aa.actor_user_id
-WHERE aa.target_kind = 'credit_registration' AND aa.target_id = ANY($1::uuid[]) AND aa.created_at > $2
+  LEFT JOIN user_details da ON da.user_id = aa.actor_user_id
+WHERE aa.target_kind = 'credit_registration' AND aa.target_id = ANY($1::uuid[]) AND aa.created_at > $2 AND aa.deleted_at IS NULL
   AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
     WHERE e.credit_registration_id = aa.target_id AND e.created_at = aa.created_at AND e.actor_user_id = aa.actor_user_id)
+UNION ALL
+SELECT l.credit_registration_id::text, l.created_at, '`+KindLookup+`', NULL, NULL, NULL, a.name, true, l.message
+FROM lookups l
+  LEFT JOIN accounts a ON a.id = l.account_id
+WHERE l.credit_registration_id = ANY($1::uuid[]) AND l.created_at > $2
+UNION ALL
+SELECT ra.target_id::text, ra.created_at, 'admin_action', ra.action, ra.before_state, ra.after_state, a.name, true, ra.reason
+FROM actions ra
+  LEFT JOIN accounts a ON a.id = ra.account_id
+WHERE ra.target_kind = 'credit_registration' AND ra.target_id = ANY($1::uuid[]) AND ra.created_at > $2
 ORDER BY registration_id, at, kind`, registrationIDs, since)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
 	if err != nil {
@@ -207,7 +235,7 @@ ORDER BY registration_id, at, kind`, registrationIDs, since)
 // state move, or anything a person or the student did. The pipeline's same-state rewrites (polls)
 // are not; schedule.SinceAlert decides about the rest.
 const sqlWorthAMention = `((e.to_state IS NOT NULL AND e.to_state IS DISTINCT FROM e.from_state)
-    OR e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'sisu_lookup', 'student_action'))`
+    OR e.actor_user_id IS NOT NULL OR e.kind IN ('admin_action', 'student_action'))`
 
 // RegistrationListChangedSince returns the ids of up to limit of the course's live, unsuperseded
 // registrations with a history event worth a mention or a hand action after since, most recently
@@ -218,12 +246,15 @@ func (q *Queries) RegistrationListChangedSince(ctx context.Context, courseID str
 		return nil, nil
 	}
 	rows, _ := q.db.Query(ctx, `SELECT cr.id::text
-FROM credit_registrations cr
+FROM ledger_mirror cr
   CROSS JOIN LATERAL (SELECT greatest(
       (SELECT max(e.created_at) FROM credit_registration_events e
-        WHERE e.credit_registration_id = cr.id AND e.created_at > $2 AND `+sqlWorthAMention+`),
+        WHERE e.credit_registration_id = cr.id AND e.created_at > $2 AND e.deleted_at IS NULL AND `+sqlWorthAMention+`),
       (SELECT max(aa.created_at) FROM credit_registration_admin_actions aa
-        WHERE aa.target_kind = 'credit_registration' AND aa.target_id = cr.id AND aa.created_at > $2)) AS at) ch
+        WHERE aa.target_kind = 'credit_registration' AND aa.target_id = cr.id AND aa.created_at > $2 AND aa.deleted_at IS NULL),
+      (SELECT max(l.created_at) FROM lookups l WHERE l.credit_registration_id = cr.id AND l.created_at > $2),
+      (SELECT max(ra.created_at) FROM actions ra
+        WHERE ra.target_kind = 'credit_registration' AND ra.target_id = cr.id AND ra.created_at > $2)) AS at) ch
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(3)+`
   AND ch.at IS NOT NULL
 ORDER BY ch.at DESC, cr.id DESC

@@ -81,7 +81,7 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 func setupSince(t *testing.T) (*store.Store, time.Time, storetest.Student, storetest.Course) {
 	t.Helper()
 	st := storetest.New(t)
-	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "011"})
+	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "a@example.fi", StudentNumber: "010000011"})
 	course := storetest.AddCourse(t, st, storetest.Course{Name: "Kurssi", Code: "TKT1"})
 	return st, storetest.Now().Add(-46 * time.Minute), student, course
 }
@@ -94,10 +94,15 @@ func TestEventListSince(t *testing.T) {
 	submitted := at(-30 * time.Hour)
 	id := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: course, State: "submission_uncertain",
 		StateChangedAt: at(-time.Hour), SubmittedAt: &submitted})
-	staff := storetest.NewID()
-	exec(t, st, `INSERT INTO accounts (id, name, email, role) VALUES ($1, 'Mikko Mallikas', 'mikko@example.fi', 'support')`, staff)
+	mikko := storetest.AddStaff(t, st, "Mikko Mallikas", "mikko@example.fi", "support")
+	staff := mikko.LMSUserID
 
 	event := func(when time.Time, kind string, from, to, actor any) {
+		if kind == store.KindLookup {
+			exec(t, st, `INSERT INTO regdesk.lookups (id, created_at, credit_registration_id, account_id, details) VALUES ($1, $2, $3, $4, '{}')`,
+				storetest.NewID(), when, id, mikko.AccountID)
+			return
+		}
 		exec(t, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state, actor_user_id)
 VALUES ($1, $2, $3, $4, $5, $6, $7)`, storetest.NewID(), when, id, kind, from, to, actor)
 	}
@@ -199,13 +204,12 @@ func TestRegistrationListChangedSince(t *testing.T) {
 	exec(t, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, from_state, to_state)
 VALUES ($1, $2, $3, 'state_changed', 'awaiting_verification', 'awaiting_verification')`, storetest.NewID(), at(5*time.Minute), polled)
 	lookedUp := add(course, at(-time.Hour))
-	staff := storetest.NewID()
-	exec(t, st, `INSERT INTO accounts (id, name, email, role) VALUES ($1, 'Mikko Mallikas', 'mikko@example.fi', 'support')`, staff)
-	exec(t, st, `INSERT INTO credit_registration_events (id, created_at, credit_registration_id, kind, actor_user_id)
-VALUES ($1, $2, $3, 'sisu_lookup', $4)`, storetest.NewID(), at(20*time.Minute), lookedUp, staff)
+	mikko := storetest.AddStaff(t, st, "Mikko Mallikas", "mikko@example.fi", "support")
+	exec(t, st, `INSERT INTO regdesk.lookups (id, created_at, credit_registration_id, account_id, details) VALUES ($1, $2, $3, $4, '{}')`,
+		storetest.NewID(), at(20*time.Minute), lookedUp, mikko.AccountID)
 	dismissed := add(course, at(-time.Hour))
 	exec(t, st, `INSERT INTO credit_registration_admin_actions (id, created_at, action, target_kind, target_id, actor_user_id, actor_role, reason)
-VALUES ($1, $2, 'dismiss_attention', 'credit_registration', $3, $4, 'support', 'known')`, storetest.NewID(), at(40*time.Minute), dismissed, staff)
+VALUES ($1, $2, 'dismiss_attention', 'credit_registration', $3, $4, 'global_admin', 'known')`, storetest.NewID(), at(40*time.Minute), dismissed, mikko.LMSUserID)
 	elsewhere := add(other, at(10*time.Minute))
 
 	got, err := st.RegistrationListChangedSince(ctx, course.ID, alert, nil, 10)

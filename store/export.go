@@ -99,7 +99,7 @@ func (s *Store) RegistrationExportByCourse(ctx context.Context, courseID string,
 			return err
 		}
 		var n int
-		if err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM credit_registrations cr
+		if err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ledger_mirror cr
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+` LIMIT `+sqlLimit(limit+1)+`) c`,
 			courseID, scope).Scan(&n); err != nil {
 			return dbError("RegistrationExportByCourse count", err)

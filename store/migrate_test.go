@@ -30,11 +30,11 @@ func TestCheckSchemaNamesMissingMigrations(t *testing.T) {
 	st := storetest.New(t)
 	ctx := context.Background()
 
-	if err := st.ExecForTest(ctx, `DELETE FROM schema_migration WHERE name = '0001_init.sql'`); err != nil {
+	if err := st.ExecForTest(ctx, `DELETE FROM schema_migration WHERE name = '0001_accounts.sql'`); err != nil {
 		t.Fatal(err)
 	}
 	err := st.CheckSchema(ctx)
-	if err == nil || !strings.Contains(err.Error(), "0001_init.sql") {
-		t.Errorf("CheckSchema() = %v, want an error naming 0001_init.sql", err)
+	if err == nil || !strings.Contains(err.Error(), "0001_accounts.sql") {
+		t.Errorf("CheckSchema() = %v, want an error naming 0001_accounts.sql", err)
 	}
 }

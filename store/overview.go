@@ -226,7 +226,7 @@ func (q *Queries) overviewOutcomes(ctx context.Context, p OverviewParams, out ma
 	}
 	first, end := p.DayBounds[0], p.DayBounds[days]
 	rows, _ := q.db.Query(ctx, `SELECT cr.state::text, width_bucket(cr.state_entered_at, $1::timestamptz[]), count(*)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.state IN ('partially_registered', 'submission_uncertain', 'failed_permanent', 'cancelled')
   AND cr.state_entered_at >= $2 AND cr.state_entered_at < $3
 GROUP BY cr.state, 2`, p.DayBounds, first, end)
@@ -350,7 +350,7 @@ func (q *Queries) FailureGroupList(ctx context.Context, now time.Time) ([]Failur
   SELECT cr.error_code, cr.error_message, cr.course_id,
     count(*) FILTER (WHERE cr.updated_at >= $2) AS hour, count(*) FILTER (WHERE cr.updated_at >= $3) AS day, count(*) AS week,
     max(cr.updated_at) AS last_at, (array_agg(cr.id ORDER BY cr.updated_at DESC, cr.id DESC))[1] AS example
-  FROM credit_registrations cr
+  FROM ledger_mirror cr
   WHERE cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL AND cr.error_code IS NOT NULL
     AND cr.updated_at >= $4 AND cr.updated_at <= $1
   GROUP BY cr.error_code, cr.error_message, cr.course_id

@@ -43,7 +43,7 @@ const sqlSlot = `CASE WHEN cr.submitted_at IS NULL THEN -2
 func (s *Store) RegisteredDaysRoll(ctx context.Context, now time.Time) (int, error) {
 	loc := schedule.Helsinki()
 	var first *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT min(cr.state_entered_at) FROM credit_registrations cr
+	if err := s.pool.QueryRow(ctx, `SELECT min(cr.state_entered_at) FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.state = 'registered'`).Scan(&first); err != nil {
 		return 0, dbError("RegisteredDaysRoll first", err)
 	}
@@ -82,7 +82,7 @@ SELECT d, $2 FROM unnest($1::date[]) AS d ON CONFLICT (day) DO NOTHING RETURNING
 		// Only the claimed days: another server may hold some of the range.
 		_, err = q.db.Exec(ctx, `INSERT INTO registered_days (entered_day, day, slot, n)
 SELECT `+sqlHelsinkiDay("cr.state_entered_at")+`, `+sqlHelsinkiDay("cr.registered_at")+`, `+sqlSlot+`, count(*)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.state = 'registered' AND cr.registered_at IS NOT NULL
   AND cr.state_entered_at >= $2 AND cr.state_entered_at < $3
   AND `+sqlHelsinkiDay("cr.state_entered_at")+` = ANY ($1::date[])
@@ -186,7 +186,7 @@ WHERE rd.day >= $1::date AND rd.entered_day <= $4::date
 GROUP BY rd.day, rd.slot
 UNION ALL
 SELECT `+sqlHelsinkiDay("cr.registered_at")+`::text, `+sqlSlot+`, count(*)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.state = 'registered'
   AND cr.state_entered_at >= $5
   AND cr.registered_at >= $2 AND cr.registered_at <= $3
@@ -234,7 +234,7 @@ func (q *Queries) overviewMedians(ctx context.Context, p OverviewParams, out *Ov
 	if err := q.db.QueryRow(ctx, `SELECT
   percentile_cont(0.5) WITHIN GROUP (ORDER BY `+latency+`) FILTER (WHERE cr.registered_at >= $3),
   percentile_cont(0.5) WITHIN GROUP (ORDER BY `+latency+`) FILTER (WHERE cr.registered_at < $3)
-FROM credit_registrations cr
+FROM ledger_mirror cr
 WHERE cr.deleted_at IS NULL AND cr.state = 'registered' AND cr.submitted_at IS NOT NULL
   AND cr.registered_at >= $2 AND cr.registered_at <= $1`, p.Now, p.LastWeek, p.ThisWeek).Scan(&this, &last); err != nil {
 		return dbError("OverviewGet medians", err)

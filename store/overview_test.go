@@ -191,9 +191,7 @@ func TestOverviewCountedDaysEqualALiveCount(t *testing.T) {
 		}
 		id := storetest.AddRegistration(t, st, reg)
 		if !r.enteredAt.IsZero() {
-			if _, err := st.Pool().Exec(ctx, `UPDATE credit_registrations SET state_entered_at = $2 WHERE id = $1`, id, r.enteredAt); err != nil {
-				t.Fatal(err)
-			}
+			storetest.LMSExec(t, st, `UPDATE credit_registrations SET state_entered_at = $2 WHERE id = $1`, id, r.enteredAt)
 		}
 	}
 	for _, r := range rows {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,9 +69,7 @@ type matchHolder struct {
 // LookupRecord names a match by (the verdict's match_id, the verify answer's attainment_id).
 var registrationPageSQL = `SELECT ` + registrationColumns + `,
   ` + preconditionColumns + `,
-  (SELECT coalesce(json_agg(ev ORDER BY ev.created_at DESC, ev.id DESC), '[]'::json) FROM (SELECT ` + eventColumns + `
-    FROM credit_registration_events e LEFT JOIN accounts a ON a.id = e.actor_user_id
-    WHERE e.credit_registration_id = cr.id) ev) AS events,
+  (SELECT coalesce(json_agg(ev ORDER BY ev.created_at DESC, ev.id DESC), '[]'::json) FROM (` + historySQL("cr.id") + `) ev) AS events,
   (SELECT coalesce(json_agg(att ORDER BY att.attempt_number, att.created_at), '[]'::json) FROM (SELECT ` + attemptColumns + `
     FROM credit_registrations cr2
     WHERE cr2.course_module_completion_id = cr.course_module_completion_id AND cr2.deleted_at IS NULL) att) AS attempts,
@@ -78,13 +77,13 @@ var registrationPageSQL = `SELECT ` + registrationColumns + `,
   (SELECT coalesce(json_agg(json_build_object('attainment_id', h.sisu_attainment_id, 'id', h.id::text) ORDER BY h.id), '[]'::json)
     FROM credit_registrations h
     WHERE h.sisu_attainment_id IN (lk.match_id, lk.verify_id) AND h.deleted_at IS NULL AND h.id <> cr.id) AS holders
-FROM ` + listFrom + `
-  LEFT JOIN accounts da ON da.id = d.dismissed_by_user_id
+FROM ` + strings.Replace(listFrom, `ledger_mirror cr`, liveLedger, 1) + `
+  LEFT JOIN user_details da ON da.user_id = d.dismissed_by_user_id
   JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
-  LEFT JOIN LATERAL (SELECT e.details->'verdict'->>'match_id' AS match_id, e.details->'verify_call'->>'attainment_id' AS verify_id
-    FROM credit_registration_events e
-    WHERE e.credit_registration_id = cr.id AND e.kind = 'sisu_lookup'
-    ORDER BY e.created_at DESC, e.id DESC LIMIT 1) lk ON true
+  LEFT JOIN LATERAL (SELECT l.details->'verdict'->>'match_id' AS match_id, l.details->'verify_call'->>'attainment_id' AS verify_id
+    FROM lookups l
+    WHERE l.credit_registration_id = cr.id
+    ORDER BY l.created_at DESC, l.id DESC LIMIT 1) lk ON true
 WHERE cr.id = $1 AND ` + liveSQL + ` AND ` + sqlInScope(2)
 
 // RegistrationPageGet reads the registration's page and decides every hand action on it at now,
@@ -106,7 +105,7 @@ func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id str
 			page.Events[i].Details = nil // as a NULL column scans
 		}
 	}
-	if i := slices.IndexFunc(page.Events, func(e Event) bool { return e.Kind == "sisu_lookup" }); i >= 0 {
+	if i := slices.IndexFunc(page.Events, func(e Event) bool { return e.Kind == KindLookup }); i >= 0 {
 		e := page.Events[i]
 		page.Lookup = &LookupSummary{EventID: e.ID, At: e.CreatedAt, ActorName: Deref(e.ActorName), LookupDetails: ParseLookupDetails(e.Details)}
 	}

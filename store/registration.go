@@ -99,14 +99,15 @@ type RegistrationListRow struct {
 }
 
 const listColumns = `cr.id::text AS id, cr.updated_at, ` + scheduleColumns + `,
-  cr.attempt_number, s.id::text AS student_id, s.first_name || ' ' || s.last_name AS student_name,
-  s.email AS student_email, coalesce(cr.student_number, s.student_number) AS student_number,
-  c.id::text AS course_id, c.name AS course_name, m.name AS module_name,
+  cr.attempt_number, ` + studentColumns + `, coalesce(cr.student_number, sv.student_number) AS student_number,
+  c.id::text AS course_id, c.name AS course_name, coalesce(m.name, '') AS module_name,
   coalesce(cr.uh_course_code, m.uh_course_code) AS uh_course_code, cr.error_message,
   cr.submitted_attainment_id, ` + claimColumns
 
-const listFrom = `credit_registrations cr
-  JOIN students s ON s.id = cr.user_id
+// listFrom is what a list reads: regdesk's copy of the ledger (ledger_mirror, "cr"), each row's
+// student ("s", "sd", "sv": studentJoin), course and module, its live dismissal and its claim.
+const listFrom = `ledger_mirror cr
+  JOIN ` + studentJoin + `
   JOIN courses c ON c.id = cr.course_id
   JOIN course_modules m ON m.id = cr.course_module_id
   LEFT JOIN credit_registration_attention_dismissals d
@@ -207,12 +208,12 @@ type whereBuilder struct {
 // row has one of each (foreign keys), so joined before it they only cost lookups for rows the
 // LIMIT then drops, 40,000 of them for /?reason=running_late's 13,600 rows at a million.
 func (w *whereBuilder) from() string {
-	from := `credit_registrations cr
+	from := `ledger_mirror cr
   LEFT JOIN credit_registration_attention_dismissals d
     ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL` + claimJoin
 	if w.student {
 		from += `
-  JOIN students s ON s.id = cr.user_id`
+  JOIN user_details sd ON sd.user_id = cr.user_id`
 	}
 	return from
 }
@@ -329,8 +330,8 @@ var studentNumberLike = regexp.MustCompile(`^[0-9]{4,12}$`)
 func (w *whereBuilder) searchCondition(q string) string {
 	// The matching students are collected once (an init plan) and looked up through the user
 	// index; written as "IN (subquery)" the planner walked the whole ledger testing each row.
-	students := func(where string) string {
-		return `cr.user_id = ANY(ARRAY(SELECT st.id FROM students st WHERE st.deleted_at IS NULL AND ` + where + `))`
+	linked := func(number string) string {
+		return `cr.user_id = ANY(ARRAY(SELECT v.user_id FROM verified_student_numbers v WHERE v.deleted_at IS NULL AND v.student_number = ` + number + `))`
 	}
 	switch {
 	case IsUUID(q):
@@ -338,17 +339,16 @@ func (w *whereBuilder) searchCondition(q string) string {
 		return `(cr.id = ` + p + `::uuid OR cr.user_id = ` + p + `::uuid)`
 	case studentNumberLike.MatchString(q):
 		p := w.arg(q)
-		return `(cr.student_number = ` + p + ` OR ` + students(`st.student_number = `+p) + `)`
+		return `(cr.student_number = ` + p + ` OR ` + linked(p) + `)`
 	case strings.HasPrefix(q, "hy-") || strings.HasPrefix(q, "otm-"):
 		p := w.arg(q)
 		return `(cr.submitted_attainment_id = ` + p + ` OR cr.sisu_attainment_id = ` + p + `)`
 	}
-	// A name or an e-mail filters the joined student ("s"): for a common name the planner walks
-	// the ledger newest first and stops at a page, for a rare one it starts from the trigram index.
+	// A name or an e-mail filters the joined student details ("sd") through the LMS's own search
+	// text and its trigram index (user_details.search_helper): for a common name the planner walks
+	// the ledger newest first and stops at a page, for a rare one it starts from the index.
 	w.student = true
-	p := w.arg(q)
-	return `s.search_text LIKE '%' || ` +
-		`replace(replace(replace(regdesk_fold(` + p + `), '\', '\\'), '%', '\%'), '_', '\_') || '%'`
+	return sqlSearchHelperMatches("sd", w.arg(searchPattern(q)))
 }
 
 // RegistrationList returns up to limit rows matching f in f.Sort's order (newest activity first by
@@ -373,7 +373,7 @@ FROM (SELECT cr.id FROM ` + w.from() + `
   WHERE ` + w.sql() + `
   ORDER BY ` + order + `
   LIMIT ` + sqlLimit(limit+1) + `) page
-  JOIN ` + strings.Replace(listFrom, `credit_registrations cr`, `credit_registrations cr ON cr.id = page.id`, 1) + `
+  JOIN ` + strings.Replace(listFrom, `ledger_mirror cr`, `ledger_mirror cr ON cr.id = page.id`, 1) + `
 ORDER BY ` + order
 	rows, _ := q.db.Query(ctx, sql, w.queryArgs()...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
@@ -465,7 +465,7 @@ func (q *Queries) registrationPhaseCounts(ctx context.Context, now time.Time, sc
 	dest := make([]any, len(phases))
 	phaseN := make([]int64, len(phases))
 	for i, p := range phases {
-		cols[i] = `(SELECT count(*) FROM (SELECT 1 FROM credit_registrations cr
+		cols[i] = `(SELECT count(*) FROM (SELECT 1 FROM ledger_mirror cr
     WHERE ` + liveSQL + ` AND (` + phasePredicate(p) + `) AND ` + scopeCond + ` AND $1::timestamptz IS NOT NULL
     LIMIT ` + sqlLimit(PhaseCountCap) + `) capped)`
 		dest[i] = &phaseN[i]
@@ -496,7 +496,7 @@ func (q *Queries) registrationReasonCounts(ctx context.Context, now time.Time, s
 	err := q.db.QueryRow(ctx, `SELECT coalesce(array_agg(m), '{}'), coalesce(array_agg(f), '{}'), coalesce(array_agg(n), '{}')
 FROM (SELECT m, f, count(*) AS n
   FROM (SELECT `+sqlReasonMask+` AS m, cr.needs_admin_attention AS f
-    FROM credit_registrations cr
+    FROM ledger_mirror cr
     WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond+` AND $1::timestamptz IS NOT NULL) candidates
   GROUP BY m, f) groups`, args...).Scan(&masks, &flags, &groupN)
 	if err != nil {
@@ -561,7 +561,7 @@ type dismissedCandidate struct {
 func (q *Queries) attentionDismissedList(ctx context.Context, scope []string) ([]dismissedCandidate, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id
 FROM credit_registration_attention_dismissals d
-  JOIN credit_registrations cr ON cr.id = d.credit_registration_id
+  JOIN ledger_mirror cr ON cr.id = d.credit_registration_id
 WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+`
   AND ($1::uuid[] IS NULL OR cr.course_id = ANY($1::uuid[]))`, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[dismissedCandidate])
@@ -612,18 +612,28 @@ type Registration struct {
 }
 
 const registrationColumns = listColumns + `,
-  cr.created_at, cr.version, cr.course_module_completion_id::text AS course_module_completion_id,
+  cr.created_at, ` + sqlRowVersion + ` AS version, cr.course_module_completion_id::text AS course_module_completion_id,
   cr.course_module_id::text AS course_module_id, cr.superseded_at,
   cr.pending_superseded_by_id::text AS pending_superseded_by_id, cr.phase_started_at, cr.last_attempt_at,
   cr.registered_at, cr.enrolment_checked_at, cr.no_usable_enrolment_since,
-  cr.student_number AS frozen_student_number, s.student_number AS linked_student_number,
+  cr.student_number AS frozen_student_number, sv.student_number AS linked_student_number,
   cr.sisu_person_id, cr.uh_course_code AS frozen_course_code, cr.selected_enrolment_id,
   cr.selected_enrolment_kind::text AS selected_enrolment_kind, cr.selected_enrolment_realisation_id,
   cr.selected_enrolment_realisation_name, cr.attainment_language, cr.grade_scale_id, cr.grade_id,
   cr.credits, cr.attained_at, cr.submitted_attainment_type, cr.sisu_attainment_id, cr.sisu_attainment_type,
   cr.enrolment_check_group::text AS enrolment_check_group, cr.enrolment_check_step, cr.enrolment_check_due_at,
   cr.enrolment_checks_stopped_at, m.ects_credits AS module_credits,
-  d.created_at AS dismissed_at, da.name AS dismissed_by, d.reason AS dismissal_note`
+  d.created_at AS dismissed_at, nullif(` + sqlLMSUserName + `, '') AS dismissed_by, d.reason AS dismissal_note`
+
+// liveLedger reads the LMS's own row (not the copy) as "cr", with what regdesk derives for it
+// from the copy: a registration's page and every hand action must see the row as it is now.
+const liveLedger = `(SELECT c.*, c.selected_enrolment_id IS NOT NULL AS enrolment_resolved, mm.needs_person_since
+  FROM credit_registrations c
+  LEFT JOIN ledger_mirror mm ON mm.id = c.id) cr`
+
+// sqlRowVersion is the row's version as a page carries it: its updated_at in microseconds. The
+// LMS's set_timestamp trigger stamps every write, so any change to the row changes it.
+const sqlRowVersion = `(extract(epoch FROM cr.updated_at) * 1000000)::bigint`
 
 // RegistrationGet returns the registration with the given id, or ErrNotFound. When scope is not
 // nil, a row outside those courses is not found either: a teacher asking for another course's
@@ -633,8 +643,8 @@ func (q *Queries) RegistrationGet(ctx context.Context, id string, scope []string
 		return Registration{}, fmt.Errorf("RegistrationGet %q: %w", id, ErrNotFound)
 	}
 	rows, _ := q.db.Query(ctx, `SELECT `+registrationColumns+`
-FROM `+listFrom+`
-  LEFT JOIN accounts da ON da.id = d.dismissed_by_user_id
+FROM `+strings.Replace(listFrom, `ledger_mirror cr`, liveLedger, 1)+`
+  LEFT JOIN user_details da ON da.user_id = d.dismissed_by_user_id
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+``, id, scope)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Registration])
 	if err != nil {

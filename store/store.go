@@ -85,7 +85,15 @@ type Options struct {
 	// PasswordCost is bcrypt's work factor for HashPassword; 0 is DefaultPasswordCost. Tests,
 	// which hash many passwords, lower it.
 	PasswordCost int
+	// LMSSchema is the schema holding the LMS's tables; "" is DefaultLMSSchema.
+	LMSSchema string
 }
+
+// Schema is the schema that holds everything regdesk keeps. Nothing of regdesk's lives outside it.
+const Schema = "regdesk"
+
+// DefaultLMSSchema is where the LMS keeps its tables.
+const DefaultLMSSchema = "public"
 
 // DefaultConnectTimeout bounds making one connection, unless the URL's connect_timeout says
 // otherwise.
@@ -111,6 +119,10 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = DefaultConnectTimeout
 	}
+	// regdesk's own tables first, then the LMS's: every statement names tables unqualified, and
+	// regdesk's names never repeat an LMS table's (TestRegdeskNamesNoLMSTable).
+	lmsSchema := cmp.Or(opts.LMSSchema, DefaultLMSSchema)
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{Schema}.Sanitize() + ", " + pgx.Identifier{lmsSchema}.Sanitize()
 	// Times are written and compared in UTC; Helsinki is a display concern.
 	cfg.ConnConfig.RuntimeParams["timezone"] = "UTC"
 	// The queue's reason conditions make large expressions on a few thousand rows: JIT compiling

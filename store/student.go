@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +25,7 @@ func sqlInScope(n int) string {
 
 // sqlStudentInScope is true for a student "s" with a live registration in the scope $n.
 func sqlStudentInScope(n int) string {
-	return fmt.Sprintf(`($%[1]d::uuid[] IS NULL OR EXISTS (SELECT 1 FROM credit_registrations cr
+	return fmt.Sprintf(`($%[1]d::uuid[] IS NULL OR EXISTS (SELECT 1 FROM ledger_mirror cr
     WHERE cr.user_id = s.id AND cr.deleted_at IS NULL AND cr.course_id = ANY($%[1]d::uuid[])))`, n)
 }
 
@@ -46,91 +47,88 @@ type StudentSearchRow struct {
 // every student.
 const searchMinChars = 3
 
-// studentSearchSQL builds the search for folded (the query's words, folded as search_text is)
-// with $1 the whole query, $2 the scope and $3 the limit, and returns it with its arguments. Every
-// word must occur in the student's search_text, which holds the student number too;
-// students_search_text_trgm serves that as long as one word has searchMinChars characters. When
-// none has, the words must also occur together as typed ("li wu"), which the index serves if the
-// whole query is that long; a shorter query matches only an exact student number, through the
-// unique number index. The patterns are parameters rather than expressions, so the planner sees
-// them and estimates from the trigram statistics.
-func studentSearchSQL(query string, folded []string, scope []string, limit int) (string, []any) {
+// studentNumberPrefix matches a query that can only be (the start of) a student number.
+var studentNumberPrefix = regexp.MustCompile(`^[0-9]+$`)
+
+// studentSearchSQL builds the search for words (the query's words) with $1 the whole query, $2
+// the scope and $3 the limit, and returns it with its arguments. A query of digits finds students
+// whose live verified number starts with it. Anything else must have every word in the student's
+// name or e-mail as the LMS keeps them for search (sqlSearchHelperMatches; accents folded by
+// searchPattern), which the LMS's trigram indexes serve as long as one word has searchMinChars
+// characters; when none has, the words must also occur together as typed ("li wu"). A shorter
+// query matches only an exact student number. The patterns are parameters rather than
+// expressions, so the planner sees them and estimates from the trigram statistics.
+func studentSearchSQL(query string, words []string, scope []string, limit int) (string, []any) {
 	args := []any{query, scope, limit}
 	arg := func(v string) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
 	}
 	indexed := false
-	for _, w := range folded {
+	for _, w := range words {
 		indexed = indexed || utf8.RuneCountInString(w) >= searchMinChars
 	}
-	phrase := strings.Join(folded, " ")
-	numberOnly := !indexed && utf8.RuneCountInString(phrase) < searchMinChars
-	var contains, wordStart []string
-	for _, w := range folded {
-		e := likeEscaper.Replace(w)
-		if !numberOnly {
-			contains = append(contains, `s.search_text LIKE `+arg("%"+e+"%"))
+	phrase := strings.Join(words, " ")
+	var match string
+	switch {
+	case studentNumberPrefix.MatchString(query) && utf8.RuneCountInString(query) >= searchMinChars:
+		match = `sv.student_number LIKE ` + arg(likeEscaper.Replace(query)+"%")
+	case !indexed && utf8.RuneCountInString(phrase) < searchMinChars:
+		match = `sv.student_number = $1`
+	default:
+		var contains []string
+		for _, w := range words {
+			contains = append(contains, sqlSearchHelperMatches("sd", arg(searchPattern(w))))
 		}
-		wordStart = append(wordStart, `(' ' || s.search_text) LIKE `+arg("% "+e+"%"))
+		if !indexed {
+			contains = append(contains, sqlSearchHelperMatches("sd", arg(searchPattern(phrase))))
+		}
+		match = strings.Join(contains, " AND ")
 	}
-	if !indexed && !numberOnly {
-		contains = append(contains, `s.search_text LIKE `+arg("%"+likeEscaper.Replace(phrase)+"%"))
-	}
-	match := strings.Join(contains, " AND ")
-	if numberOnly {
-		match = `s.student_number = $1`
+	var wordStart []string
+	for _, w := range words {
+		wordStart = append(wordStart, `(' ' || coalesce(sd.name_search_helper, '') || ' ' || coalesce(sd.email_search_helper, '')) ~ `+
+			arg(" "+searchPattern(w)))
 	}
 	numberPrefix := arg(likeEscaper.Replace(strings.ToLower(query)) + "%")
 	sql := `WITH hits AS (
-  SELECT s.id, s.first_name, s.last_name, s.email, s.student_number,
+  SELECT s.id, sd.first_name, sd.last_name, sd.email, sv.student_number,
     CASE
-      WHEN s.student_number = $1 THEN 0
-      WHEN lower(s.student_number) LIKE ` + numberPrefix + ` THEN 1
+      WHEN sv.student_number = $1 THEN 0
+      WHEN sv.student_number LIKE ` + numberPrefix + ` THEN 1
       WHEN ` + strings.Join(wordStart, " AND ") + ` THEN 2
       ELSE 3
     END AS rank
-  FROM students s
+  FROM users s
+    LEFT JOIN user_details sd ON sd.user_id = s.id
+    LEFT JOIN verified_student_numbers sv ON sv.user_id = s.id AND sv.deleted_at IS NULL
   WHERE s.deleted_at IS NULL
     AND ` + match + `
     AND ` + sqlStudentInScope(2) + `
-  ORDER BY rank, s.last_name, s.first_name, s.id
+  ORDER BY rank, sd.last_name, sd.first_name, s.id
   LIMIT $3
 )
-SELECT h.id::text AS id, h.first_name || ' ' || h.last_name AS name, h.email, h.student_number,
-  (SELECT count(*) FROM credit_registrations cr
+SELECT h.id::text AS id, coalesce(btrim(concat_ws(' ', h.first_name, h.last_name)), '') AS name,
+  coalesce(h.email, '') AS email, h.student_number,
+  (SELECT count(*) FROM ledger_mirror cr
     WHERE cr.user_id = h.id AND cr.deleted_at IS NULL AND ` + sqlInScope(2) + `) AS registration_count
 FROM hits h
 ORDER BY h.rank, h.last_name, h.first_name, h.id`
 	return sql, args
 }
 
-// searchWordsFold folds the query's words in the database, with the function that keeps
-// students.search_text, so both sides compare alike.
-func (q *Queries) searchWordsFold(ctx context.Context, words []string) ([]string, error) {
-	var folded []string
-	if err := q.db.QueryRow(ctx, `SELECT array(SELECT regdesk_fold(w) FROM unnest($1::text[]) WITH ORDINALITY AS t(w, i) ORDER BY i)`, words).Scan(&folded); err != nil {
-		return nil, dbError("StudentSearch fold", err)
-	}
-	return folded, nil
-}
-
 // StudentSearch finds up to limit students by student number (exact or prefix) or by part of
-// their name or e-mail, ignoring case and accents ("aijala" finds "Äijälä"). Every word of the
-// query must match. Exact numbers come first, then number prefixes, then students with a word
-// starting with the query, then other matches; ties by name. A query shorter than three
-// characters finds only an exact student number; a blank one finds nobody.
+// their name or e-mail, ignoring case. Every word of the query must match. Exact numbers come
+// first, then number prefixes, then students with a word starting with the query, then other
+// matches; ties by name. A query shorter than three characters finds only an exact student
+// number; a blank one finds nobody.
 func (q *Queries) StudentSearch(ctx context.Context, query string, scope []string, limit int) ([]StudentSearchRow, error) {
 	query = strings.TrimSpace(query)
 	words := strings.Fields(query)
 	if len(words) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	folded, err := q.searchWordsFold(ctx, words)
-	if err != nil {
-		return nil, err
-	}
-	sql, args := studentSearchSQL(query, folded, scope, limit)
+	sql, args := studentSearchSQL(query, words, scope, limit)
 	rows, _ := q.db.Query(ctx, sql, args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[StudentSearchRow])
 	if err != nil {
@@ -139,7 +137,8 @@ func (q *Queries) StudentSearch(ctx context.Context, query string, scope []strin
 	return list, nil
 }
 
-// Student is a student as their page heads it.
+// Student is a student as their page heads it. The LMS may know neither name nor e-mail: those
+// are "" then.
 type Student struct {
 	ID            string  `db:"id"`
 	FirstName     string  `db:"first_name"`
@@ -148,8 +147,8 @@ type Student struct {
 	StudentNumber *string `db:"student_number"`
 }
 
-// Name is the student's full name.
-func (s Student) Name() string { return s.FirstName + " " + s.LastName }
+// Name is the student's full name; "" when the LMS knows neither part.
+func (s Student) Name() string { return strings.TrimSpace(s.FirstName + " " + s.LastName) }
 
 // StudentGet returns the student with the given id, or ErrNotFound: for a deleted student, and,
 // when scope is not nil, for one without a registration in those courses, so a teacher learns
@@ -158,8 +157,11 @@ func (q *Queries) StudentGet(ctx context.Context, id string, scope []string) (St
 	if !IsUUID(id) {
 		return Student{}, fmt.Errorf("StudentGet %q: %w", id, ErrNotFound)
 	}
-	rows, _ := q.db.Query(ctx, `SELECT s.id::text AS id, s.first_name, s.last_name, s.email, s.student_number
-FROM students s
+	rows, _ := q.db.Query(ctx, `SELECT s.id::text AS id, coalesce(sd.first_name, '') AS first_name,
+  coalesce(sd.last_name, '') AS last_name, coalesce(sd.email, '') AS email, sv.student_number
+FROM users s
+  LEFT JOIN user_details sd ON sd.user_id = s.id
+  LEFT JOIN verified_student_numbers sv ON sv.user_id = s.id AND sv.deleted_at IS NULL
 WHERE s.id = $1 AND s.deleted_at IS NULL AND `+sqlStudentInScope(2), id, scope)
 	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Student])
 	if err != nil {
@@ -213,7 +215,7 @@ type PreconditionColumns struct {
 
 // preconditionColumns selects PreconditionColumns from cr and its preconditions p.
 const preconditionColumns = `p.completion_deleted, p.completion_eligible, p.has_verified_student_number, p.frozen_identity_stale,
-  p.course_code_allowed, cr.selected_enrolment_id IS NOT NULL AS enrolment_resolved,
+  p.course_code_allowed, cr.enrolment_resolved,
   cr.submitted_attainment_id IS NOT NULL AS submitted`
 
 // Preconditions returns the row's preconditions as schedule reads them.
@@ -241,7 +243,7 @@ const sqlStudentStatus = `CASE
     WHEN cr.state = 'no_usable_enrolment' THEN 'needs_enrolment'
     WHEN cr.state = 'submitting' THEN 'sending'
     WHEN cr.state = 'failed_retryable' THEN CASE
-      WHEN cr.selected_enrolment_id IS NOT NULL OR cr.submitted_attainment_id IS NOT NULL THEN 'sending'
+      WHEN cr.enrolment_resolved OR cr.submitted_attainment_id IS NOT NULL THEN 'sending'
       ELSE 'looking_for_enrolment' END
     WHEN cr.state IN ('submission_uncertain', 'awaiting_verification') THEN 'waiting_for_sisu'
     WHEN cr.state = 'partially_registered' THEN 'partly_registered'
@@ -264,19 +266,19 @@ var courseListOrder = []schedule.StudentStatus{
 }
 
 const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + scheduleColumns + `,
-  cr.attempt_number, s.id::text AS student_id, s.first_name || ' ' || s.last_name AS student_name,
-  s.email AS student_email, coalesce(s.student_number, cr.student_number) AS student_number,
-  c.id::text AS course_id, c.name AS course_name, m.id::text AS course_module_id, m.name AS module_name,
+  cr.attempt_number, ` + studentColumns + `, coalesce(sv.student_number, cr.student_number) AS student_number,
+  c.id::text AS course_id, c.name AS course_name, m.id::text AS course_module_id, coalesce(m.name, '') AS module_name,
   coalesce(cr.uh_course_code, m.uh_course_code) AS uh_course_code, cr.error_message,
   cmc.completion_date, cmc.passed, cr.registered_at,
-  coalesce(cr.grade_id, cmc.grade::text) AS grade, cr.grade_scale_id,
-  coalesce(cr.credits, m.ects_credits) AS credits, cr.attainment_language,
+  coalesce(lr.grade_id, cmc.grade::text) AS grade, lr.grade_scale_id,
+  coalesce(lr.credits, m.ects_credits) AS credits, lr.attainment_language,
   ` + preconditionColumns + `,
   ` + sqlStudentStatus + ` AS student_status, ` + claimColumns
 
-const overviewFrom = `credit_registrations cr
+const overviewFrom = `ledger_mirror cr
+  JOIN credit_registrations lr ON lr.id = cr.id
   JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
-  JOIN students s ON s.id = cr.user_id
+  JOIN ` + studentJoin + `
   JOIN courses c ON c.id = cr.course_id
   JOIN course_modules m ON m.id = cr.course_module_id
   JOIN course_module_completions cmc ON cmc.id = cr.course_module_completion_id
@@ -362,7 +364,7 @@ func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseI
 		ranks = append(ranks, StudentRank(st))
 	}
 	ranks = append(ranks, unknownStudentRank)
-	rows, _ := q.db.Query(ctx, `SELECT r.rank, (SELECT count(*) FROM (SELECT 1 FROM credit_registrations cr
+	rows, _ := q.db.Query(ctx, `SELECT r.rank, (SELECT count(*) FROM (SELECT 1 FROM ledger_mirror cr
     WHERE cr.course_id = $1 AND cr.student_rank = r.rank AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
     LIMIT `+sqlLimit(CourseCountCap)+`) capped)
 FROM unnest($3::smallint[]) AS r(rank)`, courseID, scope, ranks)

@@ -14,12 +14,9 @@ func (s *Store) StudentSearchPlanForTest(ctx context.Context, query string, scop
 	query = strings.TrimSpace(query)
 	var plan []string
 	err := s.InTx(ctx, func(q *Queries) error {
-		folded, err := q.searchWordsFold(ctx, strings.Fields(query))
-		if err != nil {
-			return err
-		}
-		sql, args := studentSearchSQL(query, folded, scope, 20)
-		if _, err := q.db.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+		sql, args := studentSearchSQL(query, strings.Fields(query), scope, 20)
+		var err error
+		if _, err = q.db.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
 			return err
 		}
 		rows, _ := q.db.Query(ctx, `EXPLAIN `+sql, args...)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"regdesk/handaction"
+	"regdesk/partner/lms"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
@@ -14,9 +16,9 @@ import (
 )
 
 // This file is the registration page's hand actions: the panel that shows every action with the
-// rules' decision, and the POST that applies one. The rules live in schedule.Decide and the safe
-// write in store.RegistrationActionApply; here a decision becomes words and a store error becomes
-// what the person sees.
+// rules' decision, and the POST that takes one. The rules live in schedule.Decide, and the action
+// is asked of the LMS by handaction.Service; here a decision becomes words, and what came of the
+// action (regdesk's check, or the LMS's answer) becomes what the person sees.
 
 var errNoAction = errorKey(http.StatusNotFound, "act.noSuchAction")
 
@@ -105,12 +107,18 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 	}
 	actor := actorFrom(ctx)
 	now := s.clock()
-	res, err := s.store.RegistrationActionApply(ctx, now, store.ActionParams{
+	res, err := s.actions.Apply(ctx, now, store.ActionParams{
 		RegistrationID: id, Action: action, Version: version, LookupID: sent.lookupID, Reason: sent.reason,
 		ConfirmedRisk: schedule.RiskLabel(r.PostForm.Get("confirm_risk")),
-		Actor:         store.ActionActor{ID: actor.ID, Role: string(actor.Role)},
+		Actor:         actor.actionActor(),
 		Scope:         s.courseScope(r),
 	})
+	if n, status, ok := lmsNotice(i18n.From(ctx), id, action, err); ok {
+		return s.renderActionPanel(w, r, id, s.clock(), status, func(vm *views.ActionsVM) { vm.Notice = &n })
+	}
+	if errors.Is(err, handaction.ErrNoSuchAction) {
+		return errNoAction
+	}
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		field := ve.Field
 		if field != "reason" {
@@ -240,18 +248,47 @@ func refusedNotice(loc *i18n.Localizer, e *store.RefusedError, now time.Time) vi
 	return n
 }
 
-// actionDone is the flash after an action: what happened, in words.
-func actionDone(loc *i18n.Localizer, res store.ActionResult) string {
-	switch res.Decision.Action {
-	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
-		switch res.After {
-		case schedule.StateRegistered:
-			return loc.T("act.done.registered")
-		case schedule.StateDuplicate:
-			return loc.T("act.done.duplicate")
-		case schedule.StatePartiallyRegistered:
-			return loc.T("act.done.partial")
+// lmsNotice is what the person sees when a hand action was not taken for a reason outside
+// regdesk's own rules: hand actions are off, the account names no LMS user, the LMS refused or
+// turned it down, could not be asked, or never answered. ok is false for any other error.
+func lmsNotice(loc *i18n.Localizer, id string, action schedule.Action, err error) (n views.ActionNoticeVM, status int, ok bool) {
+	reload := "/registrations/" + id
+	title := loc.T("act.refused.title", "Action", loc.Code("action", string(action)))
+	switch {
+	case errors.Is(err, handaction.ErrOff):
+		return views.ActionNoticeVM{Kind: "refused", Title: title, Message: loc.T("act.off"), ReloadURL: reload},
+			http.StatusServiceUnavailable, true
+	case errors.Is(err, handaction.ErrNoLMSUser):
+		return views.ActionNoticeVM{Kind: "refused", Title: title, Message: loc.T("act.noLMSUser"), ReloadURL: reload},
+			http.StatusForbidden, true
+	}
+	if re, is := errors.AsType[*handaction.RefusedError](err); is {
+		n := views.ActionNoticeVM{Kind: "refused", Title: title, ReloadURL: reload, Detail: loc.T("act.lms.differs")}
+		if re.Err != nil {
+			n.Message = loc.T("act.lms.turnedDown", "Message", re.Err.Message)
+		} else {
+			n.Message = loc.T("act.lms.refused", "Refusal", loc.Code("refusal", string(re.Refusal)),
+				"Why", refusalWords(loc, schedule.RefusalCode(re.Refusal)))
 		}
+		return n, http.StatusConflict, true
+	}
+	if _, is := errors.AsType[*handaction.UnknownOutcomeError](err); is {
+		return views.ActionNoticeVM{Kind: "stale", Title: loc.T("act.lms.unknown.title"), Message: loc.T("act.lms.unknown"), ReloadURL: reload},
+			http.StatusBadGateway, true
+	}
+	if ue, is := errors.AsType[*handaction.UnreachableError](err); is {
+		return views.ActionNoticeVM{Kind: "refused", Title: title, ReloadURL: reload,
+			Message: loc.T("act.lms.unreachable", "Why", ue.Err.UserMessage())}, http.StatusServiceUnavailable, true
+	}
+	return views.ActionNoticeVM{}, 0, false
+}
+
+// actionDone is the flash after an action: what happened, in words.
+func actionDone(loc *i18n.Localizer, res handaction.Result) string {
+	if res.Outcome == lms.OutcomeNoChange {
+		return loc.T("act.done.noChange")
+	}
+	switch res.Action {
 	case schedule.ActionResubmit:
 		return loc.T("act.done.resubmit")
 	case schedule.ActionCancel:

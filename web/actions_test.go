@@ -84,7 +84,7 @@ type written struct {
 func (b *testBundle) written(t *testing.T, id string) written {
 	t.Helper()
 	var w written
-	err := b.store.Pool().QueryRow(context.Background(), `SELECT cr.state::text, cr.version,
+	err := b.store.Pool().QueryRow(context.Background(), `SELECT cr.state::text, (extract(epoch FROM cr.updated_at) * 1000000)::bigint,
   (SELECT count(*) FROM credit_registration_events e WHERE e.credit_registration_id = cr.id AND e.kind = 'admin_action'),
   (SELECT count(*) FROM credit_registration_admin_actions a WHERE a.target_id = cr.id)
 FROM credit_registrations cr WHERE cr.id = $1`, id).Scan(&w.state, &w.version, &w.events, &w.audits)
@@ -101,12 +101,11 @@ func (b *testBundle) actAsStore(t *testing.T, a testAccount, id string, action s
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := store.ActionParams{RegistrationID: id, Action: action, Version: ra.Version, Reason: reason,
-		Actor: store.ActionActor{ID: a.ID, Role: string(a.Role)}}
+	p := store.ActionParams{RegistrationID: id, Action: action, Version: ra.Version, Reason: reason}
 	if ra.Lookup != nil {
 		p.LookupID = ra.Lookup.EventID
 	}
-	if _, err := b.store.RegistrationActionApply(context.Background(), at, p); err != nil {
+	if _, err := b.actAs(t, at, a, p); err != nil {
 		t.Fatalf("%s as %s: %v", action, a.Name, err)
 	}
 }

@@ -32,9 +32,8 @@ func (b *testBundle) cancelAs(t *testing.T, a testAccount, id string, at time.Ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.store.RegistrationActionApply(ctx, at, store.ActionParams{
+	_, err = b.actAs(t, at, a, store.ActionParams{
 		RegistrationID: id, Action: schedule.ActionCancel, Version: acts.Version, Reason: "written off with the teacher",
-		Actor: store.ActionActor{ID: a.ID, Role: string(a.Role)},
 	})
 	if err != nil {
 		t.Fatalf("cancel %s as %s: %v", id, a.Name, err)

@@ -143,7 +143,7 @@ func (s *Server) authenticate(r *http.Request) (a *Actor, sso bool, err error) {
 }
 
 func actorOf(acct store.Account) *Actor {
-	a := &Actor{ID: acct.ID, Name: acct.Name, Email: acct.Email, Role: Role(acct.Role), Language: acct.Language}
+	a := &Actor{ID: acct.ID, Name: acct.Name, Email: acct.Email, Role: Role(acct.Role), Language: acct.Language, LMSUserID: acct.LMSUserID}
 	if a.Role == RoleTeacher {
 		a.CourseIDs = acct.CourseIDs
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/a-h/templ"
 
+	"regdesk/handaction"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
@@ -304,7 +305,10 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 	}
 	actor := actorFrom(r.Context())
 	p := store.BulkApplyParams{Action: action, Rows: rows, Reason: reason,
-		ConfirmedRisks: confirmed, Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, Scope: s.courseScope(r)}
+		ConfirmedRisks: confirmed, Actor: actor.actionActor(), Scope: s.courseScope(r)}
+	if err := s.bulkCanAct(p); err != nil {
+		return s.bulkApplyAgain(w, r, action, rows, reason, "", bulkLMSWords(loc, err), now)
+	}
 	if len(rows) > s.bulkInlineRows {
 		// A long apply runs in the background and the person watches it move (bulk_jobs.go); its
 		// mistakes are found first, while they still wait for this answer.
@@ -313,9 +317,12 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.bulkApplyInBackground(w, r, p, now)
 	}
-	res, err := s.store.RegistrationBulkApply(r.Context(), now, p)
+	res, err := s.actions.ApplyBulk(r.Context(), now, p)
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		return s.bulkApplyAgain(w, r, action, rows, reason, ve.Field, loc.T("bulk.nothingApplied", "Problem", validationWords(loc, ve)), now)
+	}
+	if _, ok := errors.AsType[*handaction.UnreachableError](err); ok {
+		return s.bulkApplyAgain(w, r, action, rows, reason, "", bulkLMSWords(loc, err), now)
 	}
 	if err != nil {
 		return err
@@ -325,6 +332,34 @@ func (s *Server) bulkApply(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return s.renderBulk(w, r, http.StatusOK, views.BulkResultPage(vm))
+}
+
+// bulkCanAct is why the bulk action cannot be asked of the LMS at all (hand actions are off, the
+// account names no LMS user), before any row is judged; nil when it can.
+func (s *Server) bulkCanAct(p store.BulkApplyParams) error {
+	switch {
+	case !s.actions.Enabled():
+		return handaction.ErrOff
+	case !handaction.Takes(p.Action):
+		return handaction.ErrNoSuchAction
+	case p.Actor.LMSUserID == "":
+		return handaction.ErrNoLMSUser
+	}
+	return nil
+}
+
+// bulkLMSWords says why a bulk action was not asked of the LMS, or not taken by it.
+func bulkLMSWords(loc *i18n.Localizer, err error) string {
+	switch {
+	case errors.Is(err, handaction.ErrOff):
+		return loc.T("act.off")
+	case errors.Is(err, handaction.ErrNoLMSUser):
+		return loc.T("act.noLMSUser")
+	}
+	if ue, ok := errors.AsType[*handaction.UnreachableError](err); ok {
+		return loc.T("act.lms.unreachable", "Why", ue.Err.UserMessage())
+	}
+	return loc.T("act.lms.unknown")
 }
 
 // parseBulkRow reads "id:version:lookup_id" (lookup_id may be empty).
@@ -368,7 +403,8 @@ func (s *Server) bulkApplyAgain(w http.ResponseWriter, r *http.Request, action s
 
 // bulkOutcomes are the result's outcomes in the order the counts show them; their words are
 // the catalogue's bulk.outcome.<outcome>.
-var bulkOutcomes = []store.BulkOutcome{store.BulkApplied, store.BulkSkipped, store.BulkChanged, store.BulkRiskNotConfirmed, store.BulkNotFound}
+var bulkOutcomes = []store.BulkOutcome{store.BulkApplied, store.BulkRefusedByLMS, store.BulkUnknown, store.BulkSkipped, store.BulkChanged,
+	store.BulkRiskNotConfirmed, store.BulkNotFound}
 
 // refusalLabel is a refusal's short name in the language; a code the catalogue lacks shows as
 // itself.

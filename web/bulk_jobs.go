@@ -42,7 +42,6 @@ func (s *Server) bulkApplyInBackground(w http.ResponseWriter, r *http.Request, p
 		return err
 	}
 	var done atomic.Int64
-	p.Progress = func(n, _ int) { done.Store(int64(n)) }
 	p.JobID = id
 	ctx := context.WithoutCancel(r.Context())
 	stop := make(chan struct{})
@@ -64,7 +63,7 @@ func (s *Server) bulkApplyInBackground(w http.ResponseWriter, r *http.Request, p
 	})
 	s.background.Go(func() {
 		defer close(stop)
-		_, err := s.store.RegistrationBulkApply(ctx, now, p)
+		_, err := s.actions.ApplyBulk(ctx, now, p)
 		if err != nil {
 			s.log.ErrorContext(ctx, "bulk apply failed", "err", err, "job", id, "request_id", requestIDFrom(ctx))
 			if err := s.store.BulkJobFail(ctx, id, s.clock()); err != nil {

@@ -45,13 +45,14 @@ func setupFaults(t *testing.T) *faultBundle {
 // setupFaultsWith is setupFaults with the statement and request timeouts given.
 func setupFaultsWith(t *testing.T, statement, request time.Duration) *faultBundle {
 	t.Helper()
-	_, dbURL := storetest.NewWithURL(t, storetest.Options{})
+	directStore, dbURL := storetest.NewWithURL(t, storetest.Options{})
 	proxy, viaProxy := storetest.ThroughProxy(t, dbURL)
 	st, err := store.Open(context.Background(), viaProxy+"&application_name="+faultApp, store.Options{StatementTimeout: statement, MaxConns: 8, PasswordCost: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
+	storetest.ShareLMS(t, directStore, st)
 	logs := &syncBuffer{}
 	b := setupOn(t, st, func(d *web.Deps) {
 		d.RequestTimeout = request

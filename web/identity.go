@@ -3,6 +3,8 @@ package web
 import (
 	"context"
 	"slices"
+
+	"regdesk/store"
 )
 
 // Role is what a signed-in person may do.
@@ -26,6 +28,14 @@ type Actor struct {
 	// Language is the language the person chose in the header ("fi", "sv", "en"); empty when they
 	// never chose, and pages follow their browser.
 	Language string
+	// LMSUserID is the LMS user the person is: hand actions are asked of the LMS as that user.
+	// "" when the account names none.
+	LMSUserID string
+}
+
+// actionActor is the person as a hand action records them.
+func (a *Actor) actionActor() store.ActionActor {
+	return store.ActionActor{ID: a.ID, Role: string(a.Role), LMSUserID: a.LMSUserID}
 }
 
 // CanAct reports whether the actor may change registrations (every hand action, lookups).

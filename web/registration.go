@@ -208,12 +208,9 @@ func eventVMs(loc *i18n.Localizer, registrationID string, events []store.Event, 
 			Message: store.Deref(e.Message),
 		}
 		if e.Kind == "admin_action" {
+			// The LMS's event of a hand action: its message is the person's reason.
 			vm.Reason, vm.Message = vm.Message, ""
-			a := store.ReadActionEventDetails(e.Details)
-			if a.AuditID != "" {
-				vm.AuditURL = "/audit?registration=" + registrationID + "#audit-" + a.AuditID
-			}
-			vm.Note = actionNote(loc, a.Risk, a.DismissedReasons)
+			vm.AuditURL = "/audit?registration=" + registrationID
 		}
 		if e.Kind == "sisu_lookup" {
 			// The message column holds the verdict in English; a record that keeps its phrases
@@ -300,9 +297,6 @@ func eventTitle(loc *i18n.Localizer, e store.Event) string {
 		parts = append(parts, loc.T("event.retry_scheduled"))
 	case "admin_action":
 		parts = append(parts, loc.T("event.admin_action"))
-		if a := store.ReadActionEventDetails(e.Details).Action; a.Valid() {
-			parts = append(parts, "·", loc.Code("action", string(a)))
-		}
 	case "student_action":
 		parts = append(parts, loc.T("event.student_action"))
 	case "cancelled":

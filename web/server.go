@@ -16,6 +16,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
 
+	"regdesk/handaction"
 	"regdesk/schedule"
 	"regdesk/static"
 	"regdesk/store"
@@ -46,6 +47,9 @@ type Deps struct {
 	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
 	// the lookup button then says so.
 	Registry lookup.Registry
+	// LMS is the LMS's admin endpoints, through which every hand action is taken as the person
+	// acting; nil when LMS_URL is not set, and hand actions are off (pages say so).
+	LMS handaction.LMS
 	// CountsTTL is how long the queue's counts are shared before they are counted again; 0
 	// counts on every request (tests, where the clock stands still).
 	CountsTTL time.Duration
@@ -158,6 +162,8 @@ type Server struct {
 	byAddress      store.LoginLimit
 	byAccount      store.LoginLimit
 	lookups        *lookup.Service
+	// actions takes hand actions through the LMS.
+	actions        *handaction.Service
 	counts         *countsCache
 	claimLapse     time.Duration
 	waitingTarget  int
@@ -215,6 +221,7 @@ func New(d Deps) *Server {
 		}
 	}
 	s.lookups = &lookup.Service{Store: d.Store, Registry: d.Registry, Now: s.clock, Log: s.log}
+	s.actions = &handaction.Service{Store: d.Store, LMS: d.LMS, Now: s.clock, Log: s.log}
 	lim := d.LoginLimits
 	window := cmp.Or(lim.Window, 15*time.Minute)
 	s.byAddress = store.LoginLimit{Max: cmp.Or(lim.PerAddress, 30), Window: window}

@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/handaction"
+	"regdesk/partner/lms"
+	"regdesk/partner/lms/lmsfake"
 	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/web"
@@ -36,6 +39,8 @@ func (c *testClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
 type testAccount struct {
 	ID, Name, Email string
 	Role            web.Role
+	// LMSUserID is the LMS user a support person or admin is; "" for a teacher.
+	LMSUserID string
 }
 
 type testBundle struct {
@@ -50,6 +55,18 @@ type testBundle struct {
 	admin, support, teacher testAccount
 	// client is signed in as support: the role of most tests.
 	client *http.Client
+	// lmsFake is the LMS's admin endpoints the server takes hand actions through, and lms a
+	// client of it.
+	lmsFake *lmsfake.Server
+	lms     *lms.Client
+}
+
+// actAs takes a hand action as a, through the same service and LMS the server uses.
+func (b *testBundle) actAs(t *testing.T, at time.Time, a testAccount, p store.ActionParams) (handaction.Result, error) {
+	t.Helper()
+	p.Actor = store.ActionActor{ID: a.ID, Role: string(a.Role), LMSUserID: a.LMSUserID}
+	svc := &handaction.Service{Store: b.store, LMS: b.lms, Now: b.clock.Now}
+	return svc.Apply(context.Background(), at, p)
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -93,7 +110,8 @@ func setupOn(t *testing.T, st *store.Store, edit func(*web.Deps)) *testBundle {
 	b.support = b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport)
 	b.teacher = b.addAccount(t, "Tuula Teacher", "teacher@example.invalid", web.RoleTeacher, b.course.ID)
 
-	deps := web.Deps{Store: st, Now: b.clock.Now, Session: web.SessionConfig{Insecure: true}}
+	b.lmsFake, b.lms = storetest.FakeLMS(t, st, b.clock.Now)
+	deps := web.Deps{Store: st, Now: b.clock.Now, Session: web.SessionConfig{Insecure: true}, LMS: b.lms}
 	if edit != nil {
 		edit(&deps)
 	}
@@ -112,13 +130,18 @@ func (b *testBundle) addAccount(t *testing.T, name, email string, role web.Role,
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Support and admins are LMS users too, as whom their hand actions are asked of the LMS.
+	var lmsUser string
+	if role != web.RoleTeacher {
+		lmsUser = storetest.AddLMSAdmin(t, b.store, name, email)
+	}
 	acct, err := b.store.AccountCreate(context.Background(), store.AccountCreateParams{
-		Name: name, Email: email, Role: string(role), PasswordHash: hash, CourseIDs: courseIDs,
+		Name: name, Email: email, Role: string(role), PasswordHash: hash, CourseIDs: courseIDs, LMSUserID: lmsUser,
 	})
 	if err != nil {
 		t.Fatalf("AccountCreate(%s): %v", email, err)
 	}
-	return testAccount{ID: acct.ID, Name: name, Email: email, Role: role}
+	return testAccount{ID: acct.ID, Name: name, Email: email, Role: role, LMSUserID: lmsUser}
 }
 
 // addForeignRow adds a course the bundle's teacher does not teach, with Cecilia, a student of only

@@ -21,6 +21,7 @@ import (
 
 	"regdesk/migrations"
 	"regdesk/store"
+	"regdesk/store/lmsdb"
 )
 
 // AdminURL returns the URL of a database on the test server from which databases are created:
@@ -69,6 +70,7 @@ func buildTemplate(ctx context.Context, admin string) (string, error) {
 		fmt.Fprintf(h, "%s\x00%d\x00", n, len(b))
 		h.Write(b)
 	}
+	fmt.Fprintf(h, "lms\x00%d\x00%s", len(lmsdb.Schema()), lmsdb.Schema())
 	name := "tpl_" + hex.EncodeToString(h.Sum(nil))[:12]
 
 	conn, err := pgx.Connect(ctx, admin)
@@ -93,7 +95,27 @@ func buildTemplate(ctx context.Context, admin string) (string, error) {
 	if _, err := conn.Exec(ctx, `CREATE DATABASE `+ident); err != nil {
 		return "", fmt.Errorf("create template: %w", err)
 	}
-	st, err := store.Open(ctx, withDatabase(admin, name), store.Options{MaxConns: 2, PasswordCost: passwordCost})
+	if err := ensureRole(ctx, conn); err != nil {
+		return "", err
+	}
+	// The LMS's tables, as the LMS's own migrations leave them, then regdesk's schema beside them,
+	// made by regdesk's own role: exactly what a DBA's installation gives regdesk.
+	lms, err := pgx.Connect(ctx, withDatabase(admin, name))
+	if err != nil {
+		return "", fmt.Errorf("connect to the template: %w", err)
+	}
+	err = lmsdb.Apply(ctx, lms)
+	if err == nil {
+		err = lmsdb.GrantReadOnly(ctx, lms, Role)
+	}
+	if err == nil {
+		_, err = lms.Exec(ctx, `CREATE SCHEMA regdesk AUTHORIZATION `+pgx.Identifier{Role}.Sanitize())
+	}
+	lms.Close(ctx)
+	if err != nil {
+		return "", fmt.Errorf("LMS fixture: %w", err)
+	}
+	st, err := store.Open(ctx, asRole(withDatabase(admin, name)), store.Options{MaxConns: 2, PasswordCost: passwordCost})
 	if err != nil {
 		return "", err
 	}
@@ -106,6 +128,45 @@ func buildTemplate(ctx context.Context, admin string) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// Role is the role every test's Store acts as: it owns the schema regdesk and may only read the
+// LMS's tables (lmsdb.GrantReadOnly), as regdesk's role does beside the LMS. A test that writes
+// what the LMS writes does so through LMS, as the LMS's owner.
+const Role = "regdesk_test_app"
+
+// ensureRole creates Role once per server: roles belong to the server, not to a database.
+func ensureRole(ctx context.Context, conn *pgx.Conn) error {
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('regdesk role'))`); err != nil {
+		return err
+	}
+	defer func() {
+		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('regdesk role'))`)
+	}()
+	var exists bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, Role).Scan(&exists); err != nil {
+		return err
+	}
+	if exists {
+		return nil
+	}
+	if _, err := conn.Exec(ctx, `CREATE ROLE `+pgx.Identifier{Role}.Sanitize()+` NOLOGIN`); err != nil {
+		return fmt.Errorf("create role %s: %w", Role, err)
+	}
+	return nil
+}
+
+// asRole returns the server URL u with its sessions acting as Role: the test server's
+// administrator connects and sets the role at once, so no password or login is needed for it.
+func asRole(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil {
+		return u
+	}
+	q := parsed.Query()
+	q.Set("role", Role)
+	parsed.RawQuery = q.Encode()
+	return parsed.String()
 }
 
 // withDatabase returns admin with its database name replaced by db.
@@ -175,11 +236,13 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 	_, _ = rand.Read(b[:])
 	name := "t_" + hex.EncodeToString(b[:])
 	cloneTemplate(tb, conn, tpl, name)
-	dbURL := withDatabase(admin, name)
+	ownerURL := withDatabase(admin, name)
+	dbURL := asRole(ownerURL)
 	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8, PasswordCost: passwordCost, Tracer: opts.Tracer})
 	if err != nil {
 		tb.Fatalf("storetest: open: %v", err)
 	}
+	openLMS(tb, st, ownerURL)
 	tb.Cleanup(func() {
 		st.Close()
 		if tb.Failed() {

@@ -1,11 +1,7 @@
--- Alerts that reach people: the state of every health rule's alert (fired, last seen, cleared,
--- acknowledged by whom), each account's choice of mails, and the outbox the mails leave through.
--- Kept in PostgreSQL so every page, every instance and every e-mail agree on what is firing.
+-- Health alerts, who is mailed about them, and the mail outbox regdesk sends them from.
 
 CREATE TYPE alert_severity AS ENUM ('info', 'warning', 'critical');
 
--- One row per firing: an alert that clears and fires again is a new row, so "what happened last
--- night" keeps each episode. rule and alert_key are schedule.Alert's Rule and Key.
 CREATE TABLE alerts (
   id uuid PRIMARY KEY,
   rule text NOT NULL,
@@ -18,7 +14,8 @@ CREATE TABLE alerts (
   of_count int NOT NULL DEFAULT 0,
   peak_count int NOT NULL,
   subject text NOT NULL DEFAULT '',
-  course_id uuid REFERENCES courses (id),
+  -- An LMS course id, when the alert is about one course.
+  course_id uuid,
   path text NOT NULL,
   -- The rule's own instant (the last occurrence, or since when the oldest waited).
   occurred_at timestamptz,
@@ -35,8 +32,6 @@ CREATE UNIQUE INDEX alerts_firing ON alerts (rule, alert_key) WHERE cleared_at I
 CREATE INDEX alerts_fired ON alerts (fired_at DESC, id DESC);
 CREATE INDEX alerts_cleared ON alerts (cleared_at DESC) WHERE cleared_at IS NOT NULL;
 
--- An account's mail settings. No row: the defaults of its role (support and admins get critical
--- alerts at once and a daily digest; teachers nothing).
 CREATE TABLE alert_settings (
   account_id uuid PRIMARY KEY REFERENCES accounts (id) ON DELETE CASCADE,
   -- NULL: no mail at once.
@@ -51,7 +46,6 @@ CREATE TABLE alert_settings (
   updated_by uuid NOT NULL REFERENCES accounts (id)
 );
 
--- Who changed whose settings, when, to what: written in the same transaction as the change.
 CREATE TABLE alert_setting_changes (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   account_id uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
@@ -63,10 +57,6 @@ CREATE INDEX alert_setting_changes_account ON alert_setting_changes (account_id,
 
 CREATE TYPE mail_kind AS ENUM ('alert_fired', 'alert_cleared', 'alert_reminder', 'digest', 'teacher_weekly');
 
--- Mails waiting to be sent and sent. A mail is written in the same transaction as the alert state
--- change it tells of; dedupe_key makes a second writer's copy a no-op. message_id is fixed when the
--- mail is written, so a mail sent again after a crash keeps it and the reader's client folds the
--- two.
 CREATE TABLE mail_outbox (
   id uuid PRIMARY KEY,
   created_at timestamptz NOT NULL,
@@ -91,7 +81,6 @@ CREATE TABLE mail_outbox (
 CREATE INDEX mail_outbox_due ON mail_outbox (next_attempt_at) WHERE sent_at IS NULL;
 CREATE INDEX mail_outbox_alert ON mail_outbox (alert_id, kind) WHERE alert_id IS NOT NULL;
 
--- Every delivery attempt: when, and what the mail server said.
 CREATE TABLE mail_attempts (
   id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
   outbox_id uuid NOT NULL REFERENCES mail_outbox (id),

@@ -1,0 +1,328 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
+)
+
+// This file keeps ledger_mirror, regdesk's copy of the LMS's credit_registrations (migration
+// 0005 says why there is one). The LMS's set_timestamp trigger stamps updated_at = now() on every
+// write, so the copy follows updated_at: each refresh compares the rows written since the newest
+// one it copied, less MirrorLookback, and copies those whose updated_at differs from the copy's.
+//
+// now() is the writing transaction's start, so a write committed after a refresh may carry an
+// updated_at older than rows that refresh already copied. The lookback re-reads that span on every
+// refresh, which catches any write whose transaction ran shorter than it; LedgerMirrorSweep
+// compares every row and catches the rest (and rows the LMS deleted outright). Equal updated_at
+// means an equal row: two writes of one row in one transaction commit as one version, and writes
+// in two transactions carry their transactions' distinct starts.
+
+// MirrorLookback is how far behind the newest copied write each refresh looks again.
+const MirrorLookback = 5 * time.Minute
+
+// mirrorBatch bounds the rows one refresh copies, so a first copy of a large ledger commits in
+// steps and a page never waits behind one huge transaction.
+const mirrorBatch = 20000
+
+// mirrorLock is the advisory lock under which one refresh or sweep runs at a time, across every
+// instance ("regdesk-mirror" folded to a bigint).
+const mirrorLock int64 = 0x7267642d6d6972
+
+// mirrorColumns are the mirror's columns copied from the ledger row "c"; mirrorDerived follows
+// them in an insert.
+var mirrorColumns = []string{
+	"id", "created_at", "updated_at", "deleted_at", "course_module_completion_id", "user_id", "course_id",
+	"course_module_id", "attempt_number", "superseded_by_id", "superseded_at", "pending_superseded_by_id", "state",
+	"state_entered_at", "state_changed_at", "phase_started_at", "error_code", "error_message",
+	"needs_admin_attention", "next_attempt_at", "first_failed_at", "last_attempt_at", "submit_retry_count",
+	"verify_attempt_count", "not_registered_reimport_count", "terminal_at", "submitted_at", "registered_at",
+	"partially_registered_at", "resubmit_not_before", "student_number", "uh_course_code", "sisu_attainment_id",
+	"submitted_attainment_id",
+}
+
+// mirrorSelect reads the ledger rows "c" as the mirror keeps them, with the derived columns,
+// given a WHERE clause over c; the caller inserts them.
+func mirrorSelect(where string) string {
+	cols := make([]string, 0, len(mirrorColumns))
+	for _, c := range mirrorColumns {
+		switch c {
+		case "state", "error_code":
+			cols = append(cols, "c."+c+"::text")
+		default:
+			cols = append(cols, "c."+c)
+		}
+	}
+	return `SELECT ` + strings.Join(cols, ", ") + `,
+  c.selected_enrolment_id IS NOT NULL,
+  ` + sqlStudentRank + `,
+  ` + sqlNeedsPersonFrom + `,
+  clock_timestamp()
+FROM credit_registrations c
+  LEFT JOIN credit_registration_preconditions p ON p.credit_registration_id = c.id
+WHERE ` + where
+}
+
+// mirrorUpsert writes what a mirrorSelect read. needs_person_since keeps the moment a row began to
+// need a person (mirror_keep_waiting); after a person's settling action (settledAt, a parameter
+// such as "$2"; "" for none) it counts from that action at the earliest. The rest is the row as
+// read.
+func mirrorUpsert(selectSQL, settledAt string) string {
+	all := append(append([]string{}, mirrorColumns...), "enrolment_resolved", "student_rank", "needs_person_since", "mirrored_at")
+	sets := make([]string, 0, len(all))
+	for _, c := range all[1:] {
+		if c == "needs_person_since" {
+			if settledAt != "" {
+				sets = append(sets, `needs_person_since = CASE WHEN EXCLUDED.needs_person_since IS NULL THEN NULL
+    ELSE greatest(EXCLUDED.needs_person_since, `+settledAt+`::timestamptz) END`)
+				continue
+			}
+			sets = append(sets, `needs_person_since = mirror_keep_waiting(ledger_mirror.needs_person_since, EXCLUDED.needs_person_since,
+    EXCLUDED.updated_at, EXCLUDED.terminal_at IS NOT NULL OR EXCLUDED.deleted_at IS NOT NULL OR EXCLUDED.superseded_by_id IS NOT NULL)`)
+			continue
+		}
+		sets = append(sets, c+" = EXCLUDED."+c)
+	}
+	return `INSERT INTO ledger_mirror (` + strings.Join(all, ", ") + `)
+` + selectSQL + `
+ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `
+WHERE ledger_mirror.updated_at IS DISTINCT FROM EXCLUDED.updated_at
+  OR ledger_mirror.student_rank IS DISTINCT FROM EXCLUDED.student_rank` + map[bool]string{true: `
+  OR true`, false: ``}[settledAt != ""]
+}
+
+// sqlStudentRank is the row's place in CourseListOrder (StudentRank) over the ledger row "c" and
+// its preconditions "p".
+var sqlStudentRank = func() string {
+	statuses := make([]string, len(courseListOrder))
+	for i, s := range courseListOrder {
+		statuses[i] = "'" + string(s) + "'"
+	}
+	expr := strings.ReplaceAll(strings.ReplaceAll(sqlStudentStatus, "cr.enrolment_resolved", "(c.selected_enrolment_id IS NOT NULL)"), "cr.", "c.")
+	return fmt.Sprintf(`coalesce(array_position(ARRAY[%s], %s), %d)::smallint`, strings.Join(statuses, ", "), expr, unknownStudentRank)
+}()
+
+// MirrorRefresh says what one refresh did.
+type MirrorRefresh struct {
+	// Copied is how many rows were written to the copy.
+	Copied int64
+	// More is true when the refresh stopped at its batch size with rows left to copy.
+	More bool
+	// Skipped is true when another refresh or sweep held the lock, so this one did nothing.
+	Skipped bool
+}
+
+// LedgerMirrorRefresh copies the ledger rows written since the last refresh (less MirrorLookback)
+// whose copy differs. One refresh runs at a time across every instance: a refresh that finds the
+// lock taken returns at once with Skipped.
+func (s *Store) LedgerMirrorRefresh(ctx context.Context) (MirrorRefresh, error) {
+	var out MirrorRefresh
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var locked bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, mirrorLock).Scan(&locked); err != nil {
+			return err
+		}
+		if !locked {
+			out.Skipped = true
+			return nil
+		}
+		var watermark *time.Time
+		if err := tx.QueryRow(ctx, `SELECT watermark FROM ledger_mirror_state`).Scan(&watermark); err != nil {
+			return err
+		}
+		from := time.Time{}
+		if watermark != nil {
+			from = watermark.Add(-MirrorLookback)
+		}
+		// The candidates in updated_at order, up to a batch: the watermark moves only as far as
+		// what was read, so a batch cut short resumes where it stopped.
+		rows, err := tx.Query(ctx, `SELECT c.id, c.updated_at FROM credit_registrations c
+WHERE c.updated_at >= $1
+  AND NOT EXISTS (SELECT 1 FROM ledger_mirror m WHERE m.id = c.id AND m.updated_at = c.updated_at)
+ORDER BY c.updated_at
+LIMIT `+sqlLimit(mirrorBatch), from)
+		if err != nil {
+			return err
+		}
+		type cand struct {
+			id string
+			at time.Time
+		}
+		var ids []string
+		var newest time.Time
+		n := 0
+		for rows.Next() {
+			var c cand
+			if err := rows.Scan(&c.id, &c.at); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, c.id)
+			if c.at.After(newest) {
+				newest = c.at
+			}
+			n++
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		out.More = n == mirrorBatch
+		if len(ids) > 0 {
+			tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), ""), ids)
+			if err != nil {
+				return err
+			}
+			out.Copied = tag.RowsAffected()
+		}
+		// The watermark never moves back, and moves to the newest write read.
+		_, err = tx.Exec(ctx, `UPDATE ledger_mirror_state SET refreshed_at = clock_timestamp(),
+  watermark = CASE WHEN $1::timestamptz IS NULL THEN watermark ELSE greatest(watermark, $1) END`, nullTime(newest))
+		return err
+	})
+	if err != nil {
+		return MirrorRefresh{}, dbError("LedgerMirrorRefresh", err)
+	}
+	return out, nil
+}
+
+// LedgerMirrorSweep compares every ledger row with its copy: it copies rows that differ or are
+// missing, re-derives every pending row's rank (a pending row's preconditions change outside the
+// ledger row: a student links a number, a completion is reviewed), and removes copies of rows the
+// LMS no longer has. It runs under the same lock as the refresh; Skipped when it was taken.
+func (s *Store) LedgerMirrorSweep(ctx context.Context) (MirrorRefresh, error) {
+	var out MirrorRefresh
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var locked bool
+		if err := tx.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock($1)`, mirrorLock).Scan(&locked); err != nil {
+			return err
+		}
+		if !locked {
+			out.Skipped = true
+			return nil
+		}
+		tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.state = 'pending'
+  OR NOT EXISTS (SELECT 1 FROM ledger_mirror m WHERE m.id = c.id AND m.updated_at = c.updated_at)`), ""))
+		if err != nil {
+			return err
+		}
+		out.Copied = tag.RowsAffected()
+		del, err := tx.Exec(ctx, `DELETE FROM ledger_mirror m WHERE NOT EXISTS (SELECT 1 FROM credit_registrations c WHERE c.id = m.id)`)
+		if err != nil {
+			return err
+		}
+		out.Copied += del.RowsAffected()
+		_, err = tx.Exec(ctx, `UPDATE ledger_mirror_state SET swept_at = clock_timestamp(), refreshed_at = clock_timestamp(),
+  watermark = coalesce((SELECT max(updated_at) FROM ledger_mirror), watermark)`)
+		return err
+	})
+	if err != nil {
+		return MirrorRefresh{}, dbError("LedgerMirrorSweep", err)
+	}
+	return out, nil
+}
+
+// LedgerMirrorRows copies the given ledger rows now, whatever the refresh has reached: after a hand
+// action, so the lists the person returns to show what the LMS did. It waits for a running refresh.
+func (s *Store) LedgerMirrorRows(ctx context.Context, ids []string) error {
+	return s.ledgerMirrorRows(ctx, ids, nil)
+}
+
+// LedgerMirrorRowsAfterAction is LedgerMirrorRows after a person's settling hand action at the
+// given instant: if the rows need a person again, the wait counts from that action at the earliest.
+func (s *Store) LedgerMirrorRowsAfterAction(ctx context.Context, ids []string, at time.Time) error {
+	return s.ledgerMirrorRows(ctx, ids, &at)
+}
+
+func (s *Store) ledgerMirrorRows(ctx context.Context, ids []string, settledAt *time.Time) error {
+	ids = onlyUUIDs(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, mirrorLock); err != nil {
+			return err
+		}
+		if settledAt != nil {
+			_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), "$2"), ids, *settledAt)
+			return err
+		}
+		_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), ""), ids)
+		return err
+	})
+	if err != nil {
+		return dbError("LedgerMirrorRows", err)
+	}
+	return nil
+}
+
+// MirrorStatus is how fresh the copy is.
+type MirrorStatus struct {
+	// RefreshedAt is when a refresh last finished; nil before the first.
+	RefreshedAt *time.Time
+	// SweptAt is when the last full comparison finished; nil before the first.
+	SweptAt *time.Time
+}
+
+// LedgerMirrorStatus reads how fresh the copy is.
+func (q *Queries) LedgerMirrorStatus(ctx context.Context) (MirrorStatus, error) {
+	var st MirrorStatus
+	err := q.db.QueryRow(ctx, `SELECT refreshed_at, swept_at FROM ledger_mirror_state`).Scan(&st.RefreshedAt, &st.SweptAt)
+	if err != nil {
+		return MirrorStatus{}, dbError("LedgerMirrorStatus", err)
+	}
+	return st, nil
+}
+
+// onlyUUIDs drops the ids that are not UUIDs, which no row has.
+func onlyUUIDs(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if IsUUID(id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// nullTime is t, or nil for the zero time.
+func nullTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+// sqlNeedsPersonFrom is the earliest instant at which the ledger row "c", as written (at its
+// updated_at), asks a person by one of the LMS's person-level attention reasons, dismissals aside
+// (schedule.Classify's NeedsAdmin; store/waiting_test.go holds the two together): the entry into
+// submission_uncertain or misregistered; the write that carries a reason no column dates
+// (permanent_error, retry_window_expired, too_many_attempts, repeatedly_not_registered, the flag
+// alone while stuck_in_state does not explain it); or the instant a time rule fires (partly
+// registered for PartialRegistrationAdminAfter, unconfirmed for VerifyMaxAge). That instant may lie
+// ahead: readers show a row as waiting only while it needs a person, which they judge themselves.
+// mirror_keep_waiting (migration 0005) keeps an earlier moment already reached while the row still
+// needs someone.
+var sqlNeedsPersonFrom = func() string {
+	var stuck []string
+	for _, st := range schedule.States() {
+		if d, ok := schedule.StuckThreshold(st); ok {
+			stuck = append(stuck, fmt.Sprintf(`(c.state = '%s' AND c.state_changed_at < c.updated_at - %s)`, st, interval(d)))
+		}
+	}
+	return `CASE WHEN c.deleted_at IS NOT NULL OR c.superseded_by_id IS NOT NULL THEN NULL ELSE least(
+    CASE WHEN c.state IN ('submission_uncertain', 'misregistered') THEN least(c.state_changed_at, c.updated_at) END,
+    CASE WHEN (c.state = 'failed_permanent' AND c.needs_admin_attention) OR c.error_code = 'retry_window_expired'
+      OR (c.terminal_at IS NULL AND (c.submit_retry_count >= ` + fmt.Sprint(schedule.TooManySubmitRetries) +
+		` OR c.not_registered_reimport_count >= ` + fmt.Sprint(schedule.NotRegisteredReimportAdminThreshold) + `)) THEN c.updated_at END,
+    CASE WHEN c.needs_admin_attention AND NOT coalesce(c.terminal_at IS NULL AND (` + strings.Join(stuck, " OR ") + `), false)
+      THEN c.updated_at END,
+    CASE WHEN c.state = 'partially_registered' THEN c.partially_registered_at + ` + interval(schedule.PartialRegistrationAdminAfter) + ` END,
+    CASE WHEN c.state IN ('awaiting_verification', 'partially_registered') THEN c.submitted_at + ` + interval(schedule.VerifyMaxAge) + ` END
+  ) END`
+}()
