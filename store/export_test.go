@@ -48,7 +48,7 @@ func (s *Store) IDsWhereForTest(ctx context.Context, now time.Time, from, cond s
 // ScheduleRowsForTest reads every row's facts as the application does.
 func (s *Store) ScheduleRowsForTest(ctx context.Context) (map[string]schedule.Row, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT cr.id::text AS id, `+scheduleColumns+`
-FROM credit_registrations cr
+FROM ledger_mirror cr
   LEFT JOIN credit_registration_attention_dismissals d ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL`)
 	type idFacts struct {
 		ID string `db:"id"`

@@ -13,10 +13,10 @@ import (
 	"regdesk/store/storetest"
 )
 
-// needsPersonSince reads the stamp the ledger's trigger keeps for each row.
+// needsPersonSince reads the stamp regdesk's copy of the ledger keeps for each row.
 func needsPersonSince(t *testing.T, st *store.Store) map[string]*time.Time {
 	t.Helper()
-	rows, _ := st.Pool().Query(context.Background(), `SELECT id::text, needs_person_since FROM credit_registrations`)
+	rows, _ := st.Pool().Query(context.Background(), `SELECT id::text, needs_person_since FROM ledger_mirror`)
 	type stamp struct {
 		ID    string     `db:"id"`
 		Since *time.Time `db:"needs_person_since"`
@@ -108,7 +108,7 @@ func later(a, b time.Time) time.Time {
 // dating the write at.
 func pipelineWrite(t *testing.T, b *actionBundle, id string, at time.Time, set string, args ...any) {
 	t.Helper()
-	b.exec(t, `UPDATE credit_registrations SET `+set+`, updated_at = $2 WHERE id = $1`, append([]any{id, at}, args...)...)
+	storetest.LMSExecAsOf(t, b.st, `UPDATE credit_registrations SET `+set+`, updated_at = $2 WHERE id = $1`, append([]any{id, at}, args...)...)
 }
 
 func (b *actionBundle) waitingSince(t *testing.T, id string) *time.Time {

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"regdesk/store"
@@ -89,4 +90,25 @@ func ShareLMS(tb testing.TB, from, to *store.Store) {
 	tb.Helper()
 	lmsPools.Store(to, LMS(tb, from))
 	tb.Cleanup(func() { lmsPools.Delete(to) })
+}
+
+// LMSExecAsOf runs an UPDATE of the LMS's tables that sets updated_at itself, as the LMS would have
+// written it at that instant, then brings regdesk's copy up to date. The LMS's set_timestamp trigger
+// stamps updated_at with the database's clock, which a test on the suite's clock (storetest.Now)
+// cannot move; here the triggers are off for the one statement (foreign keys too: the test writes
+// rows that exist).
+func LMSExecAsOf(tb testing.TB, st *store.Store, sql string, args ...any) {
+	tb.Helper()
+	ctx := context.Background()
+	err := pgx.BeginFunc(ctx, LMS(tb, st), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, sql, args...)
+		return err
+	})
+	if err != nil {
+		tb.Fatalf("storetest: as the LMS: %v\n%s", err, sql)
+	}
+	SyncMirror(tb, st)
 }
