@@ -6,9 +6,14 @@ import (
 
 // This file holds the rules for what a person may do to a row by hand: the
 // LMS's refusal rules (domain.md §6.4, ResubmissionFacts in state.rs) and
-// regdesk's own rules for settling an uncertain or partial row after looking
-// it up in Sisu. The product's one promise is that no path leads to a second
-// registration of the same credit, so every rule errs towards refusing.
+// regdesk's own, stricter ones for resubmitting an uncertain row after looking
+// it up in Sisu. Every action is the LMS's to apply (its admin endpoints take
+// a state move to ready_to_submit or cancelled, clearing the flag, check now
+// and a dismissal), and its answer is the authority; these rules explain
+// before the click what is allowed and why not. The product's one promise is
+// that no path leads to a second registration of the same credit, so every
+// rule errs towards refusing. A credit a lookup found in Sisu is recorded by
+// the pipeline itself, on the pass Check now asks for, never by a person.
 
 // Action is a hand action on one ledger row. The values are form values and
 // are recorded in the audit, so they never change.
@@ -16,12 +21,6 @@ type Action string
 
 // The hand actions, in the order a page shows them.
 const (
-	// ActionMarkInSisu settles an uncertain row whose lookup found the
-	// credit in Sisu.
-	ActionMarkInSisu Action = "mark_in_sisu"
-	// ActionMarkRegistered settles a partial row whose lookup found the
-	// course unit attainment.
-	ActionMarkRegistered Action = "mark_registered"
 	// ActionResubmit sends a row back to ready_to_submit, to be looked up
 	// and imported again.
 	ActionResubmit Action = "resubmit"
@@ -37,8 +36,6 @@ const (
 )
 
 var actions = newEnumTable("hand action",
-	ActionMarkInSisu,
-	ActionMarkRegistered,
 	ActionResubmit,
 	ActionCancel,
 	ActionCheckNow,
@@ -114,29 +111,6 @@ const (
 	RefusalAwaitingConfirmation RefusalCode = "awaiting_confirmation"
 	// RefusalNothingToCheck: the row waits for nothing a check would ask.
 	RefusalNothingToCheck RefusalCode = "nothing_to_check"
-	// RefusalNotSubmissionUncertain: marking as in Sisu is for uncertain
-	// rows only.
-	RefusalNotSubmissionUncertain RefusalCode = "not_submission_uncertain"
-	// RefusalNeedsLookupAfterSubmission: marking needs a lookup made after
-	// the submission.
-	RefusalNeedsLookupAfterSubmission RefusalCode = "needs_lookup_after_submission"
-	// RefusalLookupFoundNothing: the lookup found no matching attainment.
-	RefusalLookupFoundNothing RefusalCode = "lookup_found_nothing"
-	// RefusalAttainmentLinkedElsewhere: another ledger row already holds the
-	// attainment the lookup found.
-	RefusalAttainmentLinkedElsewhere RefusalCode = "attainment_linked_elsewhere"
-	// RefusalNotPartiallyRegistered: marking registered is for partial rows
-	// only.
-	RefusalNotPartiallyRegistered RefusalCode = "not_partially_registered"
-	// RefusalNeedsLookupAfterPartial: marking registered needs a lookup made
-	// after the partial registration was first seen.
-	RefusalNeedsLookupAfterPartial RefusalCode = "needs_lookup_after_partial"
-	// RefusalLookupFoundNoCourseUnit: the lookup did not find the course
-	// unit attainment.
-	RefusalLookupFoundNoCourseUnit RefusalCode = "lookup_found_no_course_unit"
-	// RefusalLookupMatchNotOurs: the course unit attainment found is not
-	// built from this submission.
-	RefusalLookupMatchNotOurs RefusalCode = "lookup_match_not_ours"
 	// RefusalNothingToClear: the flag is already down.
 	RefusalNothingToClear RefusalCode = "nothing_to_clear"
 	// RefusalNothingToDismiss: no reason applies, or every one is dismissed.
@@ -163,14 +137,6 @@ var refusals = newEnumTable("refusal",
 	RefusalAlreadyCancelled,
 	RefusalAwaitingConfirmation,
 	RefusalNothingToCheck,
-	RefusalNotSubmissionUncertain,
-	RefusalNeedsLookupAfterSubmission,
-	RefusalLookupFoundNothing,
-	RefusalAttainmentLinkedElsewhere,
-	RefusalNotPartiallyRegistered,
-	RefusalNeedsLookupAfterPartial,
-	RefusalLookupFoundNoCourseUnit,
-	RefusalLookupMatchNotOurs,
 	RefusalNothingToClear,
 	RefusalNothingToDismiss,
 	RefusalUnknownState,
@@ -319,10 +285,6 @@ func Decide(action Action, f Facts, s Strictness, now time.Time) Decision {
 		d = refuse(RefusalSuperseded, "")
 	default:
 		switch action {
-		case ActionMarkInSisu:
-			d = decideMarkInSisu(f, s)
-		case ActionMarkRegistered:
-			d = decideMarkRegistered(f)
 		case ActionResubmit:
 			d = decideResubmit(f, s, now)
 		case ActionCancel:
@@ -553,57 +515,6 @@ func decideCheckNow(f Facts, s Strictness) Decision {
 		return refuse(RefusalNothingToCheck, "")
 	}
 	return d
-}
-
-func decideMarkInSisu(f Facts, s Strictness) Decision {
-	r := f.Row
-	switch {
-	case r.State != StateSubmissionUncertain:
-		return refuse(RefusalNotSubmissionUncertain, "")
-	case s != StrictnessAny:
-		return refuse(RefusalSubmissionUncertain, "")
-	}
-	lk := f.Lookup
-	switch {
-	case lk == nil || (r.SubmittedAt != nil && lk.At.Before(*r.SubmittedAt)):
-		return refuse(RefusalNeedsLookupAfterSubmission, "")
-	case lk.Verdict == VerdictNotInSisu:
-		return refuse(RefusalLookupFoundNothing, "")
-	case !lk.Verdict.FoundMatch() || lk.MatchID == "":
-		return refuse(RefusalLookupInconclusive, "")
-	case f.MatchLinkedTo != "":
-		return refuse(RefusalAttainmentLinkedElsewhere, "")
-	case !lk.MatchOurs:
-		return allow(StateDuplicate, "mark_in_sisu.duplicate")
-	case lk.Verdict == VerdictRegistered:
-		return allow(StateRegistered, "mark_in_sisu.registered")
-	}
-	return allow(StatePartiallyRegistered, "mark_in_sisu.partial")
-}
-
-func decideMarkRegistered(f Facts) Decision {
-	r := f.Row
-	if r.State != StatePartiallyRegistered {
-		return refuse(RefusalNotPartiallyRegistered, "")
-	}
-	anchor := r.PartiallyRegisteredAt
-	if anchor == nil {
-		anchor = r.SubmittedAt
-	}
-	lk := f.Lookup
-	switch {
-	case lk == nil || (anchor != nil && lk.At.Before(*anchor)):
-		return refuse(RefusalNeedsLookupAfterPartial, "")
-	case lk.Verdict == VerdictNotInSisu || lk.Verdict == VerdictPartlyRegistered:
-		return refuse(RefusalLookupFoundNoCourseUnit, "")
-	case lk.Verdict != VerdictRegistered || lk.MatchID == "":
-		return refuse(RefusalLookupInconclusive, "")
-	case !lk.MatchOurs:
-		return refuse(RefusalLookupMatchNotOurs, "")
-	case f.MatchLinkedTo != "":
-		return refuse(RefusalAttainmentLinkedElsewhere, "")
-	}
-	return allow(StateRegistered, "mark_registered.allow")
 }
 
 func decideClearFlag(f Facts, s Strictness) Decision {

@@ -228,9 +228,6 @@ func simulate(seed uint64, steps int, decide decider, st *stats) string {
 			if a == schedule.ActionResubmit && before.state != schedule.StateSubmissionUncertain && before.submittedID != "" && before.state != schedule.StateMisregistered {
 				st.acceptedResubmits++
 			}
-			if a == schedule.ActionMarkInSisu {
-				st.marks++
-			}
 			if r.state == schedule.StateSubmitting {
 				return fail("hand action %s moved the row into submitting", a)
 			}
@@ -294,12 +291,6 @@ func applyHand(a schedule.Action, d schedule.Decision, r *modelRow, now time.Tim
 	case schedule.ActionCancel:
 		r.move(d.Target, now)
 		r.flag, r.code = false, ""
-	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
-		r.move(d.Target, now)
-		r.flag, r.code, r.sisuID = false, "", r.lookup.MatchID
-		if d.Target == schedule.StatePartiallyRegistered && r.partialAt == nil {
-			r.partialAt = &now
-		}
 	case schedule.ActionClearFlag:
 		r.flag = false
 	case schedule.ActionDismissAttention:
@@ -453,7 +444,7 @@ func TestPropertyNoSecondRegistration(t *testing.T) {
 		}
 	}
 	// A property that never reached its interesting cases proves nothing.
-	if st.uncertainResubmits == 0 || st.acceptedResubmits == 0 || st.marks == 0 || st.tooRecent == 0 ||
+	if st.uncertainResubmits == 0 || st.acceptedResubmits == 0 || st.tooRecent == 0 ||
 		st.needLookup == 0 || st.foundRefusals == 0 {
 		t.Errorf("the runs missed a case: %+v", st)
 	}

@@ -270,65 +270,6 @@ func checkNowCases() []decideCase {
 	return cases
 }
 
-func markInSisuCases() []decideCase {
-	var cases []decideCase
-	add := func(name string, f schedule.Facts, s schedule.Strictness, refusal schedule.RefusalCode, target schedule.State) {
-		c := decideCase{name: "MarkInSisu/" + name, action: schedule.ActionMarkInSisu, facts: f, strictness: s, refusal: refusal, target: target}
-		if refusal == "" {
-			c.risk = schedule.RiskNormal
-		}
-		cases = append(cases, c)
-	}
-	after := sentAt0.Add(time.Minute)
-	add("Superseded", uncertainFacts(withRow(superseded), lookup(after, schedule.VerdictRegistered, true)), strictAny, schedule.RefusalSuperseded, "")
-	add("Awaiting", facts(schedule.StateAwaitingVerification, lookup(t0, schedule.VerdictRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
-	add("FailedPermanent", facts(schedule.StateFailedPermanent, lookup(t0, schedule.VerdictRegistered, true)), strictAny, schedule.RefusalNotSubmissionUncertain, "")
-	add("InBulk", uncertainFacts(lookup(after, schedule.VerdictRegistered, true)), strictBulk, schedule.RefusalSubmissionUncertain, "")
-	add("NoLookup", uncertainFacts(), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
-	add("LookupBeforeSubmission", uncertainFacts(lookup(sentAt0.Add(-time.Microsecond), schedule.VerdictRegistered, true)), strictAny, schedule.RefusalNeedsLookupAfterSubmission, "")
-	add("LookupFoundNothing", uncertainFacts(lookup(after, schedule.VerdictNotInSisu, false)), strictAny, schedule.RefusalLookupFoundNothing, "")
-	add("VerdictCannotTell", uncertainFacts(lookup(after, schedule.VerdictCannotTell, false)), strictAny, schedule.RefusalLookupInconclusive, "")
-	add("VerdictConflicting", uncertainFacts(lookup(after, schedule.VerdictConflicting, false)), strictAny, schedule.RefusalLookupInconclusive, "")
-	add("MatchWithoutID", uncertainFacts(lookupNoMatchID(after, schedule.VerdictRegistered)), strictAny, schedule.RefusalLookupInconclusive, "")
-	add("LinkedElsewhere", uncertainFacts(lookup(after, schedule.VerdictRegistered, false), linkedTo("other")), strictAny, schedule.RefusalAttainmentLinkedElsewhere, "")
-	add("OursCourseUnit", uncertainFacts(lookup(sentAt0, schedule.VerdictRegistered, true)), strictAny, "", schedule.StateRegistered)
-	add("OursAssessmentItem", uncertainFacts(lookup(after, schedule.VerdictPartlyRegistered, true)), strictAny, "", schedule.StatePartiallyRegistered)
-	add("FromElsewhere", uncertainFacts(lookup(after, schedule.VerdictRegistered, false)), strictAny, "", schedule.StateDuplicate)
-	add("AssessmentItemFromElsewhere", uncertainFacts(lookup(after, schedule.VerdictPartlyRegistered, false)), strictAny, "", schedule.StateDuplicate)
-	// Marking sends nothing, so the pending window does not hold it back.
-	add("InsidePendingWindow", facts(schedule.StateSubmissionUncertain, withRow(submittedAgo(time.Hour)), lookup(t0, schedule.VerdictRegistered, true)),
-		strictAny, "", schedule.StateRegistered)
-	return cases
-}
-
-func markRegisteredCases() []decideCase {
-	var cases []decideCase
-	partialAt := t0.Add(-4 * 24 * time.Hour)
-	partial := func(opts ...func(*schedule.Facts)) schedule.Facts {
-		return facts(schedule.StatePartiallyRegistered, append([]func(*schedule.Facts){
-			withRow(submittedAgo(5*24*time.Hour), partialAgo(4*24*time.Hour)), submittedID("hy-kur-1"),
-		}, opts...)...)
-	}
-	add := func(name string, f schedule.Facts, refusal schedule.RefusalCode) {
-		c := decideCase{name: "MarkRegistered/" + name, action: schedule.ActionMarkRegistered, facts: f, strictness: strictAny, refusal: refusal}
-		if refusal == "" {
-			c.target, c.risk = schedule.StateRegistered, schedule.RiskNormal
-		}
-		cases = append(cases, c)
-	}
-	add("Superseded", partial(withRow(superseded), lookup(t0, schedule.VerdictRegistered, true)), schedule.RefusalSuperseded)
-	add("Uncertain", uncertainFacts(lookup(t0, schedule.VerdictRegistered, true)), schedule.RefusalNotPartiallyRegistered)
-	add("NoLookup", partial(), schedule.RefusalNeedsLookupAfterPartial)
-	add("LookupBeforePartial", partial(lookup(partialAt.Add(-time.Second), schedule.VerdictRegistered, true)), schedule.RefusalNeedsLookupAfterPartial)
-	add("LookupStillPartial", partial(lookup(t0, schedule.VerdictPartlyRegistered, true)), schedule.RefusalLookupFoundNoCourseUnit)
-	add("VerdictNotInSisu", partial(lookup(t0, schedule.VerdictNotInSisu, false)), schedule.RefusalLookupFoundNoCourseUnit)
-	add("VerdictCannotTell", partial(lookup(t0, schedule.VerdictCannotTell, false)), schedule.RefusalLookupInconclusive)
-	add("MatchWithoutID", partial(lookupNoMatchID(t0, schedule.VerdictRegistered)), schedule.RefusalLookupInconclusive)
-	add("NotOurs", partial(lookup(t0, schedule.VerdictRegistered, false)), schedule.RefusalLookupMatchNotOurs)
-	add("LinkedElsewhere", partial(lookup(t0, schedule.VerdictRegistered, true), linkedTo("other")), schedule.RefusalAttainmentLinkedElsewhere)
-	add("Found", partial(lookup(partialAt, schedule.VerdictRegistered, true)), "")
-	return cases
-}
 
 func flagAndDismissCases() []decideCase {
 	var cases []decideCase
@@ -368,7 +309,7 @@ func flagAndDismissCases() []decideCase {
 }
 
 func allDecideCases() []decideCase {
-	return slices.Concat(resubmitCases(), cancelCases(), checkNowCases(), markInSisuCases(), markRegisteredCases(), flagAndDismissCases())
+	return slices.Concat(resubmitCases(), cancelCases(), checkNowCases(), flagAndDismissCases())
 }
 
 // TestDecide pins every refusal rule and risk label, one row per rule and

@@ -264,7 +264,7 @@ func validateAction(a schedule.Action, reason string, actor ActionActor) (string
 
 // restsOnLookup lists the actions whose decision reads the lookup.
 func restsOnLookup(a schedule.Action) bool {
-	return a == schedule.ActionMarkInSisu || a == schedule.ActionMarkRegistered || a == schedule.ActionResubmit
+	return a == schedule.ActionResubmit
 }
 
 // RegistrationActionPrepare reads the row as the LMS has it now and decides the person's action on

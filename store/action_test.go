@@ -533,9 +533,8 @@ func TestRegistrationPageGetDecides(t *testing.T) {
 		t.Fatalf("%d decisions, want one per action", len(page.Decisions))
 	}
 	want := map[schedule.Action]schedule.RefusalCode{
-		schedule.ActionMarkInSisu: "", schedule.ActionResubmit: schedule.RefusalLookupFoundAttainment,
-		schedule.ActionCancel: "", schedule.ActionCheckNow: "", schedule.ActionClearFlag: "",
-		schedule.ActionMarkRegistered: schedule.RefusalNotPartiallyRegistered, schedule.ActionDismissAttention: "",
+		schedule.ActionResubmit: schedule.RefusalLookupFoundAttainment,
+		schedule.ActionCancel: "", schedule.ActionCheckNow: "", schedule.ActionClearFlag: "", schedule.ActionDismissAttention: "",
 	}
 	for _, d := range page.Decisions {
 		if d.Refusal != want[d.Action] {

@@ -225,18 +225,6 @@ func auditWhere(f AuditFilter, after *AuditCursor) (where string, args []any, ok
 	return where, args, true
 }
 
-// auditActionOf maps a hand action onto the LMS's audit enum: its transition endpoint records
-// moves, check now and clearing the flag as transition_item; marking is mark_resolved.
-func auditActionOf(a schedule.Action) string {
-	switch a {
-	case schedule.ActionMarkInSisu, schedule.ActionMarkRegistered:
-		return "mark_resolved"
-	case schedule.ActionDismissAttention:
-		return "dismiss_attention"
-	}
-	return "transition_item"
-}
-
 // AuditDetails is what an audit row's details hold; action.go and bulk.go write it, the audit
 // page reads it (ReadAuditDetails). One person's action on one row fills the first group of
 // fields, a bulk action the second.

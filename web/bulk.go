@@ -24,11 +24,9 @@ import (
 // the list and the action share one scope: the preview turns a filter into ids once, and from then
 // on only those ids travel.
 
-// bulkActions are the actions offered in bulk, in the order the select lists them. Marking as
-// already in Sisu is left out: it is for uncertain rows only, and bulk actions always skip those.
-func bulkActions() []schedule.Action {
-	return slices.DeleteFunc(schedule.Actions(), func(a schedule.Action) bool { return a == schedule.ActionMarkInSisu })
-}
+// bulkActions are the actions offered in bulk, in the order the select lists them: every hand
+// action.
+func bulkActions() []schedule.Action { return schedule.Actions() }
 
 // defaultBulkAction is preselected: it asks Sisu or ends a backoff, and never sends or writes off.
 const defaultBulkAction = schedule.ActionCheckNow
