@@ -1,7 +1,13 @@
-// Package demo writes deterministic, realistic demo data into the ledger: students, the
-// department's MOOC catalogue, completions, credit registrations in every state the pipeline
-// can leave them in, and each row's event history, all consistent with the pipeline's rules
-// (domain.md) as of a chosen instant.
+// Package demo writes deterministic, realistic demo data into the LMS's tables, as the LMS's
+// credit-registration pipeline would have left them: students (users, user_details and their
+// verified_student_numbers), the department's MOOC catalogue (courses, their default instances,
+// modules and module configurations), completions, credit registrations in every state the
+// pipeline can leave them in, each row's event history, and the hands of staff in it (the LMS's
+// own audit rows and attention dismissals, their actors LMS users with the global
+// credit_registration_admin role). All of it is consistent with the pipeline's rules
+// (domain.md) as of a chosen instant and within every NOT NULL and CHECK of the LMS's DDL
+// (store/lmsdb). It then fills regdesk's own copy of the ledger (ledger_mirror) and the roll-ups
+// regdesk's pages read, as the server would.
 //
 // The same Config.Seed, Config.Rows and Config.Now always give byte-identical data: every
 // random choice comes from one PCG source drawn in a fixed order, and every id is derived from
@@ -12,14 +18,14 @@
 // Sisu's side of the story (what landed, what the registry holds) is not in the ledger; Write
 // hands it to Config.Truth for a fake registry to be built from.
 //
-// Write is the one writer of the ledger outside store's query functions: it takes connections
-// from the store's pool (Store.Pool) and COPYs whole tables' worth of rows (skipping foreign-key
-// checks when Config.SkipForeignKeyChecks asks and the role may). Going through store's
-// functions would mean a statement per row, each with the checks the application's writes need:
-// hours for a million registrations and their eight million events, where COPY takes minutes
-// (2 min 30 s on the project's 2-core machine). The speed is the point, so the generator is
-// shaped around COPY rather than forced through them; it writes only the migrations' own tables
-// and columns, and its tests check that what it wrote follows the pipeline's rules (schedule) and
+// Write is the one writer of the LMS's tables in regdesk: beside the LMS, regdesk's role only
+// reads them, so Write takes a pool that writes as their owner (Config.LMS) and is for fixture
+// databases only (make run's, the tests', the benchmark's). It COPYs whole tables' worth of rows
+// (skipping foreign-key checks when Config.SkipForeignKeyChecks asks and the role may): a
+// statement per row, each with the checks an application's writes need, would take hours for a
+// million registrations and their eight million events, where COPY takes minutes. The speed is
+// the point, so the generator is shaped around COPY; it writes only the LMS's own tables and
+// columns, and its tests check that what it wrote follows the pipeline's rules (schedule) and
 // that a write without the checks equals one with them.
 package demo
 
@@ -29,11 +35,19 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"regdesk/store"
 )
 
 // Config says what to generate.
 type Config struct {
+	// LMS writes the LMS's tables, as their owner. nil uses the Store's own pool, for a database
+	// where one role owns both the LMS's tables and regdesk's schema (make run's); beside the
+	// LMS, and in the tests, regdesk's role may only read them (storetest.LMS gives a test's).
+	LMS *pgxpool.Pool
+	// Staff are the people whose hands appear in the history; nil means DefaultStaff.
+	Staff []Staff
 	// Rows is the number of credit_registrations rows, superseded attempts included.
 	Rows int
 	// Seed picks the data set.
@@ -58,10 +72,12 @@ type Config struct {
 	// copying time, and the generator makes every reference itself; the tests check them after
 	// the fact. Unique, NOT NULL and CHECK constraints are enforced either way.
 	SkipForeignKeyChecks bool
-	// BuildIndexesAfter drops the bulk tables' indexes that back no constraint before copying
-	// and builds them once the rows are in: for a ledger of millions of rows, a third of the
-	// time. Only for a database nobody else is reading while it fills (the benchmark ledger,
-	// written under another name and renamed when done): its queries would find no index.
+	// BuildIndexesAfter drops the bulk tables' secondary indexes (the LMS's in its schema, and
+	// regdesk's copy of the ledger's) before copying and builds each again, identically, once the
+	// rows are in: for a ledger of millions of rows, a third of the time. Unique indexes stay, so
+	// the copy is checked as before. Only for a fixture database nobody else is reading while it
+	// fills (the benchmark ledger, written under another name and renamed when done): its
+	// queries would find no index.
 	BuildIndexesAfter bool
 }
 
@@ -73,7 +89,13 @@ type Summary struct {
 	Completions int
 	Events      int
 	Courses     int
-	Modules     int
+	Modules     int // the modules that register credits
+	// AdminActions counts the LMS's audit rows of hands on rows; Dismissals the rows taken off the
+	// Needs attention queue.
+	AdminActions int
+	Dismissals   int
+	// Staff maps each staff e-mail address to the LMS user (users.id) made for them.
+	Staff map[string]string
 	// States counts rows by state.
 	States map[string]int
 	// ForeignKeysChecked is false when PostgreSQL skipped the foreign key checks
@@ -89,8 +111,10 @@ var ErrNotEmpty = errors.New("the ledger already has rows")
 // attention reason that can fire on regdesk's own ledger appears, small enough to read.
 const DefaultRows = 2000
 
-// Write generates the data set cfg names and writes it to st in one transaction. It refuses a
-// ledger that already has rows (ErrNotEmpty) unless cfg.IfEmpty, when it does nothing.
+// Write generates the data set cfg names and writes it to the LMS's tables (through cfg.LMS) in
+// one transaction, then fills st's copy of the ledger and roll-ups. It refuses a ledger that
+// already has rows (ErrNotEmpty) unless cfg.IfEmpty, when it does nothing. The database must hold
+// the LMS's tables (lmsdb.Apply) and regdesk's migrations.
 func Write(ctx context.Context, st *store.Store, cfg Config) (Summary, error) {
 	start := time.Now()
 	if cfg.Rows < 0 {

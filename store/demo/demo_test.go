@@ -2,9 +2,11 @@ package demo_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -33,7 +35,7 @@ func setup(t *testing.T, rows int) *testBundle {
 	st := storetest.New(t)
 	b := &testBundle{st: st}
 	sum, err := demo.Write(context.Background(), st, demo.Config{
-		Rows: rows, Seed: 1, Now: now,
+		LMS: storetest.LMS(t, st), Rows: rows, Seed: 1, Now: now,
 		Truth: func(s demo.SisuTruth) { b.truth = append(b.truth, s) },
 	})
 	if err != nil {
@@ -93,7 +95,7 @@ func TestDefaultDemo(t *testing.T) {
 
 	t.Run("StudentNumbers", func(t *testing.T) {
 		t.Parallel()
-		rows, _ := b.st.Pool().Query(context.Background(), `SELECT student_number FROM students WHERE student_number IS NOT NULL
+		rows, _ := b.st.Pool().Query(context.Background(), `SELECT student_number FROM verified_student_numbers
 			UNION ALL SELECT student_number FROM credit_registrations WHERE student_number IS NOT NULL`)
 		numbers, err := pgx.CollectRows(rows, pgx.RowTo[string])
 		if err != nil {
@@ -107,12 +109,82 @@ func TestDefaultDemo(t *testing.T) {
 				t.Errorf("student number %q fails the HY check digit", n)
 			}
 		}
-		var unlinked int
-		if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM students WHERE student_number IS NULL`).Scan(&unlinked); err != nil {
+		// Students: every user but the staff. Some have no live link (pending rows wait for
+		// one), and some lost theirs when Sisu had no person for it: a deleted link.
+		var unlinked, dropped, noName int
+		if err := b.st.Pool().QueryRow(context.Background(), `SELECT
+  count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM verified_student_numbers v WHERE v.user_id = u.id AND v.deleted_at IS NULL)),
+  count(*) FILTER (WHERE EXISTS (SELECT 1 FROM verified_student_numbers v WHERE v.user_id = u.id AND v.deleted_at IS NOT NULL)),
+  count(*) FILTER (WHERE d.first_name IS NULL AND d.last_name IS NULL)
+FROM users u JOIN user_details d ON d.user_id = u.id
+WHERE NOT EXISTS (SELECT 1 FROM roles r WHERE r.user_id = u.id)`).Scan(&unlinked, &dropped, &noName); err != nil {
 			t.Fatal(err)
 		}
 		if unlinked == 0 {
 			t.Error("every student has a linked number; the demo needs some without (pending rows)")
+		}
+		if dropped == 0 {
+			t.Error("no student lost their link; person_not_found rows need one")
+		}
+		if noName == 0 {
+			t.Error("every student has a name; the LMS allows accounts without, and the pages must show them")
+		}
+		// A frozen payload is the student's live link, unless the link was dropped since.
+		var stale int
+		if err := b.st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM credit_registrations c
+  JOIN verified_student_numbers v ON v.user_id = c.user_id AND v.deleted_at IS NULL
+WHERE c.student_number IS NOT NULL AND (c.student_number <> v.student_number OR c.sisu_person_id IS DISTINCT FROM v.sisu_person_id)`).Scan(&stale); err != nil {
+			t.Fatal(err)
+		}
+		if stale > 0 {
+			t.Errorf("%d rows froze a number that is not their student's link", stale)
+		}
+	})
+
+	t.Run("Catalogue", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		// Some rows register credits on a course's default module: no name.
+		var onDefault, heldRows int
+		if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registrations c
+  JOIN course_modules m ON m.id = c.course_module_id WHERE m.name IS NULL`).Scan(&onDefault); err != nil {
+			t.Fatal(err)
+		}
+		if onDefault == 0 {
+			t.Error("no registration is on a course's default module (name NULL)")
+		}
+		// Every module that registers credits has its configuration, and the checks' verdicts
+		// include an accepted code, a rejected one and none at all.
+		var missing int
+		verdicts := map[string]int{}
+		if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM course_modules m
+WHERE m.enable_credit_registration_via_suotar AND NOT EXISTS (
+  SELECT 1 FROM course_module_suotar_configurations c WHERE c.course_module_id = m.id AND c.deleted_at IS NULL)`).Scan(&missing); err != nil {
+			t.Fatal(err)
+		}
+		if missing > 0 {
+			t.Errorf("%d modules register credits without a configuration", missing)
+		}
+		rows, _ := b.st.Pool().Query(ctx, `SELECT coalesce(course_code_allowed::text, 'null') FROM course_module_suotar_configurations`)
+		vs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vs {
+			verdicts[v]++
+		}
+		for _, v := range []string{"true", "false", "null"} {
+			if verdicts[v] == 0 {
+				t.Errorf("no module configuration with course_code_allowed %s; verdicts %v", v, verdicts)
+			}
+		}
+		// The rejected code holds its module's completions in pending, as the preconditions say.
+		if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE c.state = 'pending'), count(*) FROM credit_registrations c
+  JOIN credit_registration_preconditions p ON p.credit_registration_id = c.id WHERE NOT p.course_code_allowed`).Scan(&heldRows, &missing); err != nil {
+			t.Fatal(err)
+		}
+		if heldRows == 0 || heldRows != missing {
+			t.Errorf("%d rows are on a module whose code is not accepted, %d of them pending; want some, all pending", missing, heldRows)
 		}
 	})
 
@@ -130,15 +202,22 @@ func TestDefaultDemo(t *testing.T) {
 		// next_attempt_at, resubmit_not_before and enrolment_check_due_at are plans, and
 		// plans lie ahead; everything else records the past.
 		for _, q := range []string{
-			`SELECT count(*) FROM students WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM users WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM user_details WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM verified_student_numbers WHERE greatest(created_at, updated_at, verified_at, deleted_at) > $1`,
+			`SELECT count(*) FROM roles WHERE greatest(created_at, updated_at) > $1`,
 			`SELECT count(*) FROM course_module_completions WHERE greatest(created_at, updated_at, completion_date, deleted_at) > $1`,
 			`SELECT count(*) FROM credit_registrations WHERE greatest(created_at, updated_at, superseded_at, state_entered_at,
 				state_changed_at, phase_started_at, first_failed_at, last_attempt_at, terminal_at, submitted_at, registered_at,
-				enrolment_checked_at, partially_registered_at, no_usable_enrolment_since, attained_at, enrolment_checks_stopped_at) > $1`,
-			`SELECT count(*) FROM credit_registration_events WHERE greatest(created_at, suotar_requested_at, suotar_answered_at) > $1`,
+				enrolment_checked_at, partially_registered_at, no_usable_enrolment_since, attained_at, enrolment_checks_stopped_at,
+				enrolment_check_anchor_at, enrolment_check_requested_at, enrolment_check_restart_window_started_at) > $1`,
+			`SELECT count(*) FROM credit_registration_events WHERE greatest(created_at, updated_at, suotar_requested_at, suotar_answered_at) > $1`,
+			`SELECT count(*) FROM credit_registration_admin_actions WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM credit_registration_attention_dismissals WHERE greatest(created_at, updated_at) > $1`,
 			`SELECT count(*) FROM courses WHERE greatest(created_at, updated_at) > $1`,
-			`SELECT count(*) FROM course_instances WHERE created_at > $1`,
+			`SELECT count(*) FROM course_instances WHERE greatest(created_at, updated_at) > $1`,
 			`SELECT count(*) FROM course_modules WHERE greatest(created_at, updated_at) > $1`,
+			`SELECT count(*) FROM course_module_suotar_configurations WHERE greatest(created_at, updated_at, config_checked_at) > $1`,
 		} {
 			var n int
 			if err := b.st.Pool().QueryRow(context.Background(), q, now).Scan(&n); err != nil {
@@ -199,12 +278,137 @@ func TestDefaultDemo(t *testing.T) {
 			t.Error("no conflicting attainment in Sisu")
 		}
 	})
+
+	t.Run("HandsAreTheLMSStaff", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		if b.sum.AdminActions == 0 || b.sum.Dismissals == 0 {
+			t.Fatalf("Summary = %+v, want hand actions and dismissals", b.sum)
+		}
+		// Every hand in the history is an LMS user with the global credit_registration_admin
+		// grant the LMS's admin pages require, and one of the demo's staff.
+		staff := map[string]bool{}
+		for _, id := range b.sum.Staff {
+			staff[id] = true
+		}
+		rows, _ := b.st.Pool().Query(ctx, `SELECT DISTINCT x.actor::text, EXISTS (SELECT 1 FROM roles r WHERE r.user_id = x.actor
+    AND r.role = 'credit_registration_admin' AND r.is_global AND r.deleted_at IS NULL)
+FROM (SELECT actor_user_id AS actor FROM credit_registration_events WHERE actor_user_id IS NOT NULL
+  UNION ALL SELECT actor_user_id FROM credit_registration_admin_actions
+  UNION ALL SELECT dismissed_by_user_id FROM credit_registration_attention_dismissals) x`)
+		var actor string
+		var granted bool
+		n, err := pgx.ForEachRow(rows, []any{&actor, &granted}, func() error {
+			if !staff[actor] || !granted {
+				t.Errorf("actor %s: staff %v, global credit_registration_admin %v", actor, staff[actor], granted)
+			}
+			return nil
+		})
+		if err != nil || n.RowsAffected() == 0 {
+			t.Fatalf("read the actors: %s, %v", n, err)
+		}
+		// Each audit row is what the LMS's endpoint writes beside its event: a transition names
+		// the states and its outcome, a dismissal the reasons it dismissed, and the event at the
+		// same instant carries the same person and reason.
+		var bad int
+		if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_admin_actions a
+WHERE a.actor_role <> 'global_admin' OR a.target_kind <> 'credit_registration' OR a.affected_row_count <> 1
+  OR NOT EXISTS (SELECT 1 FROM credit_registration_events e WHERE e.credit_registration_id = a.target_id
+    AND e.kind = 'admin_action' AND e.created_at = a.created_at AND e.actor_user_id = a.actor_user_id AND e.message = a.reason
+    AND (e.to_state IS NULL OR (e.from_state = a.before_state AND e.to_state = a.after_state)))
+  OR CASE a.action
+    WHEN 'transition_item' THEN a.details <> '{"outcome": "applied"}' OR a.before_state IS NULL OR a.after_state IS NULL
+    WHEN 'dismiss_attention' THEN a.before_state IS NOT NULL OR NOT EXISTS (SELECT 1 FROM credit_registration_attention_dismissals d
+      WHERE d.credit_registration_id = a.target_id AND d.deleted_at IS NULL AND d.created_at = a.created_at
+        AND d.dismissed_by_user_id = a.actor_user_id AND d.reason = a.reason
+        AND to_jsonb(d.dismissed_reasons) = a.details -> 'attention_reasons')
+    ELSE true END`).Scan(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if bad > 0 {
+			t.Errorf("%d audit rows are not what the LMS's endpoints write", bad)
+		}
+		// Every hand event has its audit row.
+		if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_events e WHERE e.kind = 'admin_action'
+  AND NOT EXISTS (SELECT 1 FROM credit_registration_admin_actions a WHERE a.target_id = e.credit_registration_id AND a.created_at = e.created_at)`).Scan(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if bad > 0 {
+			t.Errorf("%d hand events have no audit row", bad)
+		}
+		// A dismissal is of a live row that carries the reasons it dismissed: the flag alone, or a
+		// partial registration past its threshold.
+		if err := b.st.Pool().QueryRow(ctx, `SELECT count(*) FROM credit_registration_attention_dismissals d
+  JOIN credit_registrations c ON c.id = d.credit_registration_id
+WHERE c.superseded_by_id IS NOT NULL OR NOT c.needs_admin_attention OR CASE
+    WHEN d.dismissed_reasons = '{flagged_by_pipeline}' THEN c.state <> 'awaiting_verification'
+    WHEN d.dismissed_reasons = '{partly_registered_overdue}' THEN c.state <> 'partially_registered'
+      OR c.partially_registered_at > d.created_at - interval '3 days'
+    ELSE true END`).Scan(&bad); err != nil {
+			t.Fatal(err)
+		}
+		if bad > 0 {
+			t.Errorf("%d dismissals are of rows that do not carry what they dismissed", bad)
+		}
+	})
+
+	t.Run("MirrorIsWhatTheMirrorJobCopies", func(t *testing.T) {
+		// Not parallel: it rewrites the copy, which the other subtests do not read.
+		ctx := context.Background()
+		var n, ledger int
+		if err := b.st.Pool().QueryRow(ctx, `SELECT (SELECT count(*) FROM ledger_mirror), (SELECT count(*) FROM credit_registrations)`).Scan(&n, &ledger); err != nil {
+			t.Fatal(err)
+		}
+		if n != ledger {
+			t.Fatalf("the copy has %d rows, the ledger %d", n, ledger)
+		}
+		copied := mirrorRows(t, b.st)
+		ids := make([]string, 0, len(copied))
+		for id := range copied {
+			ids = append(ids, id)
+		}
+		if _, err := b.st.Pool().Exec(ctx, `DELETE FROM ledger_mirror`); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.st.LedgerMirrorRows(ctx, ids); err != nil {
+			t.Fatal(err)
+		}
+		again := mirrorRows(t, b.st)
+		ranked := map[string]bool{}
+		for id, r := range copied {
+			if again[id] != r {
+				t.Errorf("row %s: the demo copied\n%s\nLedgerMirrorRows copies\n%s", id, r, again[id])
+			}
+			var x struct {
+				Rank int `json:"student_rank"`
+			}
+			if err := json.Unmarshal([]byte(r), &x); err != nil {
+				t.Fatal(err)
+			}
+			ranked[strconv.Itoa(x.Rank)] = true
+		}
+		if len(ranked) < 8 {
+			t.Errorf("the copy holds %d student ranks, want most of the course page's order", len(ranked))
+		}
+	})
+}
+
+// mirrorRows reads regdesk's copy of the ledger, each row as JSON without when it was copied.
+func mirrorRows(t *testing.T, st *store.Store) map[string]string {
+	t.Helper()
+	rows, _ := st.Pool().Query(context.Background(), `SELECT id::text, (to_jsonb(m) - 'mirrored_at')::text FROM ledger_mirror m`)
+	out := map[string]string{}
+	var id, r string
+	if _, err := pgx.ForEachRow(rows, []any{&id, &r}, func() error { out[id] = r; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // TestWriteIsDeterministic writes the same config twice, once with PostgreSQL checking every
 // foreign key and once without, and expects the same bytes; a third write with another seed
 // must differ. A fourth builds the indexes after copying, as the benchmark ledger is written,
-// and must leave the same bytes and the same indexes as the first.
+// and must leave the same bytes and the same indexes, the LMS's and the mirror's, as the first.
 func TestWriteIsDeterministic(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -214,6 +418,7 @@ func TestWriteIsDeterministic(t *testing.T) {
 	for i := range sums {
 		st := storetest.New(t)
 		c := cfg
+		c.LMS = storetest.LMS(t, st)
 		c.SkipForeignKeyChecks = i > 0
 		if i == 2 {
 			c.Seed = 43
@@ -239,11 +444,13 @@ func TestWriteIsDeterministic(t *testing.T) {
 			}
 		}
 	}
-	if sums[2]["credit_registrations"] == sums[0]["credit_registrations"] {
-		t.Error("seeds 42 and 43 wrote the same ledger")
+	for _, table := range []string{"credit_registrations", "users", "ledger_mirror"} {
+		if sums[2][table] == sums[0][table] {
+			t.Errorf("seeds 42 and 43 wrote the same %s", table)
+		}
 	}
-	if len(indexes[0]) < 40 {
-		t.Fatalf("found %d indexes on the bulk tables, the schema has more", len(indexes[0]))
+	if len(indexes[0]) < 60 {
+		t.Fatalf("found %d indexes on the bulk tables, the schemas have more", len(indexes[0]))
 	}
 	if !slices.Equal(indexes[3], indexes[0]) {
 		t.Errorf("building the indexes after copying left other indexes:\n%s\nwant\n%s",
@@ -251,13 +458,22 @@ func TestWriteIsDeterministic(t *testing.T) {
 	}
 }
 
-// indexDefinitions lists the definitions of every index of the tables a write fills, sorted.
+// bulkTables are the tables a write fills with a row or more per ledger row: the LMS's, and
+// regdesk's copy of the ledger.
+var bulkTables = []string{"users", "user_details", "verified_student_numbers", "course_module_completions",
+	"credit_registrations", "credit_registration_events", "ledger_mirror"}
+
+// demoTables are every table a write fills.
+var demoTables = append([]string{"roles", "courses", "course_instances", "course_modules", "course_module_suotar_configurations",
+	"credit_registration_admin_actions", "credit_registration_attention_dismissals"}, bulkTables...)
+
+// indexDefinitions lists the definitions of every index of the bulk tables, in both schemas,
+// sorted.
 func indexDefinitions(t *testing.T, st *store.Store) []string {
 	t.Helper()
 	rows, _ := st.Pool().Query(context.Background(), `SELECT indexdef FROM pg_indexes
-WHERE schemaname = current_schema()
-  AND tablename IN ('students', 'course_module_completions', 'credit_registrations', 'credit_registration_events')
-ORDER BY indexdef`)
+WHERE schemaname IN ('public', 'regdesk') AND tablename = ANY($1)
+ORDER BY indexdef`, bulkTables)
 	defs, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		t.Fatal(err)
@@ -284,8 +500,8 @@ func checkReferences(t *testing.T, st *store.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fks) < 10 {
-		t.Fatalf("found %d foreign keys, the schema has more", len(fks))
+	if len(fks) < 30 {
+		t.Fatalf("found %d foreign keys, the schemas have more", len(fks))
 	}
 	for _, f := range fks {
 		var n int
@@ -300,13 +516,14 @@ func checkReferences(t *testing.T, st *store.Store) {
 	}
 }
 
-// tableDigests returns an md5 of every table the demo writes, over its rows in id order.
+// tableDigests returns an md5 of every table the demo writes, over its rows in order; the
+// mirror's without mirrored_at, which is when it was copied.
 func tableDigests(t *testing.T, st *store.Store) map[string]string {
 	t.Helper()
 	out := map[string]string{}
-	for _, table := range []string{"students", "courses", "course_instances", "course_modules", "course_module_completions", "credit_registrations", "credit_registration_events"} {
+	for _, table := range demoTables {
 		var d string
-		q := fmt.Sprintf(`SELECT md5(coalesce(string_agg(t::text, E'\n' ORDER BY t.id), '')) FROM %s t`, table)
+		q := fmt.Sprintf(`SELECT md5(coalesce(string_agg(x, E'\n' ORDER BY x), '')) FROM (SELECT (to_jsonb(t) - 'mirrored_at')::text AS x FROM %s t) r`, table)
 		if err := st.Pool().QueryRow(context.Background(), q).Scan(&d); err != nil {
 			t.Fatal(err)
 		}
@@ -319,7 +536,7 @@ func TestWriteRefusesANonEmptyLedger(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.New(t)
-	cfg := demo.Config{Rows: 60, Seed: 7, Now: now}
+	cfg := demo.Config{LMS: storetest.LMS(t, st), Rows: 60, Seed: 7, Now: now}
 	if _, err := demo.Write(ctx, st, cfg); err != nil {
 		t.Fatalf("first Write() = %v", err)
 	}
@@ -340,6 +557,27 @@ func TestWriteRefusesANonEmptyLedger(t *testing.T) {
 	}
 }
 
+// TestWriteNeedsTheLMSOwner writes through regdesk's own role, which may only read the LMS's
+// tables: a clear refusal, and nothing written.
+func TestWriteNeedsTheLMSOwner(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	_, err := demo.Write(ctx, st, demo.Config{Rows: 60, Seed: 7, Now: now})
+	if err == nil || !strings.Contains(err.Error(), "Config.LMS") {
+		t.Fatalf("Write() as regdesk's role = %v, want a refusal naming Config.LMS", err)
+	}
+	for _, table := range demoTables {
+		var n int
+		if err := st.Pool().QueryRow(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%s has %d rows after a refused write", table, n)
+		}
+	}
+}
+
 // TestWriteLeavesNothingWhenStopped stops a write halfway through and expects every table it
 // touched to be as empty as before, and every index it dropped to copy faster built again.
 func TestWriteLeavesNothingWhenStopped(t *testing.T) {
@@ -349,7 +587,8 @@ func TestWriteLeavesNothingWhenStopped(t *testing.T) {
 	defer cancel()
 	seen := 0
 	want := indexDefinitions(t, st)
-	_, err := demo.Write(ctx, st, demo.Config{Rows: 3000, Seed: 3, Now: now, BatchRows: 200, SkipForeignKeyChecks: true, BuildIndexesAfter: true,
+	_, err := demo.Write(ctx, st, demo.Config{LMS: storetest.LMS(t, st), Rows: 3000, Seed: 3, Now: now, BatchRows: 200,
+		SkipForeignKeyChecks: true, BuildIndexesAfter: true,
 		Truth: func(demo.SisuTruth) {
 			if seen++; seen == 1500 {
 				cancel()
@@ -358,7 +597,7 @@ func TestWriteLeavesNothingWhenStopped(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Write() = %v, want context.Canceled", err)
 	}
-	for _, table := range []string{"students", "courses", "course_instances", "course_modules", "course_module_completions", "credit_registrations", "credit_registration_events"} {
+	for _, table := range demoTables {
 		var n int
 		if err := st.Pool().QueryRow(context.Background(), `SELECT count(*) FROM `+table).Scan(&n); err != nil {
 			t.Fatal(err)
@@ -380,7 +619,7 @@ func BenchmarkWrite100k(b *testing.B) {
 		b.StopTimer()
 		st := storetest.New(b)
 		b.StartTimer()
-		sum, err := demo.Write(context.Background(), st, demo.Config{Rows: 100_000, Seed: 1, Now: now, SkipForeignKeyChecks: true})
+		sum, err := demo.Write(context.Background(), st, demo.Config{LMS: storetest.LMS(b, st), Rows: 100_000, Seed: 1, Now: now, SkipForeignKeyChecks: true})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -395,7 +634,6 @@ type row struct {
 	sched             schedule.Row
 	createdAt         time.Time
 	updatedAt         time.Time
-	version           int64
 	supersededAt      *time.Time
 	terminalAt        *time.Time
 	registeredAt      *time.Time
@@ -446,7 +684,7 @@ func readRows(t *testing.T, st *store.Store) []row {
 	q, _ := st.Pool().Query(ctx, `SELECT id::text, state::text, coalesce(error_code::text, ''), needs_admin_attention,
 		superseded_by_id IS NOT NULL, state_entered_at, state_changed_at, next_attempt_at, first_failed_at, submitted_at,
 		partially_registered_at, resubmit_not_before, submit_retry_count, verify_attempt_count, not_registered_reimport_count,
-		created_at, updated_at, version, superseded_at, terminal_at, registered_at, student_number, sisu_person_id,
+		created_at, updated_at, superseded_at, terminal_at, registered_at, student_number, sisu_person_id,
 		grade_scale_id, attained_at, coalesce(sisu_attainment_id, ''), pending_superseded_by_id IS NOT NULL,
 		enrolment_checks_stopped_at
 		FROM credit_registrations ORDER BY id`)
@@ -456,7 +694,7 @@ func readRows(t *testing.T, st *store.Store) []row {
 		err := rs.Scan(&r.id, &state, &code, &r.sched.NeedsAdminAttention, &r.sched.Superseded, &r.sched.StateEnteredAt,
 			&r.sched.StateChangedAt, &r.sched.NextAttemptAt, &r.sched.FirstFailedAt, &r.sched.SubmittedAt,
 			&r.sched.PartiallyRegisteredAt, &r.sched.ResubmitNotBefore, &r.sched.SubmitRetryCount, &r.sched.VerifyAttemptCount,
-			&r.sched.NotRegisteredReimportCount, &r.createdAt, &r.updatedAt, &r.version, &r.supersededAt, &r.terminalAt,
+			&r.sched.NotRegisteredReimportCount, &r.createdAt, &r.updatedAt, &r.supersededAt, &r.terminalAt,
 			&r.registeredAt, &r.studentNumber, &r.personID, &r.gradeScaleID, &r.attainedAt, &r.sisuAttainmentID,
 			&r.pendingSuperseded, &r.checksStoppedAt)
 		r.sched.State, r.sched.ErrorCode, r.sched.TerminalAt = schedule.State(state), schedule.ErrorCode(code), r.terminalAt
@@ -521,7 +759,7 @@ func checkRowAt(r row, now time.Time) []string {
 		bad("first event is %s %v→%v at %v, want created →pending at created_at %v", first.kind, store.Deref(first.from), store.Deref(first.to), first.at, r.createdAt)
 	}
 	state := ""
-	var lastChange time.Time
+	var lastChange, lastMove time.Time
 	submitted := false
 	for i, e := range r.events {
 		if i > 0 && !e.at.After(r.events[i-1].at) {
@@ -530,9 +768,18 @@ func checkRowAt(r row, now time.Time) []string {
 		if e.at.After(now) {
 			bad("event %d at %v is after now", i, e.at)
 		}
-		if e.actor != nil {
-			bad("event %d has an actor; the demo has no staff accounts", i)
+		// A person's hand names them; the pipeline's and the student's events name nobody.
+		if (e.actor != nil) != (e.kind == "admin_action") {
+			bad("event %d (%s) has actor %v", i, e.kind, store.Deref(e.actor))
 		}
+		if e.to == nil {
+			// A hand that moves nothing (the flag cleared, a dismissal): no states at all.
+			if i == 0 || e.kind != "admin_action" || e.from != nil {
+				bad("event %d (%s) has from_state %v and no to_state", i, e.kind, store.Deref(e.from))
+			}
+			continue
+		}
+		lastMove = e.at
 		if i > 0 {
 			from, to := store.Deref(e.from), store.Deref(e.to)
 			if from != state {
@@ -570,21 +817,17 @@ func checkRowAt(r row, now time.Time) []string {
 			}
 		}
 	}
-	last := r.events[len(r.events)-1]
 	if state != string(s.State) {
 		bad("last event leaves the row in %s", state)
 	}
-	if !last.at.Equal(s.StateEnteredAt) {
-		bad("state_entered_at %v, last transition at %v", s.StateEnteredAt, last.at)
+	if !lastMove.Equal(s.StateEnteredAt) {
+		bad("state_entered_at %v, last transition at %v", s.StateEnteredAt, lastMove)
 	}
 	if !lastChange.Equal(s.StateChangedAt) {
 		bad("state_changed_at %v, last change of state at %v", s.StateChangedAt, lastChange)
 	}
-	if r.updatedAt.Before(last.at) || r.updatedAt.After(now) {
-		bad("updated_at %v is before its last event %v or after now", r.updatedAt, last.at)
-	}
-	if r.version != 1 {
-		bad("version %d, want 1", r.version)
+	if r.updatedAt.Before(lastMove) || r.updatedAt.After(now) {
+		bad("updated_at %v is before its last transition %v or after now", r.updatedAt, lastMove)
 	}
 	if (r.terminalAt != nil) != s.State.IsTerminal() {
 		bad("terminal_at %v in state %s", r.terminalAt, s.State)

@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"hash/fnv"
+	"strings"
 	"time"
 )
 
@@ -12,6 +14,14 @@ type gen struct {
 
 	courses []*course
 	modules []*module // in catalogue order; index = bit in student.taken
+
+	born         time.Time // when the catalogue and the staff came to be
+	organization [16]byte  // the organization every course belongs to
+	staffDefs    []Staff
+	staff        []*staffUser
+	// emails holds a hash of every student address handed out: the LMS allows an address once
+	// (users_email, in any letter case).
+	emails map[uint64]struct{}
 
 	numbers   *studentNumbers
 	personMul uint64
@@ -71,7 +81,10 @@ const (
 )
 
 func newGen(cfg Config) *gen {
-	g := &gen{now: cfg.Now, rng: newRNG(cfg.Seed, 0x7265676465736b), truth: cfg.Truth}
+	g := &gen{now: cfg.Now, rng: newRNG(cfg.Seed, 0x7265676465736b), truth: cfg.Truth, staffDefs: cfg.Staff, emails: map[uint64]struct{}{}}
+	if len(g.staffDefs) == 0 {
+		g.staffDefs = DefaultStaff
+	}
 	g.buildCatalogue()
 	g.numbers = newStudentNumbers(g.rng, cfg.Rows)
 	g.personMul = uint64(g.between(1_000_001, 9_999_999)) | 1
@@ -103,52 +116,70 @@ func (g *gen) kurID() string {
 	return string(appendUUID(b, g.rng.uuid()))
 }
 
-// buildCatalogue creates the courses, their modules, one instance per term reaching back over
-// the demo's history, and a Sisu realisation per module and term.
+// buildCatalogue creates the courses with their default instance and modules, the terms
+// reaching back over the demo's history, and a Sisu realisation per module and term.
 func (g *gen) buildCatalogue() {
 	var terms []term
 	for t := termOf(g.now.Add(-historyReach)); !t.start.After(g.now); t = termOf(t.end) {
 		terms = append(terms, t)
 	}
 	born := terms[0].start.Add(-45 * 24 * time.Hour)
+	g.born = born
+	g.organization = g.rng.uuid()
 	for ci := range catalogue {
 		def := &catalogue[ci]
-		c := &course{id: g.rng.uuid(), def: def, createdAt: born.Add(time.Duration(ci) * 37 * time.Hour)}
-		for _, t := range terms {
-			created := t.start.Add(-20 * 24 * time.Hour)
-			if created.Before(c.createdAt) {
-				created = c.createdAt.Add(time.Hour)
-			}
-			name := pick2(t.autumn, "Syksy ", "Kevät ") + itoa(t.year)
-			c.instances = append(c.instances, &instance{id: g.rng.uuid(), course: c, name: name, term: t, createdAt: created})
+		c := &course{id: g.rng.uuid(), def: def, createdAt: born.Add(time.Duration(ci) * 37 * time.Hour), terms: terms, languageGroup: g.rng.uuid()}
+		c.instance = &instance{id: g.rng.uuid(), createdAt: c.createdAt}
+		order := int32(0)
+		if len(def.modules) > 1 {
+			c.intro = &module{id: g.rng.uuid(), course: c, def: &moduleDef{}, createdAt: c.createdAt}
+			order = 1
 		}
 		for mi := range def.modules {
 			md := &def.modules[mi]
 			m := &module{
-				id: g.rng.uuid(), course: c, def: md, order: int32(mi),
+				id: g.rng.uuid(), course: c, def: md, order: order,
 				createdAt:  c.createdAt.Add(time.Duration(mi+1) * time.Minute),
-				configured: md.code != "" && md.credits > 0,
+				configured: md.code != "" && md.credits > 0 && !md.codeRejected,
+			}
+			if order > 0 {
+				m.name = md.name
+			}
+			order++
+			if md.codeRejected {
+				// Added to the course this term, after its other modules.
+				m.createdAt = g.now.Add(-rejectedModuleAge)
 			}
 			m.courseUnitID = "hy-CU-" + itoa(g.between(110_000_000, 139_999_999)) + "-" + pick2(g.rng.chance(0.5), "2020-08-01", "2023-08-01")
-			for _, inst := range c.instances {
-				t := inst.term
+			for _, t := range terms {
 				nb := newObj(make([]byte, 0, 160))
 				nb.str("fi", md.fi+", "+t.fi()+" "+itoa(t.year))
 				nb.str("sv", md.sv+", "+t.sv()+" "+itoa(t.year))
 				nb.str("en", md.en+", "+t.en()+" "+itoa(t.year))
 				m.realisations = append(m.realisations, realisation{id: g.otmID(), assessmentItemID: g.otmID(), nameJSON: nb.end()})
 			}
+			// Suotar's configuration check runs daily; the last one was within the day.
+			m.configID = g.rng.uuid()
+			m.checkedAt = g.now.Add(-g.rng.dur(time.Hour, 23*time.Hour))
 			m.idx = uint(len(g.modules))
 			c.modules = append(c.modules, m)
 			g.modules = append(g.modules, m)
 		}
 		g.courses = append(g.courses, c)
 	}
+	for _, p := range g.staffDefs {
+		u := &staffUser{id: g.rng.uuid7(born), roleID: g.rng.uuid(), name: p.Name, email: p.Email, createdAt: born}
+		u.first, u.last, _ = strings.Cut(p.Name, " ")
+		g.staff = append(g.staff, u)
+	}
 }
 
+// rejectedModuleAge is how long ago the module whose code Suotar does not accept was added.
+const rejectedModuleAge = 40 * day
+
 func (c *course) termIndex(t time.Time) int {
-	for i := len(c.instances) - 1; i > 0; i-- {
-		if !t.Before(c.instances[i].term.start) {
+	for i := len(c.terms) - 1; i > 0; i-- {
+		if !t.Before(c.terms[i].start) {
 			return i
 		}
 	}
@@ -168,9 +199,13 @@ const (
 	needPassFail                         // configured, pass/fail
 	needMissingCode                      // no Sisu course code
 	needMissingCredits                   // no credits
+	needCodeRejected                     // the code Suotar does not accept
 )
 
 func (m *module) fits(n moduleNeed) bool {
+	if m.def.codeRejected != (n == needCodeRejected) {
+		return false
+	}
 	switch n {
 	case needImprovable:
 		return m.configured && !m.def.passFail
@@ -180,6 +215,8 @@ func (m *module) fits(n moduleNeed) bool {
 		return m.def.code == ""
 	case needMissingCredits:
 		return m.def.code != "" && m.def.credits == 0
+	case needCodeRejected:
+		return true
 	}
 	return m.configured
 }
@@ -236,7 +273,9 @@ func (g *gen) moduleIndex(m *module) uint { return m.idx }
 // newStudent makes a student; withNumber links a verified student number and a Sisu person.
 func (g *gen) newStudent(withNumber bool) *student {
 	p := g.rng.person()
-	s := &student{first: p.first, last: p.last, email: p.email}
+	s := &student{first: p.first, last: p.last, email: g.uniqueEmail(p.email)}
+	// A few accounts have no name in the LMS: made before the LMS asked for one.
+	s.noName = g.rng.chance(0.01)
 	s.lang = "fi"
 	switch {
 	case p.swedish:
@@ -253,6 +292,22 @@ func (g *gen) newStudent(withNumber bool) *student {
 	}
 	g.out.students = append(g.out.students, s)
 	return s
+}
+
+// uniqueEmail returns email, or when a student already has it (in any letter case), the same
+// address with a number added to its local part.
+func (g *gen) uniqueEmail(email string) string {
+	for {
+		h := fnv.New64a()
+		h.Write([]byte(strings.ToLower(email)))
+		k := h.Sum64()
+		if _, taken := g.emails[k]; !taken {
+			g.emails[k] = struct{}{}
+			return email
+		}
+		local, domain, _ := strings.Cut(email, "@")
+		email = local + itoa(g.between(1, 999)) + "@" + domain
+	}
 }
 
 // personID returns a distinct Sisu person id: hy-hlo-<9 digits> from a permutation, or for
@@ -316,7 +371,6 @@ func (g *gen) begin(s *student, m *module, created time.Time, grade int32) *life
 		id: g.rng.uuid7(done), student: s, module: m, completionDate: done,
 		createdAt: done, updatedAt: done, grade: grade, eligible: true, prereqs: true,
 	}
-	c.instance = m.course.instances[m.course.termIndex(done)]
 	s.taken |= 1 << g.moduleIndex(m)
 	if s.earliest.IsZero() || done.Before(s.earliest) {
 		s.earliest = done
@@ -327,7 +381,7 @@ func (g *gen) begin(s *student, m *module, created time.Time, grade int32) *life
 
 // attempt creates ledger row number n for c, created at t.
 func (g *gen) attempt(c *completion, n int32, created time.Time) *life {
-	r := &reg{id: g.rng.uuid7(created), c: c, attempt: n, events: make([]event, 0, 10)}
+	r := &reg{id: g.rng.uuid7(created), c: c, attempt: n, events: make([]event, 0, 10), ecGroup: groupCompleted, ecSource: ecSourceSchedule}
 	g.out.regs = append(g.out.regs, r)
 	l := &life{g: g, r: r}
 	l.created(created)

@@ -10,27 +10,36 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// bulkTables are the tables a demo run fills with one row or more per ledger row: the ones whose
-// index upkeep is the copying time.
-var bulkTables = []string{"students", "course_module_completions", "credit_registrations", "credit_registration_events"}
+// bulkTables are the LMS's tables a demo run fills with one row or more per ledger row: the ones
+// whose index upkeep is the copying time.
+var bulkTables = []string{
+	"users", "user_details", "verified_student_numbers", "course_module_completions", "credit_registrations",
+	"credit_registration_events",
+}
+
+// mirrorTables are regdesk's tables a demo run fills as large: its copy of the ledger.
+var mirrorTables = []string{"ledger_mirror"}
 
 // indexDef is an index the run dropped and must build again.
 type indexDef struct {
 	name, create string
 }
 
-// dropSecondaryIndexes drops the bulk tables' indexes that back no constraint (the primary and
-// unique keys stay, so the copy is checked as before) and returns how to build them again,
-// largest table first. Every copied row updated forty-odd indexes one entry at a time; built
-// once over the finished table, each is a sort.
-func dropSecondaryIndexes(ctx context.Context, conn *pgxpool.Conn) ([]indexDef, error) {
+// dropSecondaryIndexes drops the indexes of tables (in schema) that are not unique (primary keys
+// and unique indexes stay, so the copy is checked as before) and returns how to build them again,
+// largest table first. Every copied row updated dozens of indexes one entry at a time, the LMS's
+// trigram indexes of names and addresses dearest; built once over the finished table, each is a
+// sort. pg_get_indexdef gives each index's full definition, schema-qualified, so it comes back
+// identical.
+func dropSecondaryIndexes(ctx context.Context, conn *pgxpool.Conn, schema string, tables []string) ([]indexDef, error) {
 	rows, err := conn.Query(ctx, `SELECT i.indexrelid::regclass::text, pg_get_indexdef(i.indexrelid)
 FROM pg_index i
   JOIN pg_class t ON t.oid = i.indrelid
-  JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = current_schema()
+  JOIN pg_namespace n ON n.oid = t.relnamespace AND n.nspname = $2
 WHERE t.relname = ANY($1)
+  AND NOT i.indisunique
   AND NOT EXISTS (SELECT 1 FROM pg_constraint k WHERE k.conindid = i.indexrelid)
-ORDER BY array_position($1, t.relname::text) DESC, i.indexrelid`, bulkTables)
+ORDER BY array_position($1, t.relname::text) DESC, i.indexrelid`, tables, schema)
 	if err != nil {
 		return nil, fmt.Errorf("demo: list the indexes to build after copying: %w", err)
 	}

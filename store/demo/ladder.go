@@ -16,6 +16,20 @@ const (
 	groupCheckRequested = "check_requested"
 )
 
+// ecSourceSchedule is enrolment_check_source while the row's checks follow its ladder.
+const ecSourceSchedule = "schedule"
+
+// groupRank orders the groups as the LMS's enum does: a row only ever moves up.
+func groupRank(group string) int {
+	switch group {
+	case groupVisited:
+		return 1
+	case groupCheckRequested:
+		return 2
+	}
+	return 0
+}
+
 func ladderOf(group string) []time.Duration {
 	switch group {
 	case groupVisited:
@@ -41,6 +55,16 @@ func rungDue(group string, anchor time.Time, step int) time.Time {
 		}
 	}
 	return due
+}
+
+// rungBatched reports whether rung step is released in a batch (rungDue's rounding).
+func rungBatched(group string, step int) bool {
+	l := ladderOf(group)
+	prev := time.Duration(0)
+	if step > 0 {
+		prev = l[step-1]
+	}
+	return l[step]-prev >= 24*time.Hour
 }
 
 // nextRung returns the first rung due strictly after t, or -1 past the last rung: missed rungs

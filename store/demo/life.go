@@ -12,9 +12,8 @@ type life struct {
 	r    *reg
 	last time.Time // the row's latest event; events are strictly increasing
 
-	anchor      time.Time // enrolment check ladder anchor
-	enrolmentID string    // the student's enrolment for this module, once there is one
-	itemID      []byte    // request item id of the import in flight
+	enrolmentID string // the student's enrolment for this module, once there is one
+	itemID      []byte // request item id of the import in flight
 	plan        sisuPlan
 }
 
@@ -129,8 +128,11 @@ func (l *life) move(t time.Time, kind, to, code, msg string) *event {
 	case stSubmitting:
 		r.submittedAt = t
 	}
+	// Leaving the wait for an enrolment clears the check schedule; the group stays (NOT NULL, and
+	// the LMS's transition never writes it).
 	if !keepsEnrolmentSchedule(to) {
-		r.ecGroup, r.ecStep, r.ecDueAt, r.ecStoppedAt = "", 0, time.Time{}, time.Time{}
+		r.ecAnchor, r.ecStep, r.ecScheduled, r.ecDueAt, r.ecBatched, r.ecStoppedAt = time.Time{}, 0, false, time.Time{}, false, time.Time{}
+		r.ecSource = ecSourceSchedule
 		r.noUsableEnrolmentSince = time.Time{}
 	}
 	// default_attempt_delay: applied in SQL as now() + interval, without jitter.
@@ -182,25 +184,32 @@ func (l *life) park(t time.Time, group string) {
 	l.startLadder(t, group, t)
 }
 
+// startLadder starts the check schedule of group (or of the row's group, when that is further
+// along: visited beats completed) from anchor.
 func (l *life) startLadder(t time.Time, group string, anchor time.Time) {
 	r := l.r
-	l.anchor = anchor
-	r.ecGroup = group
+	r.ecAnchor = anchor
+	if groupRank(group) > groupRank(r.ecGroup) {
+		r.ecGroup = group
+	}
 	l.scheduleRung(t)
 }
 
 // scheduleRung points the row at the first rung due after t, or parks it for good past the last.
 func (l *life) scheduleRung(t time.Time) {
 	r := l.r
-	step := nextRung(r.ecGroup, l.anchor, t)
+	r.ecSource = ecSourceSchedule
+	step := nextRung(r.ecGroup, r.ecAnchor, t)
 	if step < 0 {
 		r.ecStoppedAt = t
-		r.ecDueAt = time.Time{}
+		r.ecScheduled, r.ecStep, r.ecDueAt, r.ecBatched = false, 0, time.Time{}, false
 		r.nextAttemptAt = never
 		return
 	}
+	r.ecScheduled = true
 	r.ecStep = int32(step)
-	r.ecDueAt = rungDue(r.ecGroup, l.anchor, step)
+	r.ecDueAt = rungDue(r.ecGroup, r.ecAnchor, step)
+	r.ecBatched = rungBatched(r.ecGroup, step)
 	r.nextAttemptAt = r.ecDueAt
 }
 
@@ -228,9 +237,15 @@ func (l *life) pressed(t time.Time) {
 	keep := l.r.errorMessage
 	l.move(t, evStudentAction, stNoUsableEnrolment, l.r.errorCode, msgStudentPressed)
 	l.r.errorMessage = keep
-	l.r.ecGroup = groupCheckRequested
-	l.anchor = l.last
-	l.scheduleRung(l.last)
+	r := l.r
+	// The request is recorded on the row (one restart of the day's allowance), and the ladder
+	// restarts on the check_requested group.
+	r.ecRequestedAt = l.last
+	if r.ecRestartWindow.IsZero() || l.last.Sub(r.ecRestartWindow) >= 24*time.Hour {
+		r.ecRestartWindow, r.ecRestarts = l.last, 0
+	}
+	r.ecRestarts++
+	l.startLadder(l.last, groupCheckRequested, l.last)
 }
 
 // checkFound is a scheduled check that found the enrolment: the payload is frozen and the row
@@ -272,7 +287,7 @@ func (l *life) resolveMiss(dur time.Duration, group string) {
 	item := l.g.itemID()
 	e.suotar(epResolveEnrolment, item, req, ans, ansAnswered, l.resolveDetails("enrolmentNotFound"))
 	l.r.enrolmentCheckedAt = at
-	if l.r.ecGroup == "" {
+	if l.r.ecAnchor.IsZero() {
 		l.startLadder(at, group, at)
 	} else {
 		l.scheduleRung(at)

@@ -80,12 +80,14 @@ func timelinePhase(s string) int {
 // never is next_attempt_at of a row parked for good (never() in the LMS).
 var never = time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
 
+// student is one LMS user taking courses: a users row, its user_details (first and last name NULL
+// when noName) and, while a number is linked, a live verified_student_numbers row.
 type student struct {
 	id        [16]byte
 	createdAt time.Time
-	updatedAt time.Time
-	first     string
+	first     string // as Sisu knows the person; the LMS's user_details leave them out when noName
 	last      string
+	noName    bool // the LMS account has no name (an account made before names were asked)
 	email     string
 	number    string // the linked, verified student number; "" when none is linked
 	personID  string // the Sisu person; known to the registry even while no number is linked
@@ -93,6 +95,15 @@ type student struct {
 	openUni   bool   // studies through the Open University: enrolments are open_university
 	taken     uint64 // modules with a completion, by catalogue index
 	earliest  time.Time
+
+	// linkedAt is when the student proved their number (verified_at); zero: before their first
+	// completion, drawn when the batch closes.
+	linkedAt time.Time
+	linkID   [16]byte // the verified_student_numbers row
+	// A link the pipeline dropped (Sisu had no person for the number): kept as a deleted
+	// verified_student_numbers row.
+	droppedNumber, droppedPerson string
+	droppedAt                    time.Time
 }
 
 type completion struct {
@@ -102,7 +113,6 @@ type completion struct {
 	deletedAt      time.Time
 	student        *student
 	module         *module
-	instance       *instance
 	completionDate time.Time
 	grade          int32 // 0 for pass/fail modules (NULL)
 	eligible       bool
@@ -160,18 +170,54 @@ type reg struct {
 	sisuAttainmentID      string
 	sisuAttainmentType    string
 
-	ecGroup     string
-	ecStep      int32
-	ecDueAt     time.Time
-	ecStoppedAt time.Time
+	// The enrolment check schedule. ecGroup is never empty (the LMS's column is NOT NULL and no
+	// transition clears it); the rest is set while the row waits for an enrolment.
+	ecGroup         string
+	ecAnchor        time.Time
+	ecStep          int32
+	ecScheduled     bool // ecStep and ecDueAt are set
+	ecDueAt         time.Time
+	ecBatched       bool
+	ecStoppedAt     time.Time
+	ecSource        string
+	ecRequestedAt   time.Time // the student's last "I have enrolled"
+	ecRestartWindow time.Time
+	ecRestarts      int32
 
 	events []event
+	// actions are the LMS's audit rows (credit_registration_admin_actions) of hands on this row.
+	actions []adminAction
+	// dismissal takes the row off the Needs attention queue, when a person did so.
+	dismissal *dismissal
+}
+
+// adminAction is one credit_registration_admin_actions row about a ledger row, as the LMS's admin
+// endpoints write it: the actor is an LMS user acting as global_admin.
+type adminAction struct {
+	id            [16]byte
+	at            time.Time
+	action        string // transition_item or dismiss_attention
+	actor         *staffUser
+	reason        string
+	before, after string
+	details       []byte
+}
+
+// dismissal is one credit_registration_attention_dismissals row: the LMS's attention reasons the
+// row carried when a person took it off the queue.
+type dismissal struct {
+	id      [16]byte
+	at      time.Time
+	reasons []string
+	by      *staffUser
+	note    string
 }
 
 // event is one credit_registration_events row.
 type event struct {
 	id          [16]byte
 	at          time.Time
+	actor       *staffUser // a person's hand (admin_action); nil for the pipeline and the student
 	kind        string
 	from, to    string
 	errorCode   string

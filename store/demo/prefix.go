@@ -72,11 +72,9 @@ func (l *life) runPrefix(p prefix) {
 		l.resolveFound(l.g.rng.dur(time.Second, 20*time.Second))
 		return
 	case pkLateNumber:
+		// The student proves their number only now: the link is made then.
 		link := l.last.Add(p.wait)
-		s := l.r.c.student
-		if s.updatedAt.Before(link) {
-			s.updatedAt = link
-		}
+		l.r.c.student.linkedAt = link
 		l.park(l.preconditionsTick(link), groupCompleted)
 	case pkVisited:
 		l.park(l.preconditionsTick(l.last), groupVisited)

@@ -98,6 +98,10 @@ var scenarios = []scenario{
 	{"blocked", 250, 3, 1, within(4*day, 150*day), scBlocked},
 	{"cancelled_completion_deleted", 1000, 4, 1, within(time.Hour, 300*day), scCancelledCompletionDeleted},
 	{"cancelled_by_admin", 80, 1, 1, within(3*day, 200*day), scCancelledByAdmin},
+
+	{"pending_course_not_allowed", 15, 2, 1, within(time.Hour, rejectedModuleAge-5*day), scPendingCourseNotAllowed},
+	{"dismissed_duplicate_item", 5, 1, 1, within(time.Hour, 4*time.Hour), scDismissedDuplicateItem},
+	{"dismissed_partial_overdue", 10, 1, 1, within(5*day, 11*day), scDismissedPartialOverdue},
 }
 
 // story is one instance of a scenario, anchored in time.
@@ -458,9 +462,10 @@ func scPendingPersonNotFound(g *gen, at time.Time) {
 		l.resolvePersonNotFound(g.rng.dur(time.Second, 20*time.Second))
 	}
 	g.cur = nil
+	// The pipeline drops the link: its verified_student_numbers row is deleted.
 	s := l.r.c.student
+	s.droppedNumber, s.droppedPerson, s.droppedAt = s.number, s.personID, l.last
 	s.number, s.personID = "", ""
-	s.updatedAt = l.last
 }
 
 // resolvePersonNotFound: Suotar has no person for the number; the verified link is dropped.
@@ -900,18 +905,44 @@ func scCancelledByAdmin(g *gen, at time.Time) {
 	l.admin(l.last.Add(g.rng.dur(time.Hour, 40*time.Hour)), stCancelled, "Duplicate account; the credit is registered on the student's other account.")
 }
 
-// admin is a person's state move (no actor: the demo has no staff accounts yet). It clears the
-// flag, and a non-terminal target is due at once.
-func (l *life) admin(t time.Time, to, reason string) {
-	l.move(t, evAdminAction, to, "", reason)
-	l.r.needsAdmin = false
+// scPendingCourseNotAllowed: a completion of the module whose code Suotar's configuration check
+// does not accept. The preconditions hold the row in pending until someone fixes the module.
+func scPendingCourseNotAllowed(g *gen, at time.Time) {
+	g.fresh(at, needCodeRejected)
 }
 
-// clearFlag is a person's "clear needs admin attention": the row stays where it is.
-func (l *life) clearFlag(t time.Time, reason string) {
-	r := l.r
-	next, keep := r.nextAttemptAt, r.errorMessage
-	l.move(t, evAdminAction, r.state, r.errorCode, reason)
-	r.nextAttemptAt, r.errorMessage = next, keep
-	r.needsAdmin = false
+// scDismissedDuplicateItem: as awaiting_duplicate_item, and a person who checked the batch took
+// the row off the Needs attention queue: the flag alone put it there.
+func scDismissedDuplicateItem(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
+	l.plan = g.landedPlan(l.r.submittedAt, g.future(time.Hour, 20*time.Hour))
+	l.plan.aiAlone, l.plan.aiAt = false, l.plan.cuAt
+	l.importAnswer(ioDuplicateRequestItem, "", "", "")
+	look := l.last.Add(g.rng.dur(5*time.Minute, 40*time.Minute))
+	if look.Before(g.now.Add(-time.Minute)) {
+		l.verifyUntil(look)
+		l.dismiss(look, []string{reasonFlaggedByPipeline}, "Checked the batch: both items are the same completion, sent once.")
+	}
+	l.verifyUntil(g.now)
+	l.emitTruth("")
+}
+
+// scDismissedPartialOverdue: partly registered for days; a person asked the teacher, who builds
+// the course unit attainments at the end of the term, and dismissed the overdue reason. Verify
+// keeps polling; the row comes back on the queue when verification gives up.
+func scDismissedPartialOverdue(g *gen, at time.Time) {
+	l := g.submitted(at, needConfigured)
+	s := l.r.submittedAt
+	l.plan = g.landedPlan(s, time.Time{})
+	l.plan.aiAlone, l.plan.aiAt = true, s.Add(g.rng.dur(5*time.Minute, 60*time.Minute))
+	l.importAnswer(ioSent, "", "", "")
+	look := s.Add(2*time.Hour + partialAdminAfter + g.rng.dur(time.Hour, 36*time.Hour))
+	if look.Before(g.now.Add(-time.Minute)) {
+		l.verifyUntil(look)
+		if r := l.r; r.state == stPartiallyRegistered && r.needsAdmin {
+			l.dismiss(look, []string{reasonPartlyRegisteredOverdue}, "The teacher builds the course unit attainments at the end of the term.")
+		}
+	}
+	l.verifyUntil(g.now)
+	l.emitTruth("")
 }

@@ -21,7 +21,7 @@ func TestOtherSeedsAndInstants(t *testing.T) {
 			t.Parallel()
 			st := storetest.New(t)
 			n := now.Add(time.Duration(i) * 37 * time.Hour).Add(time.Duration(i) * 1234567 * time.Microsecond)
-			if _, err := demo.Write(context.Background(), st, demo.Config{Rows: 2000 + i*500, Seed: int64(100 + i), Now: n, SkipForeignKeyChecks: i%2 == 0}); err != nil {
+			if _, err := demo.Write(context.Background(), st, demo.Config{LMS: storetest.LMS(t, st), Rows: 2000 + i*500, Seed: int64(100 + i), Now: n, SkipForeignKeyChecks: i%2 == 0}); err != nil {
 				t.Fatal(err)
 			}
 			rows := readRows(t, st)

@@ -12,19 +12,30 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"regdesk/schedule"
 	"regdesk/store"
 )
 
 // The enums COPY must know: its binary format needs each type registered on the connection.
 var enumTypes = []string{
-	"credit_registration_state", "credit_registration_error_code", "credit_registration_enrolment_kind",
-	"enrolment_check_group", "credit_registration_event_kind", "suotar_endpoint", "suotar_answer",
+	"credit_registration_state", "credit_registration_error_code", "enrolment_check_group", "enrolment_check_source",
+	"credit_registration_event_kind", "suotar_endpoint", "suotar_answer", "student_number_verification_method",
+	"credit_registration_admin_action", "credit_registration_admin_action_target", "credit_registration_attention_reason",
+	"_credit_registration_attention_reason", "user_role",
+}
+
+// lmsTables are the LMS's tables a demo writes, in an order a delete can follow.
+var lmsTables = []string{
+	"credit_registration_attention_dismissals", "credit_registration_admin_actions", "credit_registration_events",
+	"credit_registrations", "course_module_completions", "verified_student_numbers", "roles", "user_details", "users",
+	"course_module_suotar_configurations", "course_modules", "course_instances", "courses",
 }
 
 func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr error) {
-	pool := st.Pool()
-	conn, err := pool.Acquire(ctx)
+	lms := cfg.LMS
+	if lms == nil {
+		lms = st.Pool()
+	}
+	conn, err := lms.Acquire(ctx)
 	if err != nil {
 		return Summary{}, fmt.Errorf("demo: acquire a connection: %w", err)
 	}
@@ -37,8 +48,8 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 	defer func() {
 		_, _ = conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('regdesk demo seed'))`)
 	}()
-	var hasRows bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations)`).Scan(&hasRows); err != nil {
+	var hasRows, mayWrite bool
+	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM credit_registrations), has_table_privilege('credit_registrations', 'INSERT')`).Scan(&hasRows, &mayWrite); err != nil {
 		return Summary{}, fmt.Errorf("demo: check the ledger is empty: %w", err)
 	}
 	if hasRows {
@@ -46,6 +57,9 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 			return Summary{Skipped: true}, nil
 		}
 		return Summary{}, fmt.Errorf("demo: %w", ErrNotEmpty)
+	}
+	if !mayWrite {
+		return Summary{}, errors.New("demo: this role may not write the LMS's tables (regdesk's own role only reads them): set Config.LMS to a pool that writes as their owner")
 	}
 
 	skip := false
@@ -58,26 +72,43 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 
 	// Every copying connection must get one while this one holds the lock: a connection that
 	// waits for the pool would keep the others waiting at the commit gate for ever.
-	if pool.Config().MaxConns < 2 {
+	if lms.Config().MaxConns < 2 {
 		return Summary{}, errors.New("demo: the pool must allow two connections: one holds the seed lock, one copies")
 	}
-	cfg.Workers = min(cfg.Workers, int(pool.Config().MaxConns)-1)
+	cfg.Workers = min(cfg.Workers, int(lms.Config().MaxConns)-1)
 
 	g := newGen(cfg)
-	sum := Summary{States: map[string]int{}, Courses: len(g.courses), Modules: len(g.modules), ForeignKeysChecked: !skip}
-	w := &writer{pool: pool, skipFKChecks: skip}
+	sum := Summary{States: map[string]int{}, Courses: len(g.courses), Modules: len(g.modules), ForeignKeysChecked: !skip, Staff: map[string]string{}}
+	for _, u := range g.staff {
+		sum.Staff[u.email] = uuidString(u.id)
+	}
+	w := &writer{pool: lms, skipFKChecks: skip}
 	if err := w.catalogue(ctx, g); err != nil {
 		return Summary{}, err
 	}
-	var deferred []indexDef
+	var deferred, deferredMirror []indexDef
 	if cfg.BuildIndexesAfter {
-		if deferred, err = dropSecondaryIndexes(ctx, conn); err != nil {
+		if deferred, err = dropSecondaryIndexes(ctx, conn, lmsSchemaOf(ctx, conn), bulkTables); err != nil {
 			return Summary{}, err
 		}
 		// The indexes come back whatever fails: a failed run has emptied the ledger by then, and
 		// building them on empty tables takes no time.
 		defer func() {
-			if err := buildIndexes(context.WithoutCancel(ctx), pool, deferred); err != nil && retErr == nil {
+			if err := buildIndexes(context.WithoutCancel(ctx), lms, deferred); err != nil && retErr == nil {
+				retErr = err
+			}
+		}()
+		mirrorConn, err := st.Pool().Acquire(ctx)
+		if err != nil {
+			return Summary{}, fmt.Errorf("demo: acquire a connection: %w", err)
+		}
+		deferredMirror, err = dropSecondaryIndexes(ctx, mirrorConn, store.Schema, mirrorTables)
+		mirrorConn.Release()
+		if err != nil {
+			return Summary{}, err
+		}
+		defer func() {
+			if err := buildIndexes(context.WithoutCancel(ctx), st.Pool(), deferredMirror); err != nil && retErr == nil {
 				retErr = err
 			}
 		}()
@@ -120,6 +151,10 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 		sum.Events += b.events
 		for _, r := range b.regs {
 			sum.States[r.state]++
+			sum.AdminActions += len(r.actions)
+			if r.dismissal != nil {
+				sum.Dismissals++
+			}
 		}
 	}
 	// The connection that failed reports why; the others only report that they were stopped.
@@ -138,25 +173,31 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 		}
 		return Summary{}, copyErr
 	}
-	// COPY gave every row but the pending ones its student_rank; a pending row's reads its
-	// completion, student and module, which the insert trigger looks up unless replica mode
-	// skipped it. Set those few per cent here, still without touching updated_at.
-	if skip {
-		if err := pendingRanks(ctx, conn); err != nil {
-			return sum, err
-		}
-	}
 	// The steps below read the ledger through its indexes. Built, they are no longer the
 	// deferred rebuild's to do.
-	if err := buildIndexes(ctx, pool, deferred); err != nil {
+	if err := buildIndexes(ctx, lms, deferred); err != nil {
 		return sum, err
 	}
 	deferred = nil
-	// Fresh statistics, so the dashboard's first queries plan for a full ledger, not an empty one,
-	// and a visibility map, so its index-only reads are index-only from the start, as on a ledger
-	// autovacuum has long since visited.
-	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) students, courses, course_instances, course_modules, course_module_completions, credit_registrations, credit_registration_events`); err != nil {
+	// Fresh statistics, so the mirror's copy and the dashboard's first queries plan for a full
+	// ledger, not an empty one, and a visibility map, so index-only reads are index-only from the
+	// start, as on a ledger autovacuum has long since visited.
+	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) users, user_details, verified_student_numbers, roles, courses, course_instances,
+  course_modules, course_module_suotar_configurations, course_module_completions, credit_registrations,
+  credit_registration_events, credit_registration_admin_actions, credit_registration_attention_dismissals`); err != nil {
 		return sum, fmt.Errorf("demo: analyze: %w", err)
+	}
+	// regdesk's copy of the ledger, with what it derives from each row: what its pages read. The
+	// mirror job's own full comparison, so the copy is exactly what the job would have made.
+	if _, err := st.LedgerMirrorSweep(ctx); err != nil {
+		return sum, fmt.Errorf("demo: fill regdesk's copy of the ledger: %w", err)
+	}
+	if err := buildIndexes(ctx, st.Pool(), deferredMirror); err != nil {
+		return sum, err
+	}
+	deferredMirror = nil
+	if _, err := st.Pool().Exec(ctx, `VACUUM (ANALYZE) ledger_mirror`); err != nil {
+		return sum, fmt.Errorf("demo: analyze the ledger's copy: %w", err)
 	}
 	// The overview's pile chart reads daily snapshots, which a new ledger has none of: derive the
 	// days before from the generated history, and count the last day as the server would.
@@ -177,19 +218,14 @@ func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr 
 	return sum, nil
 }
 
-// pendingRanks sets the student_rank of the pending rows COPY left without one.
-func pendingRanks(ctx context.Context, conn *pgxpool.Conn) error {
-	return pgx.BeginFunc(ctx, conn.Conn(), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
-			return fmt.Errorf("demo: pending ranks: %w", err)
-		}
-		if _, err := tx.Exec(ctx, `UPDATE credit_registrations cr
-SET student_rank = credit_registration_pending_rank(cr.course_module_completion_id, cr.user_id, cr.course_module_id)
-WHERE cr.state = 'pending' AND cr.student_rank IS NULL`); err != nil {
-			return fmt.Errorf("demo: pending ranks: %w", err)
-		}
-		return nil
-	})
+// lmsSchemaOf is the schema the LMS's ledger is in, as conn's search path finds it.
+func lmsSchemaOf(ctx context.Context, conn *pgxpool.Conn) string {
+	var schema string
+	if err := conn.QueryRow(ctx, `SELECT n.nspname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.oid = 'credit_registrations'::regclass`).Scan(&schema); err != nil {
+		return store.DefaultLMSSchema
+	}
+	return schema
 }
 
 // SnapshotBackfillDays is how many days before its instant a demo ledger gets snapshots of the
@@ -203,11 +239,11 @@ type writer struct {
 	skipFKChecks bool
 
 	mu          sync.Mutex
-	students    []pgtype.UUID
+	users       []pgtype.UUID // students and staff
 	completions []pgtype.UUID
 	courses     []pgtype.UUID
 	instances   []pgtype.UUID
-	modules     []pgtype.UUID
+	modules     []pgtype.UUID // intro modules too
 }
 
 // commitGate makes the copying connections commit together: each waits, copied, until all
@@ -247,12 +283,19 @@ func (w *writer) copyBatches(ctx context.Context, in <-chan *batch, done chan<- 
 		return fail(fmt.Errorf("demo: begin: %w", err))
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
+	// The LMS's tables have no insert triggers but their foreign keys' checks, which replica mode
+	// skips.
+	if w.skipFKChecks {
+		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
+			return fail(fmt.Errorf("demo: skip foreign key checks: %w", err))
+		}
+	}
 	for b := range in {
 		if ctx.Err() != nil {
 			return fail(ctx.Err())
 		}
 		w.remember(b)
-		if err := copyBatch(ctx, tx, b, w.skipFKChecks); err != nil {
+		if err := copyBatch(ctx, tx, b); err != nil {
 			return fail(err)
 		}
 		done <- b
@@ -274,36 +317,45 @@ func (w *writer) remember(b *batch) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, s := range b.students {
-		w.students = append(w.students, uid(s.id))
+		w.users = append(w.users, uid(s.id))
 	}
 	for _, c := range b.completions {
 		w.completions = append(w.completions, uid(c.id))
 	}
 }
 
-// undo takes out what a failed run wrote: the catalogue, and when a connection had committed
-// before another failed to, its batches too. The ledger was empty when the run began, and the
-// seed lock kept other seeders out, so its tables are then emptied outright: deleting a
+// undo takes out what a failed run wrote: the catalogue and the staff, and when a connection had
+// committed before another failed to, its batches too. The ledger was empty when the run began,
+// and the seed lock kept other seeders out, so its tables are then emptied outright: deleting a
 // million rows by key, each checked against the foreign keys that point at it, would take
 // longer than the run. The other tables may hold rows of their own, so only the demo's are
 // deleted.
 func (w *writer) undo(ctx context.Context, conn *pgxpool.Conn, committed bool) error {
 	if committed {
-		if _, err := conn.Exec(ctx, `TRUNCATE credit_registration_events, credit_registrations, credit_registration_attention_dismissals`); err != nil {
+		if _, err := conn.Exec(ctx, `TRUNCATE credit_registration_events, credit_registration_attention_dismissals,
+  credit_registration_enrolment_check_outcomes, credit_registrations`); err != nil {
 			return fmt.Errorf("demo: undo: empty the ledger: %w", err)
 		}
 	}
 	for _, step := range []struct {
-		table string
-		keys  []pgtype.UUID
+		table, key string
+		keys       []pgtype.UUID
 	}{
-		{"course_module_completions", w.completions}, {"students", w.students},
-		{"course_modules", w.modules}, {"course_instances", w.instances}, {"courses", w.courses},
+		{"credit_registration_admin_actions", "actor_user_id", w.users},
+		{"course_module_completions", "id", w.completions},
+		{"verified_student_numbers", "user_id", w.users},
+		{"roles", "user_id", w.users},
+		{"user_details", "user_id", w.users},
+		{"users", "id", w.users},
+		{"course_module_suotar_configurations", "course_module_id", w.modules},
+		{"course_modules", "id", w.modules},
+		{"course_instances", "id", w.instances},
+		{"courses", "id", w.courses},
 	} {
 		if len(step.keys) == 0 {
 			continue
 		}
-		if _, err := conn.Exec(ctx, `DELETE FROM `+step.table+` WHERE id = ANY($1)`, step.keys); err != nil {
+		if _, err := conn.Exec(ctx, `DELETE FROM `+step.table+` WHERE `+step.key+` = ANY($1)`, step.keys); err != nil {
 			return fmt.Errorf("demo: undo: delete from %s: %w", step.table, err)
 		}
 	}
@@ -337,16 +389,20 @@ func (g *gen) run(ctx context.Context, rows, batchRows int, out chan<- *batch) {
 	}
 }
 
-// flush closes the batch: a student never spans two batches, so their created_at can be set
-// from all their completions.
+// flush closes the batch: a student never spans two batches, so their account and their link can
+// be dated from all their completions.
 func (g *gen) flush() *batch {
 	b := g.out
 	for _, s := range b.students {
 		// Accounts are made shortly before the first completion, mostly: the course start.
 		s.createdAt = s.earliest.Add(-g.rng.dur(time.Hour, 60*24*time.Hour))
 		s.id = g.rng.uuid7(s.createdAt)
-		if s.updatedAt.Before(s.createdAt) {
-			s.updatedAt = s.createdAt
+		if s.number != "" || s.droppedNumber != "" {
+			s.linkID = g.rng.uuid7(s.createdAt)
+			if s.linkedAt.IsZero() {
+				// Proved before the first completion, as the pipeline needs.
+				s.linkedAt = s.createdAt.Add(g.rng.dur(time.Minute, s.earliest.Sub(s.createdAt)-time.Minute))
+			}
 		}
 	}
 	for _, r := range b.regs {
@@ -357,307 +413,145 @@ func (g *gen) flush() *batch {
 	return b
 }
 
-// catalogue writes the courses, their instances and modules, which every batch refers to.
+// catalogue writes the courses, their default instances, modules and module configurations, and
+// the staff, which every batch refers to.
 func (w *writer) catalogue(ctx context.Context, g *gen) error {
 	for _, c := range g.courses {
 		w.courses = append(w.courses, uid(c.id))
-		for _, in := range c.instances {
-			w.instances = append(w.instances, uid(in.id))
+		w.instances = append(w.instances, uid(c.instance.id))
+		if c.intro != nil {
+			w.modules = append(w.modules, uid(c.intro.id))
 		}
 	}
 	for _, m := range g.modules {
 		w.modules = append(w.modules, uid(m.id))
 	}
-	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error { return copyCatalogue(ctx, tx, g) })
+	for _, u := range g.staff {
+		w.users = append(w.users, uid(u.id))
+	}
+	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
+		if err := registerEnums(ctx, tx.Conn()); err != nil {
+			return err
+		}
+		return copyCatalogue(ctx, tx, g)
+	})
+}
+
+// teachers are the courses' teachers in charge (course_instances), by course.
+var teachers = [][2]string{
+	{"Leena Lehtinen", "leena.lehtinen@helsinki.fi"}, {"Antti Koskinen", "antti.koskinen@helsinki.fi"},
+	{"Marja Heikkilä", "marja.heikkila@helsinki.fi"}, {"Jussi Rantanen", "jussi.rantanen@helsinki.fi"},
 }
 
 func copyCatalogue(ctx context.Context, tx pgx.Tx, g *gen) error {
-	var rows [][]any
-	for _, c := range g.courses {
-		rows = append(rows, []any{uid(c.id), c.createdAt, c.createdAt, c.def.name, c.def.slug})
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"courses"}, []string{"id", "created_at", "updated_at", "name", "slug"}, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("demo: copy courses: %w", err)
-	}
-	rows = rows[:0]
-	for _, c := range g.courses {
-		for _, in := range c.instances {
-			rows = append(rows, []any{uid(in.id), in.createdAt, uid(c.id), in.name})
+	copyRows := func(table string, cols []string, rows [][]any) error {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{table}, cols, pgx.CopyFromRows(rows)); err != nil {
+			return fmt.Errorf("demo: copy %s: %w", table, err)
 		}
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_instances"}, []string{"id", "created_at", "course_id", "name"}, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("demo: copy course_instances: %w", err)
-	}
-	rows = rows[:0]
-	for _, m := range g.modules {
-		var credits any
-		if m.def.credits > 0 {
-			credits = m.def.credits
-		}
-		rows = append(rows, []any{uid(m.id), m.createdAt, m.createdAt, uid(m.course.id), m.def.name, m.order, str(m.def.code), credits, true})
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_modules"}, []string{"id", "created_at", "updated_at", "course_id", "name", "order_number", "uh_course_code", "ects_credits", "enable_credit_registration_via_suotar"}, pgx.CopyFromRows(rows)); err != nil {
-		return fmt.Errorf("demo: copy course_modules: %w", err)
-	}
-	return nil
-}
-
-func copyBatch(ctx context.Context, tx pgx.Tx, b *batch, skipFKChecks bool) error {
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"students"}, studentColumns, &studentSource{rows: b.students, i: -1}); err != nil {
-		return fmt.Errorf("demo: copy students: %w", err)
-	}
-	// The students' insert trigger must run (it keeps search_text); the tables below have no
-	// insert triggers but their foreign keys, which replica mode skips.
-	if skipFKChecks {
-		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = replica`); err != nil {
-			return fmt.Errorf("demo: skip foreign key checks: %w", err)
-		}
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"course_module_completions"}, completionColumns, &completionSource{rows: b.completions, i: -1}); err != nil {
-		return fmt.Errorf("demo: copy course_module_completions: %w", err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"credit_registrations"}, regColumns, &regSource{rows: b.regs, i: -1}); err != nil {
-		return fmt.Errorf("demo: copy credit_registrations: %w", err)
-	}
-	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"credit_registration_events"}, eventColumns, &eventSource{rows: b.regs, r: -1}); err != nil {
-		return fmt.Errorf("demo: copy credit_registration_events: %w", err)
-	}
-	if skipFKChecks { // the next batch's students need their trigger again
-		if _, err := tx.Exec(ctx, `SET LOCAL session_replication_role = origin`); err != nil {
-			return fmt.Errorf("demo: restore triggers: %w", err)
-		}
-	}
-	return nil
-}
-
-// The sources below hand pgx pointers to fields they reuse for every row: a pointer fits in an
-// interface without an allocation, where a time or a UUID would be copied to the heap. pgx
-// encodes a row's values before it asks for the next row, so the reuse is safe. An invalid
-// (zero) value is SQL NULL.
-
-func uid(u [16]byte) pgtype.UUID { return pgtype.UUID{Bytes: u, Valid: true} }
-
-func setUUID(dst *pgtype.UUID, u [16]byte) *pgtype.UUID {
-	*dst = pgtype.UUID{Bytes: u, Valid: true}
-	return dst
-}
-
-func setUUIDOf(dst *pgtype.UUID, r *reg) *pgtype.UUID {
-	if r == nil {
-		*dst = pgtype.UUID{}
-		return dst
-	}
-	return setUUID(dst, r.id)
-}
-
-func setTime(dst *pgtype.Timestamptz, t time.Time) *pgtype.Timestamptz {
-	*dst = pgtype.Timestamptz{Time: t, Valid: !t.IsZero()}
-	return dst
-}
-
-func setText(dst *pgtype.Text, s string) *pgtype.Text {
-	*dst = pgtype.Text{String: s, Valid: s != ""}
-	return dst
-}
-
-func setInt(dst *pgtype.Int4, n int32, valid bool) *pgtype.Int4 {
-	*dst = pgtype.Int4{Int32: n, Valid: valid}
-	return dst
-}
-
-func str(s string) any {
-	if s == "" {
 		return nil
 	}
-	return s
-}
-
-var studentColumns = []string{"id", "created_at", "updated_at", "first_name", "last_name", "email", "student_number"}
-
-type studentSource struct {
-	rows                       []*student
-	i                          int
-	vals                       [7]any
-	id                         pgtype.UUID
-	created, updated           pgtype.Timestamptz
-	first, last, email, number pgtype.Text
-}
-
-func (s *studentSource) Next() bool { s.i++; return s.i < len(s.rows) }
-func (s *studentSource) Err() error { return nil }
-func (s *studentSource) Values() ([]any, error) {
-	x := s.rows[s.i]
-	s.vals = [7]any{
-		setUUID(&s.id, x.id), setTime(&s.created, x.createdAt), setTime(&s.updated, x.updatedAt),
-		setText(&s.first, x.first), setText(&s.last, x.last), setText(&s.email, x.email), setText(&s.number, x.number),
+	var rows [][]any
+	for _, c := range g.courses {
+		rows = append(rows, []any{uid(c.id), c.createdAt, c.createdAt, c.def.name, c.def.slug, uid(g.organization), c.def.lang, uid(c.languageGroup)})
 	}
-	return s.vals[:], nil
-}
-
-var completionColumns = []string{
-	"id", "created_at", "updated_at", "deleted_at", "user_id", "course_id", "course_module_id", "course_instance_id",
-	"completion_date", "grade", "passed", "eligible_for_ects", "prerequisite_modules_completed", "needs_to_be_reviewed",
-	"register_credits_via_suotar",
-}
-
-type completionSource struct {
-	rows                               []*completion
-	i                                  int
-	vals                               [15]any
-	id, user, course, module, instance pgtype.UUID
-	created, updated, deleted, done    pgtype.Timestamptz
-	grade                              pgtype.Int4
-}
-
-func (s *completionSource) Next() bool { s.i++; return s.i < len(s.rows) }
-func (s *completionSource) Err() error { return nil }
-func (s *completionSource) Values() ([]any, error) {
-	c := s.rows[s.i]
-	s.vals = [15]any{
-		setUUID(&s.id, c.id), setTime(&s.created, c.createdAt), setTime(&s.updated, c.updatedAt), setTime(&s.deleted, c.deletedAt),
-		setUUID(&s.user, c.student.id), setUUID(&s.course, c.module.course.id), setUUID(&s.module, c.module.id), setUUID(&s.instance, c.instance.id),
-		setTime(&s.done, c.completionDate), setInt(&s.grade, c.grade, c.grade > 0), true, c.eligible, c.prereqs, c.needsReview, true,
+	if err := copyRows("courses", []string{"id", "created_at", "updated_at", "name", "slug", "organization_id", "language_code", "course_language_group_id"}, rows); err != nil {
+		return err
 	}
-	return s.vals[:], nil
-}
-
-var regColumns = []string{
-	"id", "created_at", "updated_at", "version",
-	"course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
-	"attempt_number", "superseded_by_id", "superseded_at", "pending_superseded_by_id",
-	"state", "state_entered_at", "state_changed_at", "phase_started_at", "error_code", "error_message",
-	"needs_admin_attention", "next_attempt_at", "first_failed_at", "last_attempt_at",
-	"submit_retry_count", "verify_attempt_count", "not_registered_reimport_count", "terminal_at",
-	"submitted_at", "registered_at", "enrolment_checked_at", "partially_registered_at", "resubmit_not_before",
-	"no_usable_enrolment_since",
-	"student_number", "sisu_person_id", "uh_course_code", "selected_enrolment_id", "selected_enrolment_kind",
-	"selected_enrolment_realisation_id", "selected_enrolment_realisation_name", "attainment_language",
-	"grade_scale_id", "grade_id", "credits", "attained_at",
-	"submitted_attainment_id", "submitted_attainment_type", "sisu_attainment_id", "sisu_attainment_type", "student_rank",
-	"enrolment_check_group", "enrolment_check_step", "enrolment_check_due_at", "enrolment_checks_stopped_at",
-}
-
-// regSource streams a batch's ledger rows; its fields are the scratch values of one row.
-type regSource struct {
-	rows []*reg
-	i    int
-	vals [54]any
-
-	id, completion, user, course, module, instance, supersededBy, pendingBy pgtype.UUID
-
-	created, updated, supersededAt, entered, changed, phaseStarted, next, firstFailed, lastAttempt,
-	terminal, submitted, registered, checked, partial, notBefore, noEnrolmentSince, attained,
-	dueAt, stoppedAt pgtype.Timestamptz
-
-	state, code, message, number, person, courseCode, enrolment, kind, realisation, lang, scale,
-	grade, submittedID, submittedType, sisuID, sisuType, group pgtype.Text
-
-	attempt, retries, polls, reimports, step pgtype.Int4
-	credits                                  pgtype.Float4
-	rank                                     pgtype.Int2
-}
-
-func (s *regSource) Next() bool { s.i++; return s.i < len(s.rows) }
-func (s *regSource) Err() error { return nil }
-func (s *regSource) Values() ([]any, error) {
-	r := s.rows[s.i]
-	c := r.c
-	frozen := func(v string) string {
-		if !r.frozen {
-			return ""
+	rows = nil
+	for i, c := range g.courses {
+		t := teachers[i%len(teachers)]
+		rows = append(rows, []any{uid(c.instance.id), c.instance.createdAt, c.instance.createdAt, uid(c.id), t[0], t[1]})
+	}
+	if err := copyRows("course_instances", []string{"id", "created_at", "updated_at", "course_id", "teacher_in_charge_name", "teacher_in_charge_email"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, c := range g.courses {
+		if m := c.intro; m != nil {
+			// The course's introduction: credit registration off.
+			rows = append(rows, []any{uid(m.id), m.createdAt, m.createdAt, uid(c.id), nil, m.order, nil, nil, false, false})
 		}
-		return v
-	}
-	var name any
-	if r.frozen {
-		name = r.realisation.nameJSON
-	}
-	realisationID := ""
-	if r.frozen {
-		realisationID = r.realisation.id
-	}
-	submittedType := ""
-	if r.submittedAttainmentID != "" {
-		submittedType = "AssessmentItemAttainment"
-	}
-	attainedAt := time.Time{}
-	if r.frozen {
-		attainedAt = r.attainedAt
-	}
-	s.credits = pgtype.Float4{Float32: r.credits, Valid: r.frozen}
-	hasGroup := r.ecGroup != ""
-	rank, ranked := store.StudentRankOfState(schedule.State(r.state), frozen(r.enrolmentID) != "", r.submittedAttainmentID != "")
-	s.rank = pgtype.Int2{Int16: rank, Valid: ranked}
-	s.vals = [54]any{
-		setUUID(&s.id, r.id), setTime(&s.created, r.createdAt), setTime(&s.updated, r.updatedAt), int64(1),
-		setUUID(&s.completion, c.id), setUUID(&s.user, c.student.id), setUUID(&s.course, c.module.course.id), setUUID(&s.module, c.module.id), setUUID(&s.instance, c.instance.id),
-		setInt(&s.attempt, r.attempt, true), setUUIDOf(&s.supersededBy, r.supersededBy), setTime(&s.supersededAt, r.supersededAt), setUUIDOf(&s.pendingBy, r.pendingSupBy),
-		setText(&s.state, r.state), setTime(&s.entered, r.stateEnteredAt), setTime(&s.changed, r.stateChangedAt), setTime(&s.phaseStarted, r.phaseStartedAt),
-		setText(&s.code, r.errorCode), setText(&s.message, r.errorMessage),
-		r.needsAdmin, setTime(&s.next, r.nextAttemptAt), setTime(&s.firstFailed, r.firstFailedAt), setTime(&s.lastAttempt, r.lastAttemptAt),
-		setInt(&s.retries, r.submitRetries, true), setInt(&s.polls, r.verifyAttempts, true), setInt(&s.reimports, r.reimports, true), setTime(&s.terminal, r.terminalAt),
-		setTime(&s.submitted, r.submittedAt), setTime(&s.registered, r.registeredAt), setTime(&s.checked, r.enrolmentCheckedAt), setTime(&s.partial, r.partiallyRegisteredAt), setTime(&s.notBefore, r.resubmitNotBefore),
-		setTime(&s.noEnrolmentSince, r.noUsableEnrolmentSince),
-		setText(&s.number, frozen(r.studentNumber)), setText(&s.person, frozen(r.personID)), setText(&s.courseCode, frozen(r.courseCode)), setText(&s.enrolment, frozen(r.enrolmentID)), setText(&s.kind, frozen(r.kind)),
-		setText(&s.realisation, realisationID), name, setText(&s.lang, frozen(r.lang)),
-		setText(&s.scale, frozen(r.gradeScale)), setText(&s.grade, frozen(r.gradeID)), &s.credits, setTime(&s.attained, attainedAt),
-		setText(&s.submittedID, r.submittedAttainmentID), setText(&s.submittedType, submittedType), setText(&s.sisuID, r.sisuAttainmentID), setText(&s.sisuType, r.sisuAttainmentType), &s.rank,
-		setText(&s.group, r.ecGroup), setInt(&s.step, r.ecStep, hasGroup), setTime(&s.dueAt, r.ecDueAt), setTime(&s.stoppedAt, r.ecStoppedAt),
-	}
-	return s.vals[:], nil
-}
-
-var eventColumns = []string{
-	"id", "created_at", "credit_registration_id", "kind", "from_state", "to_state", "error_code", "message",
-	"details", "request_item_id", "suotar_endpoint", "suotar_requested_at", "suotar_answered_at", "suotar_answer",
-}
-
-// eventSource streams the events of a batch's rows, row by row; its fields are the scratch
-// values of one event.
-type eventSource struct {
-	rows []*reg
-	r, e int
-	vals [14]any
-
-	id, reg                                         pgtype.UUID
-	at, requested, answered                         pgtype.Timestamptz
-	kind, from, to, code, message, endpoint, answer pgtype.Text
-}
-
-func (s *eventSource) Next() bool {
-	if s.r >= 0 && s.e+1 < len(s.rows[s.r].events) {
-		s.e++
-		return true
-	}
-	for {
-		s.r++
-		if s.r >= len(s.rows) {
-			return false
-		}
-		if len(s.rows[s.r].events) > 0 {
-			s.e = 0
-			return true
+		for _, m := range c.modules {
+			var credits any
+			if m.def.credits > 0 {
+				credits = m.def.credits
+			}
+			rows = append(rows, []any{uid(m.id), m.createdAt, m.createdAt, uid(c.id), str(m.name), m.order, str(m.def.code), credits, true, true})
 		}
 	}
+	if err := copyRows("course_modules", []string{"id", "created_at", "updated_at", "course_id", "name", "order_number", "uh_course_code",
+		"ects_credits", "enable_credit_registration_via_suotar", "register_eligible_new_completions_via_suotar"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, m := range g.modules {
+		rows = append(rows, configRow(m))
+	}
+	if err := copyRows("course_module_suotar_configurations", []string{"id", "created_at", "updated_at", "course_module_id", "config_checked_at",
+		"course_code_allowed", "checked_course_code", "config_check_message", "course_code_rejection"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, u := range g.staff {
+		rows = append(rows, []any{uid(u.id), u.createdAt, u.createdAt})
+	}
+	if err := copyRows("users", []string{"id", "created_at", "updated_at"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, u := range g.staff {
+		rows = append(rows, []any{uid(u.id), u.createdAt, u.createdAt, str(u.first), str(u.last), u.email})
+	}
+	if err := copyRows("user_details", []string{"user_id", "created_at", "updated_at", "first_name", "last_name", "email"}, rows); err != nil {
+		return err
+	}
+	rows = nil
+	for _, u := range g.staff {
+		// The LMS's credit-registration admin pages are authorized by a live global grant.
+		rows = append(rows, []any{uid(u.roleID), u.createdAt, u.createdAt, uid(u.id), "credit_registration_admin", true})
+	}
+	return copyRows("roles", []string{"id", "created_at", "updated_at", "user_id", "role", "is_global"}, rows)
 }
 
-func (s *eventSource) Err() error { return nil }
+// configRow is a module's course_module_suotar_configurations row as Suotar's daily
+// configuration check leaves it: the code accepted, rejected, or no verdict when there is no code
+// to ask about.
+func configRow(m *module) []any {
+	var allowed, checkedCode, message, rejection any
+	switch {
+	case m.def.code == "":
+		message = "The module has no Sisu course code."
+	case m.def.codeRejected:
+		allowed, checkedCode = false, m.def.code
+		rejection = "The course cannot be registered through this API yet."
+		message = "Suotar does not accept the course code " + m.def.code + "."
+	default:
+		allowed, checkedCode = true, m.def.code
+		if m.def.credits == 0 {
+			message = "The module has no credits set."
+		}
+	}
+	return []any{uid(m.configID), m.createdAt, m.checkedAt, uid(m.id), m.checkedAt, allowed, checkedCode, message, rejection}
+}
 
-func (s *eventSource) Values() ([]any, error) {
-	r := s.rows[s.r]
-	e := &r.events[s.e]
-	var details, item any
-	if e.details != nil {
-		details = e.details
+func copyBatch(ctx context.Context, tx pgx.Tx, b *batch) error {
+	for _, c := range []struct {
+		table string
+		cols  []string
+		src   pgx.CopyFromSource
+	}{
+		{"users", userColumns, &userSource{rows: b.students, i: -1}},
+		{"user_details", userDetailsColumns, &userDetailsSource{rows: b.students, i: -1}},
+		{"verified_student_numbers", linkColumns, newLinkSource(b.students)},
+		{"course_module_completions", completionColumns, &completionSource{rows: b.completions, i: -1}},
+		{"credit_registrations", regColumns, &regSource{rows: b.regs, i: -1}},
+		{"credit_registration_events", eventColumns, &eventSource{rows: b.regs, r: -1}},
+		{"credit_registration_admin_actions", actionColumns, &actionSource{rows: b.regs, r: -1}},
+		{"credit_registration_attention_dismissals", dismissalColumns, newDismissalSource(b.regs)},
+	} {
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{c.table}, c.cols, c.src); err != nil {
+			return fmt.Errorf("demo: copy %s: %w", c.table, err)
+		}
 	}
-	if e.itemID != nil {
-		item = e.itemID
-	}
-	s.vals = [14]any{
-		setUUID(&s.id, e.id), setTime(&s.at, e.at), setUUID(&s.reg, r.id), setText(&s.kind, e.kind),
-		setText(&s.from, e.from), setText(&s.to, e.to), setText(&s.code, e.errorCode), setText(&s.message, e.message),
-		details, item, setText(&s.endpoint, e.endpoint), setTime(&s.requested, e.requestedAt), setTime(&s.answered, e.answeredAt),
-		setText(&s.answer, e.answer),
-	}
-	return s.vals[:], nil
+	return nil
 }
