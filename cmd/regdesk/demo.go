@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"regdesk/store"
@@ -22,8 +23,10 @@ import (
 )
 
 // demoCommand is make run's one-box setup: the private PostgreSQL (unless DATABASE_URL is set),
-// migrations, demo data on first run, demo accounts, a fake Suotar that agrees with the demo
-// data, and the dashboard pointed at it. The dashboard is serveCommand itself, configured through
+// the LMS's tables in their real shape (when the database has none) with regdesk's schema beside
+// them, demo data on first run, demo accounts (the admin and support people are the LMS users
+// whose hands the demo's history shows), a fake Suotar that agrees with the demo data, and the
+// dashboard pointed at it. The dashboard is serveCommand itself, configured through
 // the environment it would read, so the demo runs exactly the code production runs.
 func demoCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
@@ -61,8 +64,8 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer st.Close()
-	if _, err := st.Migrate(ctx); err != nil {
-		return err
+	if err := prepareDemoDatabase(ctx, st, stdout); err != nil {
+		return fmt.Errorf("demo: %w", err)
 	}
 
 	// The fake's world is written with the demo data and kept beside it: the two must agree, and
@@ -71,6 +74,7 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	collector := demo.NewWorld()
 	sum, err := demo.Write(ctx, st, demo.Config{
 		Rows: *rows, Seed: *seed, Now: time.Now().UTC().Truncate(time.Second), IfEmpty: true, Truth: collector.Add,
+		Staff: demoStaff(),
 	})
 	if err != nil {
 		return fmt.Errorf("demo data: %w", err)
@@ -157,6 +161,24 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 		}
 		return getenv(k)
 	}, stdout, stderr)
+}
+
+// prepareDemoDatabase readies a demo or seed database: the LMS's tables when it has none (they
+// stand in for the LMS's own, which regdesk never creates beside the real LMS), then regdesk's
+// migrations. A database an earlier regdesk laid out for itself gives store.ErrOldLayout, whose
+// message says to run make db/reset.
+func prepareDemoDatabase(ctx context.Context, st *store.Store, stdout io.Writer) error {
+	createdLMS, applied, err := demo.Prepare(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	if createdLMS {
+		fmt.Fprintln(stdout, "demo: created the LMS's tables (a stand-in for the LMS's own database)")
+	}
+	if len(applied) > 0 {
+		fmt.Fprintf(stdout, "demo: applied regdesk's migrations %s\n", strings.Join(applied, ", "))
+	}
+	return nil
 }
 
 // startMailpit runs Mailpit (bin if given, else from PATH, else bin/ as make installs it) as the

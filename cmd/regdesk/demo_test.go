@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,20 @@ func freeAddr(t *testing.T) string {
 	}
 	defer ln.Close()
 	return ln.Addr().String()
+}
+
+// ownerURL is a test database's URL without storetest's role: its sessions act as the test
+// server's administrator, who owns the LMS's tables, as make run's do.
+func ownerURL(t *testing.T, dbURL string) string {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Del("role")
+	u.RawQuery = q.Encode()
+	return u.String()
 }
 
 // lockedBuffer is a writer the demo's goroutines and the test share.
@@ -45,7 +60,8 @@ func TestDemoMailsSupportADigestWithinAMinute(t *testing.T) {
 	_, dbURL := storetest.NewWithURL(t, storetest.Options{})
 	addr, mailAddr := freeAddr(t), freeAddr(t)
 	env := map[string]string{
-		"DATABASE_URL":             dbURL,
+		// The demo writes the LMS's tables, so it connects as their owner, as make run does.
+		"DATABASE_URL":             ownerURL(t, dbURL),
 		"REGDESK_ADDR":             addr,
 		"REGDESK_DEMO_SUOTAR_ADDR": freeAddr(t),
 		"REGDESK_DEMO_SMTP_ADDR":   freeAddr(t),

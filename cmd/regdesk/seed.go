@@ -14,7 +14,8 @@ import (
 	"regdesk/store/demo"
 )
 
-// seedCommand writes deterministic demo data into an empty ledger.
+// seedCommand writes deterministic demo data into an empty ledger of a fixture database: the
+// LMS's tables are created first when the database has none, and regdesk's migrations applied.
 func seedCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -49,9 +50,12 @@ func seedCommand(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer st.Close()
+	if err := prepareDemoDatabase(ctx, st, stdout); err != nil {
+		return fmt.Errorf("seed: %w", err)
+	}
 	// A short-lived bulk tool: trading memory for less garbage collection is worth it here.
 	debug.SetGCPercent(400)
-	sum, err := demo.Write(ctx, st, demo.Config{Rows: *rows, Seed: *seed, Now: now, IfEmpty: *ifEmpty, SkipForeignKeyChecks: true})
+	sum, err := demo.Write(ctx, st, demo.Config{Rows: *rows, Seed: *seed, Now: now, IfEmpty: *ifEmpty, SkipForeignKeyChecks: true, Staff: demoStaff()})
 	if errors.Is(err, demo.ErrNotEmpty) {
 		return errors.New("seed: the ledger already has rows; demo data goes only into an empty ledger (use -if-empty to skip quietly, or a fresh database)")
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"regdesk/store"
+	"regdesk/store/demo"
 )
 
 const userUsage = `usage: regdesk user <verb> [flags]
@@ -350,10 +351,31 @@ var demoAccounts = []demoLogin{
 	{Role: store.AccountRoleTeacher, Name: "Tuula Teacher", Email: "teacher@regdesk.test", Password: "demo-teacher-password"},
 }
 
+// demoStaff are the demo accounts whose people act in the demo's history (the admin and support
+// people): demo.Write makes each an LMS user with the LMS's credit-registration admin grant.
+func demoStaff() []demo.Staff {
+	var out []demo.Staff
+	for _, d := range demoAccounts {
+		if d.Role != store.AccountRoleTeacher {
+			out = append(out, demo.Staff{Name: d.Name, Email: d.Email})
+		}
+	}
+	return out
+}
+
 // ensureDemoAccounts makes sure the demo accounts exist with their demo passwords, the teacher
-// teaching the first two courses by name (none when there are no courses yet), and returns their
-// logins to print. Running it again changes nothing that is already right.
+// teaching the first two courses by name (none when there are no courses yet), the admin and
+// support accounts naming the LMS users the demo data made for them, and returns their logins to
+// print. Running it again changes nothing that is already right.
 func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, error) {
+	var staffEmails []string
+	for _, s := range demoStaff() {
+		staffEmails = append(staffEmails, s.Email)
+	}
+	lmsUsers, err := demo.StaffUserIDs(ctx, st, staffEmails)
+	if err != nil {
+		return nil, fmt.Errorf("demo accounts: %w", err)
+	}
 	courses, err := st.CourseList(ctx, nil) // by name
 	if err != nil {
 		return nil, fmt.Errorf("demo accounts: %w", err)
@@ -379,7 +401,7 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 			if err != nil {
 				return nil, fmt.Errorf("demo accounts: %w", err)
 			}
-			_, err = st.AccountCreate(ctx, store.AccountCreateParams{Name: d.Name, Email: d.Email, Role: d.Role, PasswordHash: hash, CourseIDs: teaches})
+			acct, err = st.AccountCreate(ctx, store.AccountCreateParams{Name: d.Name, Email: d.Email, Role: d.Role, PasswordHash: hash, CourseIDs: teaches})
 			if err != nil {
 				return nil, fmt.Errorf("demo accounts: create %s: %w", d.Email, err)
 			}
@@ -403,6 +425,12 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 				}
 			} else if d.Role == store.AccountRoleTeacher {
 				teaches = acct.CourseIDs
+			}
+		}
+		// The person the LMS's audit rows name, so regdesk shows "you" on them.
+		if id, ok := lmsUsers[d.Email]; ok {
+			if err := st.AccountSetLMSUser(ctx, acct.ID, id); err != nil {
+				return nil, fmt.Errorf("demo accounts: the LMS user of %s: %w", d.Email, err)
 			}
 		}
 		for _, id := range teaches {
