@@ -75,9 +75,9 @@ WHERE deleted_at IS NULL GROUP BY course_id ORDER BY count(*) DESC, course_id LI
 	if err != nil {
 		tb.Fatalf("storetest: largest course: %v", err)
 	}
-	err = st.Pool().QueryRow(ctx, `SELECT cr.id::text, cr.user_id::text, coalesce(s.student_number, '') FROM credit_registrations cr
-  JOIN students s ON s.id = cr.user_id
-WHERE cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL AND s.student_number IS NOT NULL
+	err = st.Pool().QueryRow(ctx, `SELECT cr.id::text, cr.user_id::text, v.student_number FROM credit_registrations cr
+  JOIN verified_student_numbers v ON v.user_id = cr.user_id AND v.deleted_at IS NULL
+WHERE cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL
 ORDER BY cr.updated_at DESC, cr.id DESC LIMIT 1`).Scan(&t.RegistrationID, &t.StudentID, &t.StudentNumber)
 	if err != nil {
 		tb.Fatalf("storetest: newest registration: %v", err)
