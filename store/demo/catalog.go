@@ -189,3 +189,15 @@ func pick2(c bool, a, b string) string {
 
 // helsinki is where Sisu's dates are days; the demo's terms and attainment dates follow it.
 var helsinki = schedule.Helsinki()
+
+// roster is a course code's enrolment list schedule (credit_registration_roster_schedules): when
+// the pipeline last fetched the code's enrolments, and how many people they listed.
+type roster struct {
+	id                   [16]byte
+	code                 string
+	createdAt            time.Time
+	startedAt, fetchedAt time.Time
+	durationMS           int32
+	listed               int32
+	fetchesToday         int32
+}

@@ -279,6 +279,34 @@ WHERE m.enable_credit_registration_via_suotar AND NOT EXISTS (
 		}
 	})
 
+	t.Run("Presses", func(t *testing.T) {
+		t.Parallel()
+		// "I have enrolled" is the completion's enrolment route: pressed while waiting for an
+		// enrolment, and without a linked number, where the code's enrolment list has been
+		// fetched an hour past the press with no linking mail (the LMS's student_number_stuck),
+		// or not yet.
+		var stuck, notYet, waiting, unfetched int
+		if err := b.st.Pool().QueryRow(context.Background(), `SELECT
+  count(*) FILTER (WHERE c.state = 'pending' AND NOT p.has_verified_student_number
+    AND s.last_mailing_fetch_started_at >= r.enrolment_confirmed_at + interval '60 minutes'),
+  count(*) FILTER (WHERE c.state = 'pending' AND NOT p.has_verified_student_number
+    AND s.last_mailing_fetch_started_at < r.enrolment_confirmed_at + interval '60 minutes'),
+  count(*) FILTER (WHERE c.enrolment_check_requested_at = r.enrolment_confirmed_at),
+  count(*) FILTER (WHERE s.id IS NULL)
+FROM credit_registrations c
+  JOIN credit_registration_enrolment_routes r ON r.course_module_completion_id = c.course_module_completion_id AND r.deleted_at IS NULL
+  JOIN course_modules m ON m.id = c.course_module_id
+  JOIN credit_registration_preconditions p ON p.credit_registration_id = c.id
+  LEFT JOIN credit_registration_roster_schedules s ON s.course_code = trim(m.uh_course_code)
+WHERE c.superseded_by_id IS NULL AND r.user_id = c.user_id`).Scan(&stuck, &notYet, &waiting, &unfetched); err != nil {
+			t.Fatal(err)
+		}
+		if stuck == 0 || notYet == 0 || waiting == 0 || unfetched > 0 {
+			t.Errorf("presses: %d stuck without a number, %d not yet, %d of rows waiting for an enrolment, %d on a code never fetched; want some of the first three, none of the last",
+				stuck, notYet, waiting, unfetched)
+		}
+	})
+
 	t.Run("HandsAreTheLMSStaff", func(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
@@ -465,7 +493,8 @@ var bulkTables = []string{"users", "user_details", "verified_student_numbers", "
 
 // demoTables are every table a write fills.
 var demoTables = append([]string{"roles", "courses", "course_instances", "course_modules", "course_module_suotar_configurations",
-	"credit_registration_admin_actions", "credit_registration_attention_dismissals"}, bulkTables...)
+	"credit_registration_admin_actions", "credit_registration_attention_dismissals", "credit_registration_enrolment_routes",
+	"credit_registration_roster_schedules"}, bulkTables...)
 
 // indexDefinitions lists the definitions of every index of the bulk tables, in both schemas,
 // sorted.

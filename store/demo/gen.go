@@ -19,6 +19,7 @@ type gen struct {
 	organization [16]byte  // the organization every course belongs to
 	staffDefs    []Staff
 	staff        []*staffUser
+	rosters      []*roster
 	// emails holds a hash of every student address handed out: the LMS allows an address once
 	// (users_email, in any letter case).
 	emails map[uint64]struct{}
@@ -166,6 +167,22 @@ func (g *gen) buildCatalogue() {
 			g.modules = append(g.modules, m)
 		}
 		g.courses = append(g.courses, c)
+	}
+	// Every course code's enrolment list is fetched over and over; the last fetch was within the
+	// hour. A code Suotar does not accept lists nobody, and is not fetched.
+	seen := map[string]bool{}
+	for _, m := range g.modules {
+		code := strings.TrimSpace(m.def.code)
+		if code == "" || m.def.codeRejected || seen[code] {
+			continue
+		}
+		seen[code] = true
+		r := &roster{id: g.rng.uuid(), code: code, createdAt: m.createdAt, startedAt: g.now.Add(-g.rng.dur(5*time.Minute, 55*time.Minute))}
+		r.durationMS = int32(g.between(300, 9000))
+		r.fetchedAt = r.startedAt.Add(time.Duration(r.durationMS) * time.Millisecond)
+		r.listed = int32(g.between(20, 400))
+		r.fetchesToday = int32(g.between(1, 40))
+		g.rosters = append(g.rosters, r)
 	}
 	for _, p := range g.staffDefs {
 		u := &staffUser{id: g.rng.uuid7(born), roleID: g.rng.uuid(), name: p.Name, email: p.Email, createdAt: born}

@@ -232,11 +232,29 @@ func (l *life) checkMiss(claim time.Time, notAccepted bool) {
 	l.scheduleRung(at)
 }
 
+// press records the student's "I have enrolled" for c at t, as the LMS keeps it: the
+// completion's enrolment route, its confirmation the latest press.
+func (c *completion) press(g *gen, t time.Time) {
+	if c.pressedAt.IsZero() {
+		c.routeID, c.routeAt = g.rng.uuid7(t), t
+	}
+	c.pressedAt = t
+}
+
+// enrolmentRoute is the route the student says they enrolled by.
+func (c *completion) enrolmentRoute() string {
+	if c.module.def.openUni || c.student.openUni {
+		return "open_university"
+	}
+	return "university_of_helsinki"
+}
+
 // pressed is the student's "I have enrolled": the ladder restarts on the check_requested group.
 func (l *life) pressed(t time.Time) {
 	keep := l.r.errorMessage
 	l.move(t, evStudentAction, stNoUsableEnrolment, l.r.errorCode, msgStudentPressed)
 	l.r.errorMessage = keep
+	l.r.c.press(l.g, l.last)
 	r := l.r
 	// The request is recorded on the row (one restart of the day's allowance), and the ladder
 	// restarts on the check_requested group.

@@ -118,6 +118,12 @@ type completion struct {
 	eligible       bool
 	prereqs        bool
 	needsReview    bool
+	// pressedAt is the student's latest "I have enrolled" for the completion, which the LMS keeps
+	// as its enrolment route (credit_registration_enrolment_routes.enrolment_confirmed_at); zero:
+	// never pressed.
+	pressedAt time.Time
+	routeID   [16]byte
+	routeAt   time.Time // the first press, when the route was recorded
 }
 
 // reg is one credit_registrations row with its events.

@@ -61,6 +61,7 @@ var scenarios = []scenario{
 	{"retried_after_cancel", 200, 1, 2, settled(60 * day), scRetriedAfterCancel},
 
 	{"pending_no_number", 4000, 8, 1, recentSkew(time.Minute, 200*day), scPendingNoNumber},
+	{"pending_no_number_pressed", 150, 2, 1, within(3*time.Hour, 60*day), scPendingNoNumberPressed},
 	{"pending_not_eligible", 350, 2, 1, within(time.Hour, 120*day), scPendingNotEligible},
 	{"pending_person_not_found", 150, 1, 1, within(2*day, 90*day), scPendingPersonNotFound},
 	{"ready_to_submit", 60, 2, 1, within(160*time.Second, 180*time.Second), scReadyToSubmit},
@@ -435,6 +436,20 @@ func (g *gen) replaceWithRegisteredAttempt(l *life, gap time.Duration, keepEnrol
 func scPendingNoNumber(g *gen, at time.Time) {
 	s, m := g.numberless()
 	g.begin(s, m, at, g.gradeFor(m, false))
+}
+
+// scPendingNoNumberPressed: no linked number, and the student pressed "I have enrolled". The
+// enrolment lists of the course code are fetched all the time, but the student is on none that
+// sent them a linking mail: once a fetch an hour past the press has run, the LMS asks a person
+// (student_number_stuck). Half pressed within the last half hour, before any such fetch.
+func scPendingNoNumberPressed(g *gen, at time.Time) {
+	s, m := g.numberless()
+	l := g.begin(s, m, at, g.gradeFor(m, false))
+	press := g.ago(5*time.Minute, 30*time.Minute)
+	if g.rng.chance(0.5) {
+		press = at.Add(g.rng.dur(10*time.Minute, g.now.Sub(at)-2*time.Hour))
+	}
+	l.r.c.press(g, press)
 }
 
 // scPendingNotEligible: the completion waits for its prerequisite modules or a teacher's

@@ -180,6 +180,39 @@ func (s *completionSource) Values() ([]any, error) {
 	return s.vals[:], nil
 }
 
+// credit_registration_enrolment_routes: the student's "I have enrolled", one per completion.
+
+var routeColumns = []string{"id", "created_at", "updated_at", "course_module_completion_id", "user_id", "route", "enrolment_confirmed_at"}
+
+type routeSource struct {
+	rows                 []*completion
+	i                    int
+	vals                 [7]any
+	id, completion, user pgtype.UUID
+	created, updated     pgtype.Timestamptz
+}
+
+func newRouteSource(completions []*completion) *routeSource {
+	var rows []*completion
+	for _, c := range completions {
+		if !c.pressedAt.IsZero() {
+			rows = append(rows, c)
+		}
+	}
+	return &routeSource{rows: rows, i: -1}
+}
+
+func (s *routeSource) Next() bool { s.i++; return s.i < len(s.rows) }
+func (s *routeSource) Err() error { return nil }
+func (s *routeSource) Values() ([]any, error) {
+	c := s.rows[s.i]
+	s.vals = [7]any{
+		setUUID(&s.id, c.routeID), setTime(&s.created, c.routeAt), setTime(&s.updated, c.pressedAt), setUUID(&s.completion, c.id),
+		setUUID(&s.user, c.student.id), c.enrolmentRoute(), &s.updated,
+	}
+	return s.vals[:], nil
+}
+
 var regColumns = []string{
 	"id", "course_module_completion_id", "user_id", "course_id", "course_module_id", "course_instance_id",
 	"state", "state_entered_at", "error_code", "error_message", "needs_admin_attention",

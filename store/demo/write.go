@@ -23,13 +23,6 @@ var enumTypes = []string{
 	"_credit_registration_attention_reason", "user_role",
 }
 
-// lmsTables are the LMS's tables a demo writes, in an order a delete can follow.
-var lmsTables = []string{
-	"credit_registration_attention_dismissals", "credit_registration_admin_actions", "credit_registration_events",
-	"credit_registrations", "course_module_completions", "verified_student_numbers", "roles", "user_details", "users",
-	"course_module_suotar_configurations", "course_modules", "course_instances", "courses",
-}
-
 func write(ctx context.Context, st *store.Store, cfg Config) (_ Summary, retErr error) {
 	lms := cfg.LMS
 	if lms == nil {
@@ -244,6 +237,7 @@ type writer struct {
 	courses     []pgtype.UUID
 	instances   []pgtype.UUID
 	modules     []pgtype.UUID // intro modules too
+	rosterCodes []string
 }
 
 // commitGate makes the copying connections commit together: each waits, copied, until all
@@ -342,6 +336,7 @@ func (w *writer) undo(ctx context.Context, conn *pgxpool.Conn, committed bool) e
 		keys       []pgtype.UUID
 	}{
 		{"credit_registration_admin_actions", "actor_user_id", w.users},
+		{"credit_registration_enrolment_routes", "course_module_completion_id", w.completions},
 		{"course_module_completions", "id", w.completions},
 		{"verified_student_numbers", "user_id", w.users},
 		{"roles", "user_id", w.users},
@@ -358,6 +353,9 @@ func (w *writer) undo(ctx context.Context, conn *pgxpool.Conn, committed bool) e
 		if _, err := conn.Exec(ctx, `DELETE FROM `+step.table+` WHERE `+step.key+` = ANY($1)`, step.keys); err != nil {
 			return fmt.Errorf("demo: undo: delete from %s: %w", step.table, err)
 		}
+	}
+	if _, err := conn.Exec(ctx, `DELETE FROM credit_registration_roster_schedules WHERE course_code = ANY($1)`, w.rosterCodes); err != nil {
+		return fmt.Errorf("demo: undo: delete from credit_registration_roster_schedules: %w", err)
 	}
 	return nil
 }
@@ -429,6 +427,9 @@ func (w *writer) catalogue(ctx context.Context, g *gen) error {
 	for _, u := range g.staff {
 		w.users = append(w.users, uid(u.id))
 	}
+	for _, r := range g.rosters {
+		w.rosterCodes = append(w.rosterCodes, r.code)
+	}
 	return pgx.BeginFunc(ctx, w.pool, func(tx pgx.Tx) error {
 		if err := registerEnums(ctx, tx.Conn()); err != nil {
 			return err
@@ -492,6 +493,16 @@ func copyCatalogue(ctx context.Context, tx pgx.Tx, g *gen) error {
 		return err
 	}
 	rows = nil
+	for _, r := range g.rosters {
+		rows = append(rows, []any{uid(r.id), r.createdAt, r.fetchedAt, r.code, r.startedAt, r.fetchedAt, r.durationMS, r.listed,
+			r.startedAt, r.startedAt, pgtype.Date{Time: time.Date(r.startedAt.Year(), r.startedAt.Month(), r.startedAt.Day(), 0, 0, 0, 0, time.UTC), Valid: true}, r.fetchesToday})
+	}
+	if err := copyRows("credit_registration_roster_schedules", []string{"id", "created_at", "updated_at", "course_code", "last_attempted_at",
+		"last_fetched_at", "last_fetch_duration_ms", "last_listed_person_count", "last_fetch_started_at", "last_mailing_fetch_started_at",
+		"fetch_day", "fetch_day_count"}, rows); err != nil {
+		return err
+	}
+	rows = nil
 	for _, u := range g.staff {
 		rows = append(rows, []any{uid(u.id), u.createdAt, u.createdAt})
 	}
@@ -544,6 +555,7 @@ func copyBatch(ctx context.Context, tx pgx.Tx, b *batch) error {
 		{"user_details", userDetailsColumns, &userDetailsSource{rows: b.students, i: -1}},
 		{"verified_student_numbers", linkColumns, newLinkSource(b.students)},
 		{"course_module_completions", completionColumns, &completionSource{rows: b.completions, i: -1}},
+		{"credit_registration_enrolment_routes", routeColumns, newRouteSource(b.completions)},
 		{"credit_registrations", regColumns, &regSource{rows: b.regs, i: -1}},
 		{"credit_registration_events", eventColumns, &eventSource{rows: b.regs, r: -1}},
 		{"credit_registration_admin_actions", actionColumns, &actionSource{rows: b.regs, r: -1}},
