@@ -147,29 +147,35 @@ FROM accounts a LEFT JOIN user_details d ON d.user_id = a.lms_user_id ORDER BY a
 	}
 }
 
-// TestSeedRefusesAnOldLayout seeds a database an earlier regdesk laid out for itself: the
-// message says to reset it, and nothing is created in it.
-func TestSeedRefusesAnOldLayout(t *testing.T) {
+// TestSeedAndDemoRefuseAnOldLayout seeds, and starts the demo on, a database an earlier regdesk
+// laid out for itself: the message says to reset it, and nothing is created in it.
+func TestSeedAndDemoRefuseAnOldLayout(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	dbURL := emptyDatabase(t, `CREATE TABLE schema_migration (name text PRIMARY KEY);
+	for _, command := range []string{"seed", "demo"} {
+		t.Run(command, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dbURL := emptyDatabase(t, `CREATE TABLE schema_migration (name text PRIMARY KEY);
 CREATE TABLE students (id uuid PRIMARY KEY);
 CREATE TABLE credit_registrations (id uuid PRIMARY KEY, version bigint NOT NULL)`)
-	var out, errOut bytes.Buffer
-	err := run(ctx, []string{"seed", "-database-url", dbURL, "-rows", "10"}, func(string) string { return "" }, &out, &errOut)
-	if !errors.Is(err, store.ErrOldLayout) || !strings.Contains(err.Error(), "make db/reset") {
-		t.Fatalf("seed on an old layout = %v, want store.ErrOldLayout saying make db/reset", err)
-	}
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var schema, users bool
-	if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'regdesk'), to_regclass('public.users') IS NOT NULL`).Scan(&schema, &users); err != nil {
-		t.Fatal(err)
-	}
-	if schema || users {
-		t.Errorf("after the refusal: schema regdesk %v, LMS table users %v; want neither", schema, users)
+			env := map[string]string{"DATABASE_URL": dbURL, "REGDESK_PGDATA": t.TempDir(), "REGDESK_DEMO_SUOTAR_ADDR": freeAddr(t)}
+			var out, errOut bytes.Buffer
+			err := run(ctx, []string{command, "-rows", "10"}, func(k string) string { return env[k] }, &out, &errOut)
+			if !errors.Is(err, store.ErrOldLayout) || !strings.Contains(err.Error(), "make db/reset") {
+				t.Fatalf("%s on an old layout = %v, want store.ErrOldLayout saying make db/reset", command, err)
+			}
+			conn, err := pgx.Connect(ctx, dbURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close(ctx)
+			var schema, users bool
+			if err := conn.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = 'regdesk'), to_regclass('public.users') IS NOT NULL`).Scan(&schema, &users); err != nil {
+				t.Fatal(err)
+			}
+			if schema || users {
+				t.Errorf("after the refusal: schema regdesk %v, LMS table users %v; want neither", schema, users)
+			}
+		})
 	}
 }

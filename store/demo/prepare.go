@@ -24,6 +24,10 @@ func Prepare(ctx context.Context, st *store.Store, lms *pgxpool.Pool) (createdLM
 	if lms == nil {
 		lms = st.Pool()
 	}
+	// Before anything is created: the LMS's tables are not to land beside an old layout's.
+	if err := st.RefuseOldLayout(ctx); err != nil {
+		return false, nil, err
+	}
 	var missing bool
 	if err := lms.QueryRow(ctx, `SELECT to_regclass('credit_registrations') IS NULL`).Scan(&missing); err != nil {
 		return false, nil, fmt.Errorf("demo: look for the LMS's tables: %w", err)
