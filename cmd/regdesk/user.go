@@ -401,7 +401,8 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 			if err != nil {
 				return nil, fmt.Errorf("demo accounts: %w", err)
 			}
-			acct, err = st.AccountCreate(ctx, store.AccountCreateParams{Name: d.Name, Email: d.Email, Role: d.Role, PasswordHash: hash, CourseIDs: teaches})
+			acct, err = st.AccountCreate(ctx, store.AccountCreateParams{Name: d.Name, Email: d.Email, Role: d.Role, PasswordHash: hash,
+				CourseIDs: teaches, LMSUserID: lmsUsers[d.Email]})
 			if err != nil {
 				return nil, fmt.Errorf("demo accounts: create %s: %w", d.Email, err)
 			}
@@ -427,8 +428,9 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 				teaches = acct.CourseIDs
 			}
 		}
-		// The person the LMS's audit rows name, so regdesk shows "you" on them.
-		if id, ok := lmsUsers[d.Email]; ok {
+		// The person the LMS's audit rows name, so regdesk shows "you" on them and takes their hand
+		// actions as them; an account made before the demo data was gets it now.
+		if id, ok := lmsUsers[d.Email]; ok && acct.LMSUserID != id {
 			if err := st.AccountSetLMSUser(ctx, acct.ID, id); err != nil {
 				return nil, fmt.Errorf("demo accounts: the LMS user of %s: %w", d.Email, err)
 			}
