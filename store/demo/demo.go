@@ -107,8 +107,8 @@ type Summary struct {
 // ErrNotEmpty reports that the ledger already has rows; demo data goes only into an empty one.
 var ErrNotEmpty = errors.New("the ledger already has rows")
 
-// DefaultRows is the size of the demo make run shows: big enough that every state, phase and
-// attention reason that can fire on regdesk's own ledger appears, small enough to read.
+// DefaultRows is the size of the demo make run shows: big enough that every state, phase,
+// attention reason and standing on the queue appears, small enough to read.
 const DefaultRows = 2000
 
 // Write generates the data set cfg names and writes it to the LMS's tables (through cfg.LMS) in

@@ -689,18 +689,18 @@ type event struct {
 	hasDetails  bool
 }
 
-// checkReasonsAndStandings fails for an attention reason no row carries, but
-// student_number_stuck, which reads LMS tables the demo's ledger does not have yet
-// (schedule.LinkingFacts), and for a standing a person sees on the queue that no row stands in:
-// needing attention, and running late (stuck in its state and nothing else).
+// checkReasonsAndStandings fails for an attention reason no row carries (student_number_stuck
+// too: readRows reads its LMS tables), and for a standing a person sees on the queue that no row
+// stands in: needing attention, running late (stuck in its state and nothing else), and
+// dismissed.
 func checkReasonsAndStandings(t *testing.T, reasons map[schedule.Reason]int, standings map[schedule.Standing]int) {
 	t.Helper()
 	for _, r := range schedule.Reasons() {
-		if reasons[r] == 0 && r != schedule.ReasonStudentNumberStuck {
+		if reasons[r] == 0 {
 			t.Errorf("no row with attention reason %s", r)
 		}
 	}
-	for _, s := range []schedule.Standing{schedule.StandingNeedsAttention, schedule.StandingRunningLate} {
+	for _, s := range []schedule.Standing{schedule.StandingNeedsAttention, schedule.StandingRunningLate, schedule.StandingDismissed} {
 		if standings[s] == 0 {
 			t.Errorf("no row stands %s", s)
 		}
@@ -710,23 +710,44 @@ func checkReasonsAndStandings(t *testing.T, reasons map[schedule.Reason]int, sta
 func readRows(t *testing.T, st *store.Store) []row {
 	t.Helper()
 	ctx := context.Background()
-	q, _ := st.Pool().Query(ctx, `SELECT id::text, state::text, coalesce(error_code::text, ''), needs_admin_attention,
-		superseded_by_id IS NOT NULL, state_entered_at, state_changed_at, next_attempt_at, first_failed_at, submitted_at,
-		partially_registered_at, resubmit_not_before, submit_retry_count, verify_attempt_count, not_registered_reimport_count,
-		created_at, updated_at, superseded_at, terminal_at, registered_at, student_number, sisu_person_id,
-		grade_scale_id, attained_at, coalesce(sisu_attainment_id, ''), pending_superseded_by_id IS NOT NULL,
-		enrolment_checks_stopped_at
-		FROM credit_registrations ORDER BY id`)
+	// Read as the LMS's attention query reads them (attention.rs): the row, its live dismissal,
+	// and for student_number_stuck the preconditions, the student's press (the enrolment route),
+	// the code's roster schedule and any linking mail on the code since the press. Account linking
+	// counts as on for every completion (the LMS's account_linking_since unset to the past).
+	q, _ := st.Pool().Query(ctx, `SELECT cr.id::text, cr.state::text, coalesce(cr.error_code::text, ''), cr.needs_admin_attention,
+		cr.superseded_by_id IS NOT NULL, cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.first_failed_at, cr.submitted_at,
+		cr.partially_registered_at, cr.resubmit_not_before, cr.submit_retry_count, cr.verify_attempt_count, cr.not_registered_reimport_count,
+		cr.created_at, cr.updated_at, cr.superseded_at, cr.terminal_at, cr.registered_at, cr.student_number, cr.sisu_person_id,
+		cr.grade_scale_id, cr.attained_at, coalesce(cr.sisu_attainment_id, ''), cr.pending_superseded_by_id IS NOT NULL,
+		cr.enrolment_checks_stopped_at, coalesce(dis.dismissed_reasons::text[], '{}'),
+		p.completion_eligible AND NOT p.has_verified_student_number, route.enrolment_confirmed_at, s.last_mailing_fetch_started_at,
+		EXISTS (SELECT 1 FROM credit_registration_account_linking_emails e
+		  JOIN course_modules code_module ON code_module.course_id = e.course_id AND code_module.deleted_at IS NULL
+		  WHERE trim(code_module.uh_course_code) = s.course_code AND e.sent_at >= route.enrolment_confirmed_at AND e.deleted_at IS NULL)
+		FROM credit_registrations cr
+		  JOIN course_modules cm ON cm.id = cr.course_module_id
+		  JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
+		  LEFT JOIN credit_registration_enrolment_routes route ON route.course_module_completion_id = cr.course_module_completion_id
+		    AND route.deleted_at IS NULL
+		  LEFT JOIN credit_registration_roster_schedules s ON s.course_code = trim(cm.uh_course_code)
+		  LEFT JOIN credit_registration_attention_dismissals dis ON dis.credit_registration_id = cr.id AND dis.deleted_at IS NULL
+		ORDER BY cr.id`)
 	rows, err := pgx.CollectRows(q, func(rs pgx.CollectableRow) (row, error) {
 		var r row
 		var state, code string
+		var dismissed []string
+		l := &r.sched.Linking
 		err := rs.Scan(&r.id, &state, &code, &r.sched.NeedsAdminAttention, &r.sched.Superseded, &r.sched.StateEnteredAt,
 			&r.sched.StateChangedAt, &r.sched.NextAttemptAt, &r.sched.FirstFailedAt, &r.sched.SubmittedAt,
 			&r.sched.PartiallyRegisteredAt, &r.sched.ResubmitNotBefore, &r.sched.SubmitRetryCount, &r.sched.VerifyAttemptCount,
 			&r.sched.NotRegisteredReimportCount, &r.createdAt, &r.updatedAt, &r.supersededAt, &r.terminalAt,
 			&r.registeredAt, &r.studentNumber, &r.personID, &r.gradeScaleID, &r.attainedAt, &r.sisuAttainmentID,
-			&r.pendingSuperseded, &r.checksStoppedAt)
+			&r.pendingSuperseded, &r.checksStoppedAt, &dismissed,
+			&l.AwaitsStudentNumber, &l.PressedAt, &l.LastMailingFetchStartedAt, &l.LinkingEmailSincePress)
 		r.sched.State, r.sched.ErrorCode, r.sched.TerminalAt = schedule.State(state), schedule.ErrorCode(code), r.terminalAt
+		for _, d := range dismissed {
+			r.sched.DismissedReasons = append(r.sched.DismissedReasons, schedule.Reason(d))
+		}
 		return r, err
 	})
 	if err != nil {

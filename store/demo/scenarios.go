@@ -11,9 +11,8 @@ const day = 24 * time.Hour
 
 // scenario is one kind of row history. share is its expected number of ledger rows per 100,000;
 // min is how many instances a demo gets at least (when Rows allows), so that a 2,000-row demo
-// shows every state, phase, attention reason (but student_number_stuck, which reads LMS tables the
-// demo's ledger lacks yet) and the two standings a person sees on the queue, needing attention and
-// running late; rows is how many ledger rows one instance
+// shows every state, phase, attention reason and the standings a person sees on the queue
+// (needing attention, running late, dismissed); rows is how many ledger rows one instance
 // writes. when draws the instance's anchor, the moment its story is told from (its submission,
 // or its creation when it never got that far); run tells it.
 type scenario struct {
@@ -61,7 +60,8 @@ var scenarios = []scenario{
 	{"retried_after_cancel", 200, 1, 2, settled(60 * day), scRetriedAfterCancel},
 
 	{"pending_no_number", 4000, 8, 1, recentSkew(time.Minute, 200*day), scPendingNoNumber},
-	{"pending_no_number_pressed", 150, 2, 1, within(3*time.Hour, 60*day), scPendingNoNumberPressed},
+	{"pending_no_number_pressed", 80, 2, 1, within(3*time.Hour, 60*day), scPendingNoNumberPressed},
+	{"pending_no_number_just_pressed", 70, 1, 1, within(time.Hour, 30*day), scPendingNoNumberJustPressed},
 	{"pending_not_eligible", 350, 2, 1, within(time.Hour, 120*day), scPendingNotEligible},
 	{"pending_person_not_found", 150, 1, 1, within(2*day, 90*day), scPendingPersonNotFound},
 	{"ready_to_submit", 60, 2, 1, within(160*time.Second, 180*time.Second), scReadyToSubmit},
@@ -438,18 +438,22 @@ func scPendingNoNumber(g *gen, at time.Time) {
 	g.begin(s, m, at, g.gradeFor(m, false))
 }
 
-// scPendingNoNumberPressed: no linked number, and the student pressed "I have enrolled". The
-// enrolment lists of the course code are fetched all the time, but the student is on none that
-// sent them a linking mail: once a fetch an hour past the press has run, the LMS asks a person
-// (student_number_stuck). Half pressed within the last half hour, before any such fetch.
+// scPendingNoNumberPressed: no linked number, and the student pressed "I have enrolled" hours or
+// days ago. The enrolment lists of the course code are fetched all the time, but the student is on
+// none that sent them a linking mail: a fetch an hour past the press has run, so the LMS asks a
+// person (student_number_stuck).
 func scPendingNoNumberPressed(g *gen, at time.Time) {
 	s, m := g.numberless()
 	l := g.begin(s, m, at, g.gradeFor(m, false))
-	press := g.ago(5*time.Minute, 30*time.Minute)
-	if g.rng.chance(0.5) {
-		press = at.Add(g.rng.dur(10*time.Minute, g.now.Sub(at)-2*time.Hour))
-	}
-	l.r.c.press(g, press)
+	l.r.c.press(g, at.Add(g.rng.dur(10*time.Minute, g.now.Sub(at)-2*time.Hour)))
+}
+
+// scPendingNoNumberJustPressed: as scPendingNoNumberPressed, pressed within the last half hour:
+// no fetch an hour past the press has run yet, so nobody is asked yet.
+func scPendingNoNumberJustPressed(g *gen, at time.Time) {
+	s, m := g.numberless()
+	l := g.begin(s, m, at, g.gradeFor(m, false))
+	l.r.c.press(g, g.ago(5*time.Minute, 30*time.Minute))
 }
 
 // scPendingNotEligible: the completion waits for its prerequisite modules or a teacher's
