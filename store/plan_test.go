@@ -33,7 +33,7 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 	st, _ := storetest.NewWithURL(t, storetest.Options{Tracer: rec})
 	ctx := context.Background()
 	now := storetest.BenchNow
-	if _, err := demo.Write(ctx, st, demo.Config{Rows: planLedgerRows, Seed: 3, Now: now, SkipForeignKeyChecks: true}); err != nil {
+	if _, err := demo.Write(ctx, st, demo.Config{LMS: storetest.LMS(t, st), Rows: planLedgerRows, Seed: 3, Now: now, SkipForeignKeyChecks: true}); err != nil {
 		t.Fatal(err)
 	}
 	if err := st.ExecForTest(ctx, `VACUUM ANALYZE`); err != nil {
@@ -49,7 +49,7 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 			Rows float64 `json:"Plan Rows"`
 		} `json:"Plan"`
 	}
-	const flaggedPermanent = `FROM credit_registrations WHERE state = 'failed_permanent' AND needs_admin_attention`
+	const flaggedPermanent = `FROM ledger_mirror WHERE state = 'failed_permanent' AND needs_admin_attention`
 	if err := st.Pool().QueryRow(ctx, `SELECT count(*) `+flaggedPermanent).Scan(&actual); err != nil {
 		t.Fatal(err)
 	}

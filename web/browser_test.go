@@ -437,7 +437,7 @@ func TestBrowserLookUpInSisu(t *testing.T) {
 func setupDemo(t *testing.T) (*testBundle, testAccount) {
 	t.Helper()
 	st := storetest.New(t)
-	if _, err := demo.Write(t.Context(), st, demo.Config{Rows: demo.DefaultRows, Seed: 1, Now: testNow}); err != nil {
+	if _, err := demo.Write(t.Context(), st, demo.Config{LMS: storetest.LMS(t, st), Rows: demo.DefaultRows, Seed: 1, Now: testNow}); err != nil {
 		t.Fatal(err)
 	}
 	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}})

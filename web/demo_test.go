@@ -29,7 +29,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 	st := storetest.New(t)
 	world := demo.NewWorld()
 	truth := map[string]demo.SisuTruth{}
-	if _, err := demo.Write(ctx, st, demo.Config{Rows: demo.DefaultRows, Seed: 1, Now: testNow, Truth: func(s demo.SisuTruth) {
+	if _, err := demo.Write(ctx, st, demo.Config{LMS: storetest.LMS(t, st), Rows: demo.DefaultRows, Seed: 1, Now: testNow, Truth: func(s demo.SisuTruth) {
 		truth[s.RegistrationID] = s
 		world.Add(s)
 	}}); err != nil {
