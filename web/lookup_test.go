@@ -525,7 +525,7 @@ func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 	_, page := b.get(t, "/registrations/"+b.uncertainOverdue, false)
 	for _, want := range []string{`data-verdict="registered"`, "Registered in Sisu", "X-Correlation-Id c-1", "X-Correlation-Id c-2", "hy-cu-1",
 		"Sisu holds the course unit attainment this submission created.", "Looked up in Sisu · Registered in Sisu · 412 ms",
-		`data-testid="action-mark_in_sisu"`} {
+		`data-testid="action-check_now"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
 		}
@@ -538,8 +538,11 @@ func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range acts.Decisions {
-		if d.Action == schedule.ActionMarkInSisu && !d.Allowed {
-			t.Errorf("mark in Sisu refused on the lookup: %+v", d)
+		if d.Action == schedule.ActionCheckNow && !d.Allowed {
+			t.Errorf("check now refused on the lookup: %+v", d)
+		}
+		if d.Action == schedule.ActionResubmit && d.Allowed {
+			t.Errorf("resubmit allowed though the lookup found the credit: %+v", d)
 		}
 	}
 	if acts.Lookup == nil || acts.Lookup.MatchID != "hy-cu-1" || !acts.Lookup.MatchOurs || acts.Lookup.MatchType != schedule.AttainmentCourseUnit {

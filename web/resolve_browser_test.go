@@ -39,46 +39,36 @@ func TestBrowserResolveAnUncertainRowFoundInSisu(t *testing.T) {
 		login(b.server.URL, lookupSupportEmail, testPassword),
 		chromedp.Navigate(b.server.URL+"/registrations/"+id),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-state="submission_uncertain"]`)),
-		// Before a lookup, marking is refused and says why.
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-mark_in_sisu"][data-allowed="false"]`)),
+		// Resubmitting an uncertain row waits for a lookup after the pending window.
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-resubmit"][data-allowed="false"]`)),
 	)
-	if got := bt.text(t, `[data-testid="action-mark_in_sisu"] [data-testid="action-why"]`); !strings.Contains(got, "Look the registration up in Sisu") {
-		t.Errorf("mark in Sisu before a lookup says %q", got)
-	}
 
-	// The lookup finds the credit, and the swap enables marking without a reload.
+	// The lookup finds the credit: resubmitting stays refused, and Check now lets the pipeline
+	// record the credit itself on its next pass, without a reload.
 	bt.do(t,
 		chromedp.Click(chromedp.CSS(`[data-testid="lookup-button"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lookup"][data-verdict="registered"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-mark_in_sisu"][data-allowed="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-check_now"][data-allowed="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-resubmit"][data-allowed="false"]`)),
 	)
 	b.clock.Advance(2 * time.Minute) // the person reads the lookup before acting
 	bt.do(t,
-		actInBrowser(schedule.ActionMarkInSisu, "Course unit attainment in Sisu with grade 4, as sent"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-state="registered"]`)),
+		actInBrowser(schedule.ActionCheckNow, "Course unit attainment in Sisu with grade 4, as sent"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
 	)
-	if got := bt.text(t, `[data-testid="flash"]`); got != "Marked as registered in Sisu." {
+	if got := bt.text(t, `[data-testid="flash"]`); got != "The pipeline will check this registration at once." {
 		t.Errorf("flash = %q", got)
 	}
-	if got := bt.text(t, `[data-testid="timeline"] [data-testid="event"]:first-of-type`); !strings.Contains(got, "Mark as already in Sisu") ||
-		!strings.Contains(got, "by Sami Support") || !strings.Contains(got, "Course unit attainment in Sisu with grade 4, as sent") {
+	// The LMS made the row due and recorded the hand action as Sami's LMS user.
+	if got := bt.text(t, `[data-testid="timeline"] [data-testid="event"]:first-of-type`); !strings.Contains(got, "by Sami Support") ||
+		!strings.Contains(got, "Course unit attainment in Sisu with grade 4, as sent") {
 		t.Errorf("the newest history entry is %q, want the hand action with who and why", got)
 	}
-	if got := bt.eval(t, `String(document.querySelectorAll('[data-testid^="action-"][data-allowed="true"]').length)`); got != "0" {
-		t.Errorf("%s actions are still offered on the registered row", got)
-	}
-
-	// The history links the audit entry, which shows the same.
-	bt.do(t,
-		chromedp.Click(chromedp.CSS(`[data-testid="timeline"] [data-testid="event-audit"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="audit-row"][data-action="mark_in_sisu"]`)),
-	)
-	row := bt.text(t, `[data-testid="audit-row"][data-action="mark_in_sisu"]`)
-	for _, want := range []string{"Sami Support", "Mark as already in Sisu", "submission_uncertain", "registered",
-		"Course unit attainment in Sisu with grade 4, as sent", "Rested on the lookup: Registered in Sisu"} {
-		if !strings.Contains(row, want) {
-			t.Errorf("the audit entry %q lacks %q", row, want)
-		}
+	var actor string
+	if err := storetest.LMS(t, b.store).QueryRow(context.Background(), `SELECT coalesce(d.first_name || ' ' || d.last_name, '')
+FROM credit_registration_admin_actions a JOIN user_details d ON d.user_id = a.actor_user_id
+WHERE a.target_id = $1 AND a.action = 'transition_item'`, id).Scan(&actor); err != nil || actor != "Sami Support" {
+		t.Errorf("the LMS's audit names %q (%v), want Sami Support", actor, err)
 	}
 }
 
@@ -137,10 +127,9 @@ func TestBrowserResolveAPartialRow(t *testing.T) {
 	bt.do(t,
 		login(b.server.URL, lookupSupportEmail, testPassword),
 		chromedp.Navigate(b.server.URL+"/registrations/"+id),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-mark_registered"][data-allowed="false"]`)),
 		chromedp.Click(chromedp.CSS(`[data-testid="lookup-button"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="lookup"][data-verdict="registered"]`)),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-mark_registered"][data-allowed="true"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-check_now"][data-allowed="true"]`)),
 	)
 	// Partial rows cannot be resubmitted or cancelled by hand.
 	for _, a := range []string{"resubmit", "cancel"} {
@@ -150,18 +139,11 @@ func TestBrowserResolveAPartialRow(t *testing.T) {
 	}
 	b.clock.Advance(time.Minute)
 	bt.do(t,
-		actInBrowser(schedule.ActionMarkRegistered, "Course unit attainment now in Sisu"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-state="registered"]`)),
+		actInBrowser(schedule.ActionCheckNow, "Course unit attainment now in Sisu"),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
 	)
-	if got := bt.text(t, `[data-testid="flash"]`); got != "Marked as registered in Sisu." {
+	if got := bt.text(t, `[data-testid="flash"]`); got != "The pipeline will check this registration at once." {
 		t.Errorf("flash = %q", got)
-	}
-	reg, err := b.store.RegistrationGet(context.Background(), id, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if reg.SisuAttainmentType == nil || *reg.SisuAttainmentType != "CourseUnitAttainment" || reg.SisuAttainmentID == nil {
-		t.Errorf("the row holds Sisu attainment %v of type %v, want the course unit attainment", reg.SisuAttainmentID, reg.SisuAttainmentType)
 	}
 }
 
