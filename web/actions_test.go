@@ -29,9 +29,9 @@ var (
 func (b *testBundle) addLookup(t *testing.T, id string, at time.Time, actor testAccount, details string) string {
 	t.Helper()
 	evID := storetest.NewID()
-	if _, err := b.store.Pool().Exec(context.Background(), `INSERT INTO credit_registration_events
-  (id, created_at, credit_registration_id, kind, actor_user_id, details, message)
-VALUES ($1, $2, $3, 'sisu_lookup', $4, $5, 'looked up')`, evID, at, id, actor.ID, details); err != nil {
+	if _, err := b.store.Pool().Exec(context.Background(), `INSERT INTO lookups
+  (id, created_at, credit_registration_id, account_id, details, message)
+VALUES ($1, $2, $3, $4, $5, 'looked up')`, evID, at, id, actor.ID, details); err != nil {
 		t.Fatal(err)
 	}
 	return evID

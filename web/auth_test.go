@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"regdesk/store"
+	"regdesk/store/storetest"
 	"regdesk/views"
 	"regdesk/web"
 )
@@ -488,7 +489,7 @@ func TestServerErrorShowsARequestIDAndNoInternals(t *testing.T) {
 	var logs syncBuffer
 	b := setupWith(t, func(d *web.Deps) { d.Log = slog.New(slog.NewTextHandler(&logs, nil)) })
 	// Break the database under the page so its query fails with PostgreSQL's own words.
-	if _, err := b.store.Pool().Exec(context.Background(), `ALTER TABLE credit_registration_events RENAME TO broken_events`); err != nil {
+	if _, err := storetest.LMS(t, b.store).Exec(context.Background(), `ALTER TABLE credit_registration_events RENAME TO broken_events`); err != nil {
 		t.Fatal(err)
 	}
 	for _, htmx := range []bool{false, true} {

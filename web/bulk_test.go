@@ -291,7 +291,8 @@ func TestBulkApplyOfManyRowsShowsItsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hold.Rollback(context.WithoutCancel(ctx))
-	if _, err := hold.Exec(ctx, `SELECT 1 FROM credit_registrations WHERE id = $1 FOR UPDATE`, b.permanent); err != nil {
+	// The lock a hand action on the row holds (store.WithRegistrationsLocked).
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_xact_lock(29284, hashtext($1))`, b.permanent); err != nil {
 		t.Fatal(err)
 	}
 	resp, _ := b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"clear_flag"}, "row": rows, "reason": {"Config fixed"}})
@@ -418,14 +419,15 @@ func TestBulkJobsOutliveARestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer hold.Rollback(context.WithoutCancel(ctx))
-	if _, err := hold.Exec(ctx, `SELECT 1 FROM credit_registrations WHERE id = $1 FOR UPDATE`, b.permanent); err != nil {
+	// The lock a hand action on the row holds (store.WithRegistrationsLocked).
+	if _, err := hold.Exec(ctx, `SELECT pg_advisory_xact_lock(29284, hashtext($1))`, b.permanent); err != nil {
 		t.Fatal(err)
 	}
 	failing := apply()
 	for {
 		var n int
-		if err := b.store.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'`).Scan(&n); err != nil {
+		if err := storetest.LMS(t, b.store).QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%pg_advisory_lock%'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		if n > 0 {

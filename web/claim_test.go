@@ -240,10 +240,8 @@ func TestQueueWaitsFromTheFirstMomentARowNeededSomeone(t *testing.T) {
 		state string
 	}{{first.Add(time.Hour), "ready_to_submit"}, {first.Add(time.Hour + time.Minute), "submitting"}, {testNow.Add(-time.Hour), "submission_uncertain"}} {
 		// As the pipeline writes: neither the stamp nor the version named.
-		if _, err := b.store.Pool().Exec(t.Context(), `UPDATE credit_registrations SET state = $2::credit_registration_state,
-  state_entered_at = $3, state_changed_at = $3, submitted_at = $3, updated_at = $3 WHERE id = $1`, id, step.state, step.at); err != nil {
-			t.Fatal(err)
-		}
+		storetest.LMSExecAsOf(t, b.store, `UPDATE credit_registrations SET state = $2::credit_registration_state,
+  state_entered_at = $3, state_changed_at = $3, submitted_at = $3, updated_at = $3 WHERE id = $1`, id, step.state, step.at)
 	}
 	_, body := b.getWith(t, b.client, "/?show=needs_admin&sort=waiting", false)
 	row := queueRow(body, id)

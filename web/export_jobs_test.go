@@ -33,12 +33,12 @@ func TestLongExportShowsItsProgressThenItsFile(t *testing.T) {
 	// The course export counts its rows from the ledger alone, then reads them with the students'
 	// names: holding the students table lets the count through and stops the job at its first
 	// row, so the page can be looked at while it runs.
-	hold, err := b.store.Pool().Begin(ctx)
+	hold, err := storetest.LMS(t, b.store).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hold.Rollback(context.WithoutCancel(ctx))
-	if _, err := hold.Exec(ctx, `LOCK TABLE students IN ACCESS EXCLUSIVE MODE`); err != nil {
+	if _, err := hold.Exec(ctx, `LOCK TABLE user_details IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
 	resp, _ := b.get(t, "/courses/"+b.course.ID+"/export.csv", false)

@@ -58,7 +58,7 @@ func setupFaultsWith(t *testing.T, statement, request time.Duration) *faultBundl
 		d.RequestTimeout = request
 		d.Log = slog.New(slog.NewTextHandler(logs, nil))
 	})
-	return &faultBundle{testBundle: b, proxy: proxy, log: logs, direct: dbURL}
+	return &faultBundle{testBundle: b, proxy: proxy, log: logs, direct: storetest.OwnerURL(dbURL)}
 }
 
 // timed makes one request and says how long the answer took.
@@ -244,9 +244,7 @@ func TestActionAppliedThoughTheSessionCannotBeSaved(t *testing.T) {
 		}
 		version = versionField.FindStringSubmatch(page)
 		// Put the flag back up for the next round, as the pipeline would.
-		if _, err := b.store.Pool().Exec(context.Background(), `UPDATE credit_registrations SET needs_admin_attention = true WHERE id = $1`, b.permanent); err != nil {
-			t.Fatal(err)
-		}
+		storetest.LMSExec(t, b.store, `UPDATE credit_registrations SET needs_admin_attention = true WHERE id = $1`, b.permanent)
 		_, page = b.getWith(t, support, "/registrations/"+b.permanent, false)
 		version = versionField.FindStringSubmatch(page)
 	}
@@ -289,7 +287,7 @@ func TestDatabaseStoppingMidStatementIs503(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := lock.Exec(ctx, `LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`); err != nil {
+			if _, err := lock.Exec(ctx, `LOCK TABLE regdesk.sessions IN ACCESS EXCLUSIVE MODE`); err != nil {
 				t.Fatal(err)
 			}
 			type answer struct {

@@ -149,10 +149,7 @@ func TestEveryPageInEveryLanguage(t *testing.T) {
 func TestStudentMessageInThreeLanguages(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	if _, err := b.store.Pool().Exec(context.Background(),
-		`UPDATE credit_registrations SET attainment_language = 'fi' WHERE id = $1`, b.uncertainOverdue); err != nil {
-		t.Fatal(err)
-	}
+	storetest.LMSExec(t, b.store, `UPDATE credit_registrations SET attainment_language = 'fi' WHERE id = $1`, b.uncertainOverdue)
 	teacher := b.login(t, b.teacher)
 	_, body := b.getLang(t, teacher, "/students/"+b.anna.ID, "en")
 	text := html.UnescapeString(body)

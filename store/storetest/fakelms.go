@@ -16,14 +16,19 @@ import (
 const FakeLMSToken = "regdesk-test-token-0123456789abcdef0123456789"
 
 // FakeLMS starts the fake of the LMS's admin endpoints (lmsfake) over real HTTP on st's database,
-// writing as the LMS, with now (nil: the wall clock) as the LMS's clock, and returns it with a
-// client for it. The LMS's audit table gets the fix regdesk asks the LMS team for
+// writing as the LMS, with now (nil: the wall clock) as the LMS's clock, also for the updated_at
+// its writes stamp (lmsfake.FollowClock), and returns it with a client for it. The LMS's audit table gets the fix regdesk asks the LMS team for
 // (lmsfake.RelaxAuditTargetCheck), so bulk transitions can record their audit row.
 func FakeLMS(tb testing.TB, st *store.Store, now func() time.Time) (*lmsfake.Server, *lms.Client) {
 	tb.Helper()
 	pool := LMS(tb, st)
 	if err := lmsfake.RelaxAuditTargetCheck(context.Background(), pool); err != nil && !strings.Contains(err.Error(), "does not exist") {
 		tb.Fatalf("storetest: %v", err)
+	}
+	if now != nil {
+		if err := lmsfake.FollowClock(context.Background(), pool); err != nil {
+			tb.Fatalf("storetest: %v", err)
+		}
 	}
 	fake, err := lmsfake.New(pool, lmsfake.Options{Token: FakeLMSToken, Now: now})
 	if err != nil {

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"net/url"
 	"sync"
 	"testing"
 
@@ -111,4 +112,18 @@ func LMSExecAsOf(tb testing.TB, st *store.Store, sql string, args ...any) {
 		tb.Fatalf("storetest: as the LMS: %v\n%s", err, sql)
 	}
 	SyncMirror(tb, st)
+}
+
+// OwnerURL is the URL of a test database (NewWithURL's) without its role: a connection as the test
+// server's administrator, for a test that must do what regdesk's role may not (end a server
+// process, lock the LMS's tables). regdesk's tables are under the schema regdesk there.
+func OwnerURL(dbURL string) string {
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		return dbURL
+	}
+	q := u.Query()
+	q.Del("role")
+	u.RawQuery = q.Encode()
+	return u.String()
 }

@@ -110,7 +110,7 @@ func (s *Server) transition(ctx context.Context, c *call) (any, error) {
 		s.beforeWrite(ctx, r.id)
 	}
 
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -349,7 +349,7 @@ func (s *Server) bulkTransition(ctx context.Context, c *call) (any, error) {
 	slices.Sort(distinct)
 	distinct = slices.Compact(distinct)
 
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -417,7 +417,7 @@ func (s *Server) requeueRetryable(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -478,7 +478,7 @@ func (s *Server) dismissAttention(ctx context.Context, c *call) (any, error) {
 	if len(reasons) == 0 {
 		return nil, badRequest("Nothing puts this registration on the Needs attention queue.")
 	}
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -627,7 +627,7 @@ func (s *Server) phaseAction(ctx context.Context, c *call) (any, error) {
 		reason = c.reasonOpt
 		update, auditAction = `next_run_at = `+nowSQL, "run_phase_now"
 	}
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -690,7 +690,7 @@ func (s *Server) moduleAction(ctx context.Context, c *call) (any, error) {
 	if !exists {
 		return nil, badRequest("This course module has no credit registration configuration.")
 	}
-	tx, err := s.pool.Begin(ctx)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return nil, err
 	}

@@ -31,3 +31,22 @@ ALTER TABLE credit_registration_admin_actions
 	}
 	return nil
 }
+
+// FollowClock makes the LMS's set_timestamp trigger stamp updated_at with the fake's clock
+// (Options.Now) in the transactions the fake writes, and with now() in every other one: a test on
+// a clock of its own then sees a hand action's updated_at, events and audit rows at one instant, as
+// the LMS's own clock dates them all. Call it on a database built by lmsdb.Apply, as the LMS's
+// owner. It changes only the trigger function's body; nothing else of the LMS's shape.
+func FollowClock(ctx context.Context, db Execer) error {
+	_, err := db.Exec(ctx, `
+CREATE OR REPLACE FUNCTION trigger_set_timestamp() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+  NEW.updated_at = coalesce(nullif(current_setting('lmsfake.now', true), '')::timestamptz, now());
+  RETURN NEW;
+END;
+$$`)
+	if err != nil {
+		return fmt.Errorf("lmsfake: make set_timestamp follow the fake's clock: %w", err)
+	}
+	return nil
+}

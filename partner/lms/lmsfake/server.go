@@ -167,6 +167,20 @@ func (s *Server) dbNow() *time.Time {
 	return &t
 }
 
+// begin starts a write transaction; with a clock of the fake's own it tells set_timestamp
+// (FollowClock) the instant to stamp.
+func (s *Server) begin(ctx context.Context) (pgx.Tx, error) {
+	tx, err := s.pool.Begin(ctx)
+	if err != nil || s.opts.Now == nil {
+		return tx, err
+	}
+	if _, err := tx.Exec(ctx, `SELECT set_config('lmsfake.now', $1, true)`, s.now().Format(time.RFC3339Nano)); err != nil {
+		_ = tx.Rollback(ctx)
+		return nil, err
+	}
+	return tx, nil
+}
+
 // answer is what a call answers: a status and a body, JSON unless contentType says otherwise.
 type answer struct {
 	status      int
