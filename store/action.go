@@ -296,6 +296,22 @@ func (q *Queries) RegistrationActionPrepare(ctx context.Context, now time.Time, 
 		}
 		return ActionPrepared{}, stale
 	}
+	// An action that leaves the row as it was (check now on a row already due) leaves its version
+	// too: a second click, or a second tab, on the same page is caught by regdesk's own record.
+	var asked AlreadyAskedError
+	err = q.db.QueryRow(ctx, `SELECT r.created_at, a.name FROM actions r
+  JOIN accounts a ON a.id = r.account_id
+  LEFT JOIN action_answers ans ON ans.action_id = r.id
+WHERE r.target_kind = 'credit_registration' AND r.target_id = $1 AND r.action = $2
+  AND (r.details->>'version_before')::bigint = $3 AND coalesce(ans.outcome, 'unknown') NOT IN ('refused', 'failed')
+ORDER BY r.created_at DESC LIMIT 1`, r.ID, string(p.Action), p.Version).Scan(&asked.At, &asked.ActorName)
+	switch {
+	case err == nil:
+		asked.RegistrationID, asked.Action = r.ID, p.Action
+		return ActionPrepared{}, &asked
+	case !errors.Is(err, pgx.ErrNoRows):
+		return ActionPrepared{}, dbError(op, err)
+	}
 	d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAny, now)
 	if !d.Allowed {
 		return ActionPrepared{}, &RefusedError{RegistrationID: r.ID, Decision: d}
@@ -309,6 +325,22 @@ func (q *Queries) RegistrationActionPrepare(ctx context.Context, now time.Time, 
 	}
 	return out, nil
 }
+
+// AlreadyAskedError reports that someone already asked for this action on the row as the page
+// showed it: nothing more is asked. errors.Is(err, ErrConflict) holds.
+type AlreadyAskedError struct {
+	RegistrationID string
+	Action         schedule.Action
+	At             time.Time
+	ActorName      string
+}
+
+func (e *AlreadyAskedError) Error() string {
+	return fmt.Sprintf("%s on %s was already asked for by %s at %s", e.Action, e.RegistrationID, e.ActorName, e.At)
+}
+
+// Unwrap makes a repeated action a conflict.
+func (e *AlreadyAskedError) Unwrap() error { return ErrConflict }
 
 // ActionAttempt is what regdesk records before it asks the LMS for a person's action.
 type ActionAttempt struct {

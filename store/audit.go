@@ -164,6 +164,13 @@ const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, NULL::t
   FROM credit_registration_admin_actions x
     LEFT JOIN accounts acc ON acc.lms_user_id = x.actor_user_id
   WHERE x.deleted_at IS NULL
+    -- An action regdesk asked the LMS for is regdesk's entry, with the LMS's answer beside it; the
+    -- LMS's own row of it (same person, same row, while the call was out) is not shown twice.
+    AND NOT EXISTS (SELECT 1 FROM actions r
+      LEFT JOIN action_answers ans ON ans.action_id = r.id
+      WHERE acc.id IS NOT NULL AND r.account_id = acc.id AND r.action NOT IN ('claim', 'release')
+        AND (r.target_id = x.target_id OR r.affected_row_count <> 1 OR r.details ? 'credit_registration_ids')
+        AND x.created_at BETWEEN r.created_at - interval '1 minute' AND coalesce(ans.answered_at, r.created_at) + interval '1 minute')
   UNION ALL
   SELECT r.id, r.created_at, r.action, r.action, r.target_kind, r.target_id, r.account_id, NULL::uuid, r.actor_role::text,
     r.reason, r.before_state, coalesce(ans.state_after, r.after_state), r.details, r.affected_row_count, 'regdesk',

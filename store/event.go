@@ -190,8 +190,8 @@ func (q *Queries) eventListSince(ctx context.Context, registrationIDs []string, 
 		return out, nil
 	}
 	// The LMS's events, each with the LMS's audit row written in its transaction (same actor and
-	// now()); the LMS's audit rows that left no event; regdesk's own records: lookups, and the
-	// actions regdesk asked of the LMS (claims).
+	// now()); the LMS's audit rows that left no event; regdesk's own records of what the LMS does not
+	// keep: lookups, claims and releases. (A hand action regdesk asked for is the LMS's event.)
 	rows, _ := q.db.Query(ctx, `SELECT e.credit_registration_id::text AS registration_id, e.created_at AS at, e.kind::text AS kind,
   aa.action, e.from_state::text AS from_state, e.to_state::text AS to_state, nullif(`+sqlLMSUserName+`, '') AS actor_name,
   (e.actor_user_id IS NOT NULL OR e.kind = 'admin_action') AS by_person, e.message
@@ -220,6 +220,7 @@ SELECT ra.target_id::text, ra.created_at, 'admin_action', ra.action, ra.before_s
 FROM actions ra
   LEFT JOIN accounts a ON a.id = ra.account_id
 WHERE ra.target_kind = 'credit_registration' AND ra.target_id = ANY($1::uuid[]) AND ra.created_at > $2
+  AND ra.action IN ('claim', 'release')
 ORDER BY registration_id, at, kind`, registrationIDs, since)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationChange])
 	if err != nil {

@@ -130,6 +130,12 @@ func (s *Server) registrationActionApply(w http.ResponseWriter, r *http.Request)
 		msg := i18n.T(r.Context(), "act.tickRisk", "Risk", i18n.From(r.Context()).Code("risk", string(re.Risk)))
 		return s.renderActionPanel(w, r, id, now, http.StatusUnprocessableEntity, sent.retry("confirm_risk", msg))
 	}
+	if ae, ok := errors.AsType[*store.AlreadyAskedError](err); ok {
+		loc := i18n.From(r.Context())
+		n := views.ActionNoticeVM{Kind: "stale", Title: loc.T("act.stale.title"), ReloadURL: "/registrations/" + id,
+			Message: loc.T("act.alreadyAsked", "Name", ae.ActorName, "At", loc.At(ae.At, now), "Action", loc.Code("action", string(ae.Action)))}
+		return s.renderActionPanel(w, r, id, now, http.StatusConflict, func(vm *views.ActionsVM) { vm.Notice = &n })
+	}
 	if se, ok := errors.AsType[*store.StaleError](err); ok {
 		n := staleNotice(i18n.From(r.Context()), se, now)
 		return s.renderActionPanel(w, r, id, now, http.StatusConflict, func(vm *views.ActionsVM) { vm.Notice = &n })

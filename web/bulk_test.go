@@ -169,8 +169,8 @@ func TestBulkPreviewGroupsRowsAndApplyActsOnlyOnUnchangedOnes(t *testing.T) {
 		t.Errorf("the uncertain row was touched")
 	}
 	var audits, affected int
-	if err := b.store.Pool().QueryRow(context.Background(), `SELECT count(*), max(affected_row_count) FROM credit_registration_admin_actions
-WHERE actor_user_id = $1`, b.support.ID).Scan(&audits, &affected); err != nil {
+	if err := b.store.Pool().QueryRow(context.Background(), `SELECT count(*), coalesce(max(affected_row_count), 0) FROM credit_registration_admin_actions
+WHERE actor_user_id = $1`, b.support.LMSUserID).Scan(&audits, &affected); err != nil {
 		t.Fatal(err)
 	}
 	if audits != 1 || affected != 2 {

@@ -97,7 +97,8 @@ func setupLookup(t *testing.T, world *suotarfake.World, timeout time.Duration, o
 	b := &lookupBundle{store: st, fake: fake, clock: newTestClock()}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: basicsCode})
 	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: annaNumber})
-	srv := web.New(web.Deps{Store: st, Now: b.clock.Now, Registry: client, Session: web.SessionConfig{Insecure: true}})
+	_, lmsClient := storetest.FakeLMS(t, st, b.clock.Now)
+	srv := web.New(web.Deps{Store: st, Now: b.clock.Now, Registry: client, Session: web.SessionConfig{Insecure: true}, LMS: lmsClient})
 	b.server = httptest.NewServer(srv.Routes())
 	t.Cleanup(b.server.Close)
 	signIn := &testBundle{store: st, server: b.server}

@@ -34,7 +34,7 @@ func TestRegistrationPageQueries(t *testing.T) {
 		client *http.Client
 		want   string
 	}{
-		{"support", b.client, `data-testid="action-mark_in_sisu"`},
+		{"support", b.client, `data-testid="action-check_now"`},
 		{"admin", admin, `data-verdict="registered"`},
 	} {
 		// The first page of a process reads the firing alerts into the banner's cache; the pages

@@ -34,6 +34,7 @@ func newTestClock() *testClock { c := &testClock{}; c.ns.Store(testNow.UnixNano(
 
 func (c *testClock) Now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
 func (c *testClock) Advance(d time.Duration) { c.ns.Add(int64(d)) }
+func (c *testClock) Set(t time.Time)         { c.ns.Store(t.UnixNano()) }
 
 // testAccount is a signed-up person of a test.
 type testAccount struct {
@@ -66,6 +67,10 @@ func (b *testBundle) actAs(t *testing.T, at time.Time, a testAccount, p store.Ac
 	t.Helper()
 	p.Actor = store.ActionActor{ID: a.ID, Role: string(a.Role), LMSUserID: a.LMSUserID}
 	svc := &handaction.Service{Store: b.store, LMS: b.lms, Now: b.clock.Now}
+	// The LMS dates what it writes by its clock: the action's instant, as if it happened then.
+	was := b.clock.Now()
+	b.clock.Set(at)
+	defer b.clock.Set(was)
 	return svc.Apply(context.Background(), at, p)
 }
 
