@@ -173,7 +173,11 @@ const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, NULL::t
         AND x.created_at BETWEEN r.created_at - interval '1 minute' AND coalesce(ans.answered_at, r.created_at) + interval '1 minute')
   UNION ALL
   SELECT r.id, r.created_at, r.action, r.action, r.target_kind, r.target_id, r.account_id, NULL::uuid, r.actor_role::text,
-    r.reason, r.before_state, coalesce(ans.state_after, r.after_state), r.details, r.affected_row_count, 'regdesk',
+    r.reason, r.before_state, coalesce(ans.state_after, r.after_state),
+    -- A bulk action's rows as the LMS's answer left them, and how many it acted on.
+    CASE WHEN ans.answer ? 'rows' THEN r.details || jsonb_build_object('rows', ans.answer->'rows') ELSE r.details END,
+    CASE WHEN ans.answer ? 'rows' THEN (SELECT count(*)::int FROM jsonb_array_elements(ans.answer->'rows') x
+      WHERE x->>'outcome' = 'applied') ELSE r.affected_row_count END, 'regdesk',
     CASE WHEN ans.outcome IS NOT NULL THEN ans.outcome WHEN r.details->>'outcome' = '` + AuditOutcomeAsked + `'
       THEN '` + AuditOutcomeUnknown + `' END, ans.refusal, ans.answer
   FROM actions r

@@ -199,7 +199,8 @@ FROM credit_registration_events e
   LEFT JOIN user_details da ON da.user_id = e.actor_user_id
   LEFT JOIN LATERAL (SELECT aa.action::text AS action FROM credit_registration_admin_actions aa
     WHERE aa.target_kind = 'credit_registration' AND aa.target_id = e.credit_registration_id
-      AND aa.created_at = e.created_at AND aa.actor_user_id = e.actor_user_id AND aa.deleted_at IS NULL
+      AND aa.created_at BETWEEN e.created_at - interval '1 second' AND e.created_at + interval '1 second'
+      AND aa.actor_user_id = e.actor_user_id AND aa.deleted_at IS NULL
     ORDER BY aa.id LIMIT 1) aa ON true
 WHERE e.credit_registration_id = ANY($1::uuid[]) AND e.created_at > $2 AND e.deleted_at IS NULL
 UNION ALL
@@ -209,7 +210,8 @@ FROM credit_registration_admin_actions aa
   LEFT JOIN user_details da ON da.user_id = aa.actor_user_id
 WHERE aa.target_kind = 'credit_registration' AND aa.target_id = ANY($1::uuid[]) AND aa.created_at > $2 AND aa.deleted_at IS NULL
   AND NOT EXISTS (SELECT 1 FROM credit_registration_events e
-    WHERE e.credit_registration_id = aa.target_id AND e.created_at = aa.created_at AND e.actor_user_id = aa.actor_user_id)
+    WHERE e.credit_registration_id = aa.target_id AND e.actor_user_id = aa.actor_user_id
+      AND e.created_at BETWEEN aa.created_at - interval '1 second' AND aa.created_at + interval '1 second')
 UNION ALL
 SELECT l.credit_registration_id::text, l.created_at, '`+KindLookup+`', NULL, NULL, NULL, a.name, true, l.message
 FROM lookups l

@@ -159,7 +159,7 @@ func studentAlert(loc *i18n.Localizer, a alertTime, page store.StudentPage, sums
 		vm.Items = append(vm.Items, views.AlertItemVM{
 			// The status tells apart two registrations of one module, such as a replaced attempt.
 			ID: reg.ID, URL: "#reg-" + reg.ID,
-			Label:    loc.T("alert.itemLabel", "Course", reg.CourseName, "Module", reg.ModuleName, "Status", loc.Code("studentStatus", string(sums[i].Status))),
+			Label:    loc.T("alert.itemLabel", "Course", reg.CourseName, "Module", moduleLabel(loc, reg.ModuleName), "Status", loc.Code("studentStatus", string(sums[i].Status))),
 			Sentence: loc.SinceAlert(sum, now), StillNeedsAction: sum.StillNeedsAction,
 		})
 	}
@@ -203,7 +203,7 @@ func courseAlert(loc *i18n.Localizer, a alertTime, page store.CoursePage, sums [
 		changed++
 		row := rows[i]
 		vm.Items = append(vm.Items, views.AlertItemVM{
-			ID: id, URL: "/students/" + row.StudentID + "#reg-" + id, Label: row.StudentName + " · " + row.ModuleName,
+			ID: id, URL: "/students/" + row.StudentID + "#reg-" + id, Label: studentLabel(loc, row.StudentName) + " · " + moduleLabel(loc, row.ModuleName),
 			Sentence: loc.SinceAlert(sum, now), StillNeedsAction: sum.StillNeedsAction,
 		})
 	}

@@ -136,14 +136,14 @@ func TestAuditShowsABulkActionWithItsRows(t *testing.T) {
 func TestAuditPagesByKeyset(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	retrying := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_retryable",
-		ErrorCode: "sisu_timeout", StateChangedAt: testNow.Add(-time.Hour), NextAttemptAt: testNow.Add(time.Hour)})
 	// 53 entries, the last two at the same instant: the cursor must tell them apart by id.
 	for i := range 53 {
 		at := testNow.Add(-time.Duration(60-i) * time.Minute)
 		if i == 52 {
 			at = testNow.Add(-time.Duration(60-51) * time.Minute)
 		}
+		retrying := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "failed_retryable",
+			ErrorCode: "sisu_timeout", StateChangedAt: testNow.Add(-time.Hour), NextAttemptAt: testNow.Add(time.Hour)})
 		b.actAsStore(t, b.support, retrying, schedule.ActionCheckNow, "poke", at)
 	}
 	_, first := b.get(t, "/audit", false)

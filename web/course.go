@@ -167,7 +167,7 @@ func courseRowVM(loc *i18n.Localizer, row store.RegistrationOverview, sum schedu
 		StudentURL:     "/students/" + row.StudentID + "#reg-" + row.ID,
 		StudentName:    row.StudentName,
 		StudentNumber:  store.Deref(row.StudentNumber),
-		Module:         row.ModuleName,
+		Module:         moduleLabel(loc, row.ModuleName),
 		Grade:          gradeText(loc, row.Grade, row.GradeScaleID, row.Passed),
 		WaitsOn:        string(sum.WaitsOn),
 		WaitsOnLabel:   loc.Code("waitsOn", string(sum.WaitsOn)),

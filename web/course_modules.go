@@ -97,7 +97,7 @@ func (s *Server) courseModulesVM(r *http.Request, vm *views.CoursesVM) error {
 	vm.Modules = []views.CourseModuleRowVM{}
 	for _, m := range mods {
 		row := views.CourseModuleRowVM{
-			ModuleID: m.ModuleID, CourseURL: "/courses/" + m.CourseID, CourseName: m.CourseName, ModuleName: m.ModuleName,
+			ModuleID: m.ModuleID, CourseURL: "/courses/" + m.CourseID, CourseName: m.CourseName, ModuleName: moduleLabel(loc, m.ModuleName),
 			Code: store.Deref(m.CourseCode), Total: loc.Count(m.Total), Registered: loc.Count(m.Registered),
 			InFlight: loc.Count(m.InFlight), Failed: loc.Count(m.Failed), NeedsAdmin: loc.Count(m.NeedsAdmin),
 			QueueURL:       "/?" + url.Values{"show": {"all"}, "course": {m.CourseID}}.Encode(),

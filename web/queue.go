@@ -359,7 +359,7 @@ func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Tim
 		StudentNumber:    store.Deref(row.StudentNumber),
 		StudentEmail:     row.StudentEmail,
 		Course:           row.CourseName,
-		Module:           row.ModuleName,
+		Module:           moduleLabel(loc, row.ModuleName),
 		CourseCode:       store.Deref(row.UhCourseCode),
 		ErrorCode:        string(row.ErrorCode),
 		NextCheck:        loc.When(instant(st.NextCheckAt), now),

@@ -103,7 +103,7 @@ func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.
 		StudentNumber:    store.Deref(reg.StudentNumber),
 		StudentEmail:     reg.StudentEmail,
 		Course:           reg.CourseName,
-		Module:           reg.ModuleName,
+		Module:           moduleLabel(loc, reg.ModuleName),
 		CourseCode:       store.Deref(reg.UhCourseCode),
 		State:            string(reg.State),
 		StateLabel:       loc.Code("state", string(reg.State)),

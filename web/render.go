@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/a-h/templ"
+
+	"regdesk/views/i18n"
 )
 
 // wantsFragment reports whether htmx asked for part of a page. Boosted navigation and history
@@ -117,4 +119,21 @@ func isBidiControl(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// moduleLabel is a course module's name as pages show it: the LMS names a course's default module
+// nothing, and pages call it the default module.
+func moduleLabel(loc *i18n.Localizer, name string) string {
+	if name == "" {
+		return loc.T("module.default")
+	}
+	return name
+}
+
+// studentLabel is a student's name as pages show it: the LMS may know no name, and pages say so.
+func studentLabel(loc *i18n.Localizer, name string) string {
+	if name == "" {
+		return loc.T("student.noName")
+	}
+	return name
 }

@@ -54,7 +54,7 @@ func TestBrowserResolveAnUncertainRowFoundInSisu(t *testing.T) {
 	b.clock.Advance(2 * time.Minute) // the person reads the lookup before acting
 	bt.do(t,
 		actInBrowser(schedule.ActionCheckNow, "Course unit attainment in Sisu with grade 4, as sent"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline"] [data-testid="event"][data-kind="admin_action"]`)),
 	)
 	if got := bt.text(t, `[data-testid="flash"]`); got != "The pipeline will check this registration at once." {
 		t.Errorf("flash = %q", got)
@@ -140,7 +140,7 @@ func TestBrowserResolveAPartialRow(t *testing.T) {
 	b.clock.Advance(time.Minute)
 	bt.do(t,
 		actInBrowser(schedule.ActionCheckNow, "Course unit attainment now in Sisu"),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="timeline"] [data-testid="event"][data-kind="admin_action"]`)),
 	)
 	if got := bt.text(t, `[data-testid="flash"]`); got != "The pipeline will check this registration at once." {
 		t.Errorf("flash = %q", got)

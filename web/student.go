@@ -203,7 +203,7 @@ func registrationCardVM(loc *i18n.Localizer, reg store.RegistrationOverview, sum
 		ID:                 reg.ID,
 		Course:             reg.CourseName,
 		CourseURL:          "/courses/" + reg.CourseID,
-		Module:             reg.ModuleName,
+		Module:             moduleLabel(loc, reg.ModuleName),
 		Grade:              gradeText(loc, reg.Grade, reg.GradeScaleID, reg.Passed),
 		Credits:            creditsText(loc, reg.Credits),
 		Completed:          loc.T("student.completed", "Date", loc.Date(reg.CompletionDate)),
