@@ -17,6 +17,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"regdesk/partner/lms/lmsfake"
 	"regdesk/store"
 	"regdesk/store/demo"
 	"regdesk/store/suotar/suotarfake"
@@ -32,6 +35,7 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	suotarAddr := fs.String("suotar-addr", cmpOr(getenv("REGDESK_DEMO_SUOTAR_ADDR"), "127.0.0.1:8081"), "fake Suotar address (env REGDESK_DEMO_SUOTAR_ADDR)")
+	lmsAddr := fs.String("lms-addr", cmpOr(getenv("REGDESK_DEMO_LMS_ADDR"), "127.0.0.1:8082"), "the fake LMS's admin endpoints' address (env REGDESK_DEMO_LMS_ADDR)")
 	rows := fs.Int("rows", demo.DefaultRows, "demo rows written on the first run")
 	seed := fs.Int64("seed", 1, "demo data seed")
 	pgdata := fs.String("pgdata", cmpOr(getenv("REGDESK_PGDATA"), ".pgdata"), "folder of the private cluster and the fake Suotar's world")
@@ -131,6 +135,12 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	defer fakeSrv.Close()
 
 	fmt.Fprintf(stdout, "demo: the fake Suotar answers on %s (its world: %s)\n", suotarURL, worldFile)
+	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, dbURL, *lmsAddr, fakeLog)
+	if err != nil {
+		return err
+	}
+	defer stopLMS()
+	fmt.Fprintf(stdout, "demo: the fake LMS's admin endpoints answer on %s; hand actions go there\n", lmsURL)
 	printDemoLogins(stdout, logins)
 	addr := cmpOr(getenv("REGDESK_ADDR"), "127.0.0.1:8080")
 	env := map[string]string{
@@ -141,6 +151,8 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 		"RUN_MIGRATIONS": "1",
 		"SUOTAR_URL":     suotarURL,
 		"SUOTAR_TOKEN":   token,
+		"LMS_URL":        lmsURL,
+		"LMS_TOKEN":      lmsToken,
 		// make run serves plain HTTP on this machine.
 		"SESSION_SECURE": cmpOr(getenv("SESSION_SECURE"), "0"),
 	}
@@ -211,4 +223,43 @@ func startMailpit(ctx context.Context, bin, smtpAddr, webAddr, dbFile string, st
 	}
 	stop()
 	return nil, fmt.Errorf("Mailpit did not answer on %s (set REGDESK_DEMO_SMTP_ADDR)", smtpAddr)
+}
+
+// startDemoLMS serves the fake of the LMS's credit-registration admin endpoints (lmsfake) on addr,
+// writing the demo database as the LMS's owner, with the fix to the LMS's audit table that regdesk
+// asks the LMS team for (so bulk transitions can record their audit row). It returns the LMS_URL
+// and LMS_TOKEN the dashboard reaches it with.
+func startDemoLMS(ctx context.Context, dbURL, addr string, log *slog.Logger) (url, token string, stop func(), err error) {
+	pool, err := pgxpool.New(ctx, dbURL)
+	if err != nil {
+		return "", "", nil, fmt.Errorf("demo: the fake LMS's database: %w", err)
+	}
+	if err := lmsfake.RelaxAuditTargetCheck(ctx, pool); err != nil {
+		pool.Close()
+		return "", "", nil, fmt.Errorf("demo: %w", err)
+	}
+	var b [32]byte
+	_, _ = rand.Read(b[:])
+	token = "lms_" + hex.EncodeToString(b[:])
+	fake, err := lmsfake.New(pool, lmsfake.Options{Token: token, Logger: log})
+	if err != nil {
+		pool.Close()
+		return "", "", nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		pool.Close()
+		return "", "", nil, fmt.Errorf("demo: the fake LMS cannot listen on %s (set REGDESK_DEMO_LMS_ADDR): %w", addr, err)
+	}
+	srv := &http.Server{Handler: fake, ReadHeaderTimeout: 5 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("the fake LMS stopped serving; hand actions will fail", "addr", ln.Addr().String(), "err", err)
+		}
+	}()
+	return "http://" + ln.Addr().String(), token, func() {
+		fake.Close()
+		_ = srv.Close()
+		pool.Close()
+	}, nil
 }

@@ -32,6 +32,8 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
 
+	"regdesk/maintenance"
+	"regdesk/partner/lms"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/alerting"
@@ -121,6 +123,10 @@ type config struct {
 	SuotarURL     string
 	SuotarToken   string
 	SuotarTimeout time.Duration
+	// LMSURL and LMSToken reach the LMS's admin endpoints, through which every hand action is
+	// taken; both empty leaves hand actions off.
+	LMSURL   string
+	LMSToken string
 	// ClaimLapse is how long an untouched claim counts; WaitingTarget the working days a row may
 	// wait for a person before the queue marks it.
 	ClaimLapse    time.Duration
@@ -165,6 +171,7 @@ type configFlags struct {
 	proxyHeader      *string
 	proxyTrusted     *string
 	suotarURL        *string
+	lmsURL           *string
 	suotarTimeout    *string
 	claimLapse       *string
 	waitingTarget    *string
@@ -194,6 +201,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		proxyHeader:      fs.String("auth-proxy-header", getenv("AUTH_PROXY_HEADER"), "header in which an authenticating proxy names the person by e-mail; empty: off (env AUTH_PROXY_HEADER)"),
 		proxyTrusted:     fs.String("auth-proxy-trusted", getenv("AUTH_PROXY_TRUSTED"), "addresses (CIDRs) of that proxy, comma-separated (env AUTH_PROXY_TRUSTED)"),
 		suotarURL:        fs.String("suotar-url", getenv("SUOTAR_URL"), "Suotar's batch API base URL for Sisu lookups; empty turns lookups off (env SUOTAR_URL; the token is read from SUOTAR_TOKEN only)"),
+		lmsURL:           fs.String("lms-url", getenv("LMS_URL"), "the LMS's base URL, under which its credit-registration admin endpoints live; empty turns hand actions off (env LMS_URL; the token is read from LMS_TOKEN only)"),
 		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
 		claimLapse:       fs.String("claim-lapse", cmpOr(getenv("CLAIM_LAPSE"), store.DefaultClaimLapse.String()), "an \"I'm on it\" claim nobody touches this long no longer counts (env CLAIM_LAPSE)"),
 		waitingTarget:    fs.String("waiting-target", cmpOr(getenv("WAITING_TARGET_DAYS"), strconv.Itoa(schedule.DefaultWaitingTarget)), "working days (Helsinki, weekends excluded) a row may wait for a person before the queue marks it (env WAITING_TARGET_DAYS)"),
@@ -285,6 +293,7 @@ func (c *configFlags) validate() (config, error) {
 		c.problem("EXPORT_DIR: %q is not an absolute path; its contents are deleted at start, so name a folder of regdesk's own", cfg.ExportDir)
 	}
 	c.validateSuotar(&cfg)
+	c.validateLMS(&cfg)
 	c.validateMail(&cfg)
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
@@ -349,6 +358,25 @@ func (c *configFlags) validateSuotar(cfg *config) {
 	}
 	if _, err := suotar.New(cfg.suotarConfig()); err != nil {
 		c.problem("SUOTAR_URL: %q is not an absolute http(s) URL", cfg.SuotarURL)
+	}
+}
+
+// validateLMS reads the LMS settings into cfg. The token comes from the environment only.
+func (c *configFlags) validateLMS(cfg *config) {
+	cfg.LMSURL = strings.TrimSpace(*c.lmsURL)
+	cfg.LMSToken = strings.TrimSpace(c.getenv("LMS_TOKEN"))
+	switch {
+	case cfg.LMSURL == "" && cfg.LMSToken == "":
+		return // hand actions are off; the pages say so
+	case cfg.LMSURL == "":
+		c.problem("LMS_URL is not set, but LMS_TOKEN is: set both to take hand actions through the LMS, or neither")
+		return
+	case cfg.LMSToken == "":
+		c.problem("LMS_TOKEN is not set, but LMS_URL is: set both to take hand actions through the LMS, or neither")
+		return
+	}
+	if _, err := lms.New(cfg.LMSURL, cfg.LMSToken, nil); err != nil {
+		c.problem("LMS_URL: %v", err)
 	}
 }
 
@@ -477,6 +505,16 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if cfg.ProxyHeader != "" {
 		log.Info("single sign-on through the authenticating proxy is on", "header", cfg.ProxyHeader, "trusted", cfg.ProxyTrusted)
 	}
+	if cfg.LMSURL != "" {
+		client, err := lms.New(cfg.LMSURL, cfg.LMSToken, nil)
+		if err != nil {
+			return fmt.Errorf("lms: %w", err)
+		}
+		deps.LMS = client
+		log.Info("hand actions go to the LMS's admin endpoints", "url", redactedURL(cfg.LMSURL))
+	} else {
+		log.Info("the LMS is not configured: hand actions are off (set LMS_URL and LMS_TOKEN)")
+	}
 	var sender alerting.Sender
 	if cfg.SMTPURL != "" {
 		smtpSender, err := alerting.NewSMTP(alerting.SMTPConfig{URL: cfg.SMTPURL, Password: cfg.SMTPPassword})
@@ -500,6 +538,12 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	alertsDone := make(chan struct{})
 	go func() { defer close(alertsDone); alerts.Run(alertCtx, cfg.AlertInterval) }()
 	defer func() { stopAlerts(); <-alertsDone }()
+	// The work this server does outside requests (package maintenance), every job listed here.
+	jobs := &maintenance.Runner{Log: log, Jobs: []maintenance.Job{
+		&maintenance.LedgerMirror{Store: st, Log: log},
+	}}
+	jobs.Start(ctx)
+	defer jobs.Stop()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {
 		fmt.Fprintf(stdout, "regdesk is serving on http://%s/\n", addr)
 	})
