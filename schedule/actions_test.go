@@ -270,7 +270,6 @@ func checkNowCases() []decideCase {
 	return cases
 }
 
-
 func flagAndDismissCases() []decideCase {
 	var cases []decideCase
 	clear := func(name string, f schedule.Facts, s schedule.Strictness, refusal schedule.RefusalCode) {

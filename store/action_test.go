@@ -534,7 +534,7 @@ func TestRegistrationPageGetDecides(t *testing.T) {
 	}
 	want := map[schedule.Action]schedule.RefusalCode{
 		schedule.ActionResubmit: schedule.RefusalLookupFoundAttainment,
-		schedule.ActionCancel: "", schedule.ActionCheckNow: "", schedule.ActionClearFlag: "", schedule.ActionDismissAttention: "",
+		schedule.ActionCancel:   "", schedule.ActionCheckNow: "", schedule.ActionClearFlag: "", schedule.ActionDismissAttention: "",
 	}
 	for _, d := range page.Decisions {
 		if d.Refusal != want[d.Action] {

@@ -136,7 +136,7 @@ func TestRegistrationPageShowsEveryActionWithItsState(t *testing.T) {
 	}
 	want := map[schedule.Action]bool{
 		schedule.ActionResubmit: false,
-		schedule.ActionCancel: true, schedule.ActionCheckNow: true, schedule.ActionClearFlag: false, schedule.ActionDismissAttention: true,
+		schedule.ActionCancel:   true, schedule.ActionCheckNow: true, schedule.ActionClearFlag: false, schedule.ActionDismissAttention: true,
 	}
 	for a, allowed := range want {
 		item := actionItem(t, body, a)

@@ -127,3 +127,10 @@ func OwnerURL(dbURL string) string {
 	u.RawQuery = q.Encode()
 	return u.String()
 }
+
+// DatabaseURL is the test server's URL admin with its database replaced by name.
+func DatabaseURL(admin, name string) string { return withDatabase(admin, name) }
+
+// AsRole is the database URL u with its sessions acting as Role, which may only read the LMS's
+// tables.
+func AsRole(u string) string { return asRole(u) }
