@@ -296,6 +296,10 @@ func (q *Queries) RegistrationActionPrepare(ctx context.Context, now time.Time, 
 		}
 		return ActionPrepared{}, stale
 	}
+	d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAny, now)
+	if !d.Allowed {
+		return ActionPrepared{}, &RefusedError{RegistrationID: r.ID, Decision: d}
+	}
 	// An action that leaves the row as it was (check now on a row already due) leaves its version
 	// too: a second click, or a second tab, on the same page is caught by regdesk's own record.
 	var asked AlreadyAskedError
@@ -311,10 +315,6 @@ ORDER BY r.created_at DESC LIMIT 1`, r.ID, string(p.Action), p.Version).Scan(&as
 		return ActionPrepared{}, &asked
 	case !errors.Is(err, pgx.ErrNoRows):
 		return ActionPrepared{}, dbError(op, err)
-	}
-	d := schedule.Decide(p.Action, r.scheduleFacts(), schedule.StrictnessAny, now)
-	if !d.Allowed {
-		return ActionPrepared{}, &RefusedError{RegistrationID: r.ID, Decision: d}
 	}
 	if d.Risk.NeedsConfirmation() && p.ConfirmedRisk != d.Risk {
 		return ActionPrepared{}, &RiskConfirmationError{RegistrationID: r.ID, Risk: d.Risk, Decision: d}
