@@ -182,14 +182,14 @@ func TestLongExportsPerPersonAreCapped(t *testing.T) {
 		t.Errorf("another person's long export = %d, want 303", resp.StatusCode)
 	}
 
-	// While the students table is held, every new export waits at its first row.
+	// While the students' details are held, every new export waits at its first row.
 	ctx := t.Context()
-	hold, err := b.store.Pool().Begin(ctx)
+	hold, err := storetest.LMS(t, b.store).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer hold.Rollback(context.WithoutCancel(ctx))
-	if _, err := hold.Exec(ctx, `LOCK TABLE students IN ACCESS EXCLUSIVE MODE`); err != nil {
+	if _, err := hold.Exec(ctx, `LOCK TABLE user_details IN ACCESS EXCLUSIVE MODE`); err != nil {
 		t.Fatal(err)
 	}
 	for range web.ExportsPerPerson {

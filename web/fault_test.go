@@ -390,7 +390,7 @@ func TestHeavyPageWaitsItsBoundThenSaysItIsBusy(t *testing.T) {
 	b := setupWith(t, func(d *web.Deps) { d.HeavyPages, d.HeavyWait, d.RequestTimeout = 1, wait, request })
 	ctx := context.Background()
 	// The course list waits on this lock, holding the only slot.
-	hold, err := b.store.Pool().Begin(ctx)
+	hold, err := storetest.LMS(t, b.store).Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,7 +406,7 @@ func TestHeavyPageWaitsItsBoundThenSaysItIsBusy(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var waiting bool
-		if err := b.store.Pool().QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+		if err := storetest.LMS(t, b.store).QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
   WHERE datname = current_database() AND wait_event_type = 'Lock')`).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
