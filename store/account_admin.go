@@ -200,13 +200,17 @@ type AccountOverview struct {
 	Account
 	// LastSignInAt is the last successful sign-in with a password; nil when there was none.
 	LastSignInAt *time.Time `db:"last_sign_in_at"`
+	// LMSUserName is the LMS user the account is, by name, or by e-mail when the LMS knows no
+	// name; "" when the account is no LMS user.
+	LMSUserName string `db:"lms_user_name"`
 }
 
 // AccountOverviewList returns every account with its last sign-in, by name.
 func (q *Queries) AccountOverviewList(ctx context.Context) ([]AccountOverview, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+accountColumns+`,
-  (SELECT max(l.created_at) FROM login_attempts l WHERE l.account_id = a.id AND l.outcome = 'success') AS last_sign_in_at
-FROM accounts a ORDER BY lower(a.name), lower(a.email), a.id`)
+  (SELECT max(l.created_at) FROM login_attempts l WHERE l.account_id = a.id AND l.outcome = 'success') AS last_sign_in_at,
+  CASE WHEN a.lms_user_id IS NULL THEN '' ELSE coalesce(nullif(btrim(concat_ws(' ', lu.first_name, lu.last_name)), ''), lu.email, a.lms_user_id::text) END AS lms_user_name
+FROM accounts a LEFT JOIN user_details lu ON lu.user_id = a.lms_user_id ORDER BY lower(a.name), lower(a.email), a.id`)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AccountOverview])
 	if err != nil {
 		return nil, dbError("AccountOverviewList", err)
@@ -252,7 +256,10 @@ type AccountAddParams struct {
 	// PasswordHash may be empty: the account signs in through single sign-on, or gets a password
 	// through a one-time link.
 	PasswordHash string
-	By           AccountChangeBy
+	// LMSUser, when not "", is the LMS user the person is, by LMS user id or LMS e-mail address
+	// (see LMSUserFind): hand actions are asked of the LMS as them.
+	LMSUser string
+	By      AccountChangeBy
 }
 
 // AccountAdd creates an account with its courses and records the change, in one transaction. Bad
@@ -282,16 +289,25 @@ func (s *Store) AccountAdd(ctx context.Context, p AccountAddParams) (Account, er
 		if p.PasswordHash != "" {
 			hash = &p.PasswordHash
 		}
+		var lms LMSUser
+		if strings.TrimSpace(p.LMSUser) != "" {
+			if lms, err = q.LMSUserFind(ctx, p.LMSUser); err != nil {
+				return err
+			}
+			if err := q.lmsUserFree(ctx, "", lms); err != nil {
+				return err
+			}
+		}
 		var id string
-		if err := q.db.QueryRow(ctx, `INSERT INTO accounts (id, created_at, name, email, role, password_hash)
-VALUES (gen_random_uuid(), $1, $2, $3, $4::account_role, $5) RETURNING id::text`, by.At, name, email, p.Role, hash).Scan(&id); err != nil {
+		if err := q.db.QueryRow(ctx, `INSERT INTO accounts (id, created_at, name, email, role, password_hash, lms_user_id)
+VALUES (gen_random_uuid(), $1, $2, $3, $4::account_role, $5, $6) RETURNING id::text`, by.At, name, email, p.Role, hash, nullIfEmpty(lms.ID)).Scan(&id); err != nil {
 			return dbError("AccountAdd", err)
 		}
 		if err := q.accountCoursesInsert(ctx, id, courses); err != nil {
 			return err
 		}
 		if err := q.accountChangeInsert(ctx, id, AccountChangeCreated, by, map[string]any{
-			"role": p.Role, "course_ids": courses, "email": email, "name": name, "password": hash != nil,
+			"role": p.Role, "course_ids": courses, "email": email, "name": name, "password": hash != nil, "lms_user_id": lms.ID,
 		}); err != nil {
 			return err
 		}

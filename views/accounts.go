@@ -25,14 +25,25 @@ type AccountRowVM struct {
 	// words; RoleLabel the role's.
 	Status, StatusLabel, SignIn, RoleLabel string
 	Disabled                               bool
+	// LMSUser is the LMS user the account is, in words ("" for none).
+	LMSUser string
+}
+
+// AccountLMSVM is the LMS user an account is, on its page, with the form that changes it.
+type AccountLMSVM struct {
+	// Ref is what the form shows: the LMS user's e-mail address, or its id when it has none.
+	Ref string
+	// Line says who the account is in the LMS, or that it is nobody there; Warning, when not "",
+	// says why the LMS will refuse the person's hand actions.
+	Line, Warning string
 }
 
 // AccountFormVM is the form that adds an account, with what was typed when it comes back.
 type AccountFormVM struct {
-	Name, Email, Role, SignIn, Reason string
-	Roles                             []Option
-	Courses                           []Option
-	Message                           string
+	Name, Email, Role, SignIn, Reason, LMSUser string
+	Roles                                      []Option
+	Courses                                    []Option
+	Message                                    string
 }
 
 // AccountVM is one account's page: its facts, the forms that change it, and its record.
@@ -44,6 +55,7 @@ type AccountVM struct {
 	Courses []Option
 	// Self is true on the admin's own account.
 	Self    bool
+	LMS     AccountLMSVM
 	Changes []AccountChangeVM
 }
 

@@ -47,6 +47,7 @@ var changeNames = map[string]string{
 	store.AccountChangePasswordSet:        "accounts.change.password_set",
 	store.AccountChangeAPITokenCreated:    "accounts.change.api_token_created",
 	store.AccountChangeAPITokenRevoked:    "accounts.change.api_token_revoked",
+	store.AccountChangeLMSUserChanged:     "accounts.change.lms_user_changed",
 }
 
 func roleOptions(loc *i18n.Localizer, selected string) []views.Option {
@@ -190,7 +191,9 @@ func (s *Server) renderAccounts(w http.ResponseWriter, r *http.Request, status i
 	loc := i18n.From(ctx)
 	vm := views.AccountsVM{Page: s.page(r, loc.T("accounts.title")), Add: form}
 	for _, a := range list {
-		vm.Accounts = append(vm.Accounts, accountRowVM(loc, a.Account, a.LastSignInAt, names, now))
+		row := accountRowVM(loc, a.Account, a.LastSignInAt, names, now)
+		row.LMSUser = a.LMSUserName
+		vm.Accounts = append(vm.Accounts, row)
 	}
 	vm.Add.Roles = roleOptions(loc, form.Role)
 	if vm.Add.Courses == nil {
@@ -215,7 +218,8 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 	}
 	ctx := r.Context()
 	f := r.PostForm
-	form := views.AccountFormVM{Name: f.Get("name"), Email: f.Get("email"), Role: f.Get("role"), SignIn: f.Get("signin"), Reason: f.Get("reason")}
+	form := views.AccountFormVM{Name: f.Get("name"), Email: f.Get("email"), Role: f.Get("role"), SignIn: f.Get("signin"), Reason: f.Get("reason"),
+		LMSUser: f.Get("lms_user")}
 	courses, _, err := s.courseNames(ctx)
 	if err != nil {
 		return err
@@ -237,7 +241,7 @@ func (s *Server) accountAdd(w http.ResponseWriter, r *http.Request) error {
 		courseIDs = nil
 	}
 	by := s.changeBy(r)
-	acct, err := s.store.AccountAdd(ctx, store.AccountAddParams{Name: form.Name, Email: form.Email, Role: form.Role, CourseIDs: courseIDs, By: by})
+	acct, err := s.store.AccountAdd(ctx, store.AccountAddParams{Name: form.Name, Email: form.Email, Role: form.Role, CourseIDs: courseIDs, LMSUser: form.LMSUser, By: by})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
 		return retry(loc.T("accounts.nothingSavedAfter", "Problem", validationWords(loc, ve)))
 	}
@@ -285,10 +289,56 @@ func (s *Server) accountShow(w http.ResponseWriter, r *http.Request) error {
 	loc := i18n.From(ctx)
 	vm := views.AccountVM{Page: s.page(r, acct.Name), Account: accountRowVM(loc, acct, last, names, now), Roles: roleOptions(loc, acct.Role),
 		Courses: courseOptions(courses, acct.CourseIDs), Self: acct.ID == actorFrom(ctx).ID}
+	if vm.LMS, err = s.accountLMSVM(ctx, acct); err != nil {
+		return err
+	}
 	if vm.Changes, err = s.accountChangeVMs(ctx, acct.ID, now); err != nil {
 		return err
 	}
 	return s.render(w, r, http.StatusOK, views.AccountPage(vm), nil)
+}
+
+// accountLMSVM says who the account is in the LMS, and warns when the LMS would refuse the
+// person's hand actions; a teacher takes none, so is not warned.
+func (s *Server) accountLMSVM(ctx context.Context, acct store.Account) (views.AccountLMSVM, error) {
+	loc := i18n.From(ctx)
+	if acct.LMSUserID == "" {
+		vm := views.AccountLMSVM{Line: loc.T("accounts.lms.none")}
+		if acct.Role == store.AccountRoleTeacher {
+			vm.Line = loc.T("accounts.lms.notSet")
+		}
+		return vm, nil
+	}
+	u, err := s.store.LMSUserGet(ctx, acct.LMSUserID)
+	if errors.Is(err, store.ErrNotFound) {
+		return views.AccountLMSVM{Ref: acct.LMSUserID, Line: acct.LMSUserID, Warning: loc.T("accounts.lms.gone", "ID", acct.LMSUserID)}, nil
+	}
+	if err != nil {
+		return views.AccountLMSVM{}, err
+	}
+	vm := views.AccountLMSVM{Ref: cmp.Or(u.Email, u.ID), Line: loc.T("accounts.lms.is", "Name", cmp.Or(u.Name, u.ID), "Email", cmp.Or(u.Email, "–"))}
+	if !u.CanAct && acct.Role != store.AccountRoleTeacher {
+		vm.Warning = loc.T("accounts.lms.cannotAct")
+	}
+	return vm, nil
+}
+
+// accountLMSUser links an account to an LMS user, or to none: POST /admin/accounts/{id}/lms-user.
+func (s *Server) accountLMSUser(w http.ResponseWriter, r *http.Request) error {
+	id, err := pathID(r)
+	if err != nil {
+		return err
+	}
+	if err := parseForm(w, r); err != nil {
+		return err
+	}
+	changed, err := s.store.AccountSetLMSUser(r.Context(), id, r.PostForm.Get("lms_user"), s.changeBy(r))
+	if err := accountError(err); err != nil {
+		return err
+	}
+	s.setFlash(r, i18n.T(r.Context(), map[bool]string{true: "accounts.saved", false: "accounts.unchanged"}[changed]))
+	redirect(w, r, "/admin/accounts/"+id)
+	return nil
 }
 
 // accountError says in words why a change was refused; nothing was written.

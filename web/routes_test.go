@@ -135,6 +135,8 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
 		"POST /admin/accounts/{id}/password-link": {{path: "/admin/accounts/" + b.support.ID + "/password-link", form: url.Values{},
 			anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
+		"POST /admin/accounts/{id}/lms-user": {{path: "/admin/accounts/" + b.support.ID + "/lms-user", form: url.Values{},
+			anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
 		// A password link's token is its own credential: everyone gets the same answer, here for a
 		// token never issued.
 		"GET /password/{token}":  {{path: "/password/" + strings.Repeat("A", 43), public: true, want: notFound404}},

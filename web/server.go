@@ -393,6 +393,7 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/admin/accounts/{id}/disable", s.handle(s.accountDisable))
 				r.Post("/admin/accounts/{id}/enable", s.handle(s.accountEnable))
 				r.Post("/admin/accounts/{id}/password-link", s.handle(s.accountPasswordLink))
+				r.Post("/admin/accounts/{id}/lms-user", s.handle(s.accountLMSUser))
 			})
 		})
 	})

@@ -22,7 +22,8 @@ const userUsage = `usage: regdesk user <verb> [flags]
 
 verbs:
   add      -email a@b -name "Full Name" -role admin|support|teacher [-course id-or-slug,...]
-           [-password-stdin | -sso-only]
+           [-lms-user lms-user-id-or-lms-email] [-password-stdin | -sso-only]
+  lms-user -email a@b -lms-user lms-user-id-or-lms-email | -clear
   passwd   -email a@b [-password-stdin]
   disable  -email a@b
   enable   -email a@b
@@ -30,7 +31,11 @@ verbs:
 
 Passwords are prompted for on the terminal (not echoed), or read from the first line of standard
 input with -password-stdin. There is deliberately no flag that takes a password: the command line
-is visible to every user of the machine and stays in shell history.`
+is visible to every user of the machine and stays in shell history.
+
+-lms-user names the LMS user the person is: regdesk asks the LMS for their hand actions as that
+user, and the LMS's own audit names them. Support staff and admins need it to act; the LMS lets
+the user act when they hold a global admin or credit_registration_admin role there.`
 
 // userCommand manages staff accounts: `regdesk user add|passwd|disable|enable|list`.
 func userCommand(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -43,8 +48,8 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 	fs.SetOutput(stderr)
 	dbURL := fs.String("database-url", getenv("DATABASE_URL"), "PostgreSQL URL (env DATABASE_URL)")
 	var (
-		email, name, role, courses *string
-		passwordStdin, ssoOnly     *bool
+		email, name, role, courses, lmsUser *string
+		passwordStdin, ssoOnly, clearLMS    *bool
 	)
 	switch verb {
 	case "add":
@@ -54,6 +59,11 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 		courses = fs.String("course", "", "a teacher's courses: ids or slugs, comma-separated")
 		passwordStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
 		ssoOnly = fs.Bool("sso-only", false, "no password: the person signs in through the single sign-on proxy only")
+		lmsUser = fs.String("lms-user", "", "the LMS user the person is: their LMS user id or the e-mail address they sign in to the LMS with")
+	case "lms-user":
+		email = fs.String("email", "", "the account's e-mail address")
+		lmsUser = fs.String("lms-user", "", "the LMS user the person is: their LMS user id or the e-mail address they sign in to the LMS with")
+		clearLMS = fs.Bool("clear", false, "the account is no LMS user: it can no longer take hand actions")
 	case "passwd":
 		email = fs.String("email", "", "the account's e-mail address")
 		passwordStdin = fs.Bool("password-stdin", false, "read the password from the first line of standard input")
@@ -92,8 +102,10 @@ func userCommand(ctx context.Context, args []string, getenv func(string) string,
 	case "add":
 		return userAdd(ctx, st, userAddParams{
 			Email: strings.TrimSpace(*email), Name: strings.TrimSpace(*name), Role: *role, Courses: listValue(*courses),
-			PasswordStdin: *passwordStdin, SSOOnly: *ssoOnly,
+			PasswordStdin: *passwordStdin, SSOOnly: *ssoOnly, LMSUser: strings.TrimSpace(*lmsUser),
 		}, stdin, stdout, stderr)
+	case "lms-user":
+		return userLMSUser(ctx, st, *email, strings.TrimSpace(*lmsUser), *clearLMS, stdout, stderr)
 	case "passwd":
 		acct, err := accountByEmail(ctx, st, *email)
 		if err != nil {
@@ -150,6 +162,7 @@ type userAddParams struct {
 	Email, Name, Role      string
 	Courses                []string
 	PasswordStdin, SSOOnly bool
+	LMSUser                string
 }
 
 func userAdd(ctx context.Context, st *store.Store, p userAddParams, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -186,7 +199,7 @@ func userAdd(ctx context.Context, st *store.Store, p userAddParams, stdin io.Rea
 		}
 	}
 	acct, err := st.AccountAdd(ctx, store.AccountAddParams{
-		Name: p.Name, Email: p.Email, Role: p.Role, PasswordHash: hash, CourseIDs: courseIDs,
+		Name: p.Name, Email: p.Email, Role: p.Role, PasswordHash: hash, CourseIDs: courseIDs, LMSUser: p.LMSUser,
 		By: store.CommandLineChange(time.Now(), "Added"),
 	})
 	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
@@ -202,6 +215,59 @@ func userAdd(ctx context.Context, st *store.Store, p userAddParams, stdin io.Rea
 		fmt.Fprintln(stderr, "user add: warning: a teacher of no course sees no registrations at all")
 	}
 	fmt.Fprintf(stdout, "user add: %s (%s, %s) can now sign in\n", acct.Email, acct.Name, acct.Role)
+	if acct.LMSUserID != "" {
+		return lmsUserNotes(ctx, st, "user add", acct, stdout, stderr)
+	}
+	if p.Role != store.AccountRoleTeacher {
+		fmt.Fprintf(stderr, "user add: warning: %s is no LMS user yet, so cannot take hand actions; regdesk user lms-user links one\n", acct.Email)
+	}
+	return nil
+}
+
+// userLMSUser links an account to the LMS user the person is, or clears the link.
+func userLMSUser(ctx context.Context, st *store.Store, email, ref string, clear bool, stdout, stderr io.Writer) error {
+	if (ref == "") == !clear {
+		return errors.New("user lms-user: give either -lms-user (an LMS user id or LMS e-mail address) or -clear")
+	}
+	acct, err := accountByEmail(ctx, st, email)
+	if err != nil {
+		return err
+	}
+	what := "Linked to an LMS user"
+	if clear {
+		what = "LMS user cleared"
+	}
+	changed, err := st.AccountSetLMSUser(ctx, acct.ID, ref, store.CommandLineChange(time.Now(), what))
+	if ve, ok := errors.AsType[*store.ValidationError](err); ok {
+		return fmt.Errorf("user lms-user: %s", ve.Message)
+	}
+	if err != nil {
+		return err
+	}
+	if acct, err = st.AccountGet(ctx, acct.ID); err != nil {
+		return err
+	}
+	switch {
+	case !changed:
+		fmt.Fprintf(stdout, "user lms-user: %s was already so; nothing changed\n", acct.Email)
+	case clear:
+		fmt.Fprintf(stdout, "user lms-user: %s is no LMS user now and cannot take hand actions\n", acct.Email)
+		return nil
+	}
+	return lmsUserNotes(ctx, st, "user lms-user", acct, stdout, stderr)
+}
+
+// lmsUserNotes says which LMS user an account is, and warns when the LMS would refuse their hand
+// actions.
+func lmsUserNotes(ctx context.Context, st *store.Store, verb string, acct store.Account, stdout, stderr io.Writer) error {
+	u, err := st.LMSUserGet(ctx, acct.LMSUserID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %s is the LMS user %s (%s, %s)\n", verb, acct.Email, u.ID, cmpOr(u.Name, "no name"), cmpOr(u.Email, "no e-mail"))
+	if !u.CanAct && acct.Role != store.AccountRoleTeacher {
+		fmt.Fprintf(stderr, "%s: warning: that LMS user holds no global admin or credit_registration_admin role, so the LMS refuses their hand actions\n", verb)
+	}
 	return nil
 }
 
@@ -251,7 +317,7 @@ func userList(ctx context.Context, st *store.Store, stdout io.Writer) error {
 		names[c.ID] = c.Name
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "EMAIL\tNAME\tROLE\tSTATUS\tSIGN-IN\tCOURSES")
+	fmt.Fprintln(tw, "EMAIL\tNAME\tROLE\tSTATUS\tSIGN-IN\tLMS USER\tCOURSES")
 	for _, a := range accounts {
 		status := "active"
 		if a.DisabledAt != nil {
@@ -265,7 +331,7 @@ func userList(ctx context.Context, st *store.Store, stdout io.Writer) error {
 		for _, id := range a.CourseIDs {
 			cs = append(cs, cmpOr(names[id], id))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", a.Email, a.Name, a.Role, status, signIn, strings.Join(cs, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.Email, a.Name, a.Role, status, signIn, cmpOr(a.LMSUserID, "-"), strings.Join(cs, ", "))
 	}
 	return tw.Flush()
 }
@@ -431,7 +497,7 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 		// The person the LMS's audit rows name, so regdesk shows "you" on them and takes their hand
 		// actions as them; an account made before the demo data was gets it now.
 		if id, ok := lmsUsers[d.Email]; ok && acct.LMSUserID != id {
-			if err := st.AccountSetLMSUser(ctx, acct.ID, id); err != nil {
+			if _, err := st.AccountSetLMSUser(ctx, acct.ID, id, store.CommandLineChange(time.Now(), "Linked to the demo's LMS user")); err != nil {
 				return nil, fmt.Errorf("demo accounts: the LMS user of %s: %w", d.Email, err)
 			}
 		}

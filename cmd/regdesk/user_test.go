@@ -192,3 +192,56 @@ func TestEnsureDemoAccountsIsIdempotent(t *testing.T) {
 		}
 	}
 }
+
+func TestUserLMSUserLinksTheAccount(t *testing.T) {
+	t.Parallel()
+	st, dbURL := storetest.NewWithURL(t, storetest.Options{})
+	ctx := context.Background()
+	sami := storetest.AddLMSAdmin(t, st, "Sami Support", "sami@lms.example")
+	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Pia", LastName: "Plain", Email: "pia@lms.example"})
+	getenv := func(k string) string {
+		if k == "DATABASE_URL" {
+			return dbURL
+		}
+		return ""
+	}
+	user := func(args ...string) (string, error) {
+		var out bytes.Buffer
+		err := userCommand(ctx, args, getenv, strings.NewReader(""), &out, &out)
+		return out.String(), err
+	}
+	out, err := user("add", "-email", "sami@example.invalid", "-name", "Sami Support", "-role", "support", "-sso-only", "-lms-user", "SAMI@lms.example")
+	if err != nil || !strings.Contains(out, sami) || strings.Contains(out, "warning") {
+		t.Fatalf("user add -lms-user: %v\n%s", err, out)
+	}
+	out, err = user("add", "-email", "pia@example.invalid", "-name", "Pia Plain", "-role", "support", "-sso-only")
+	if err != nil || !strings.Contains(out, "no LMS user yet") {
+		t.Errorf("a support person added without an LMS user gets no warning: %v\n%s", err, out)
+	}
+	if out, err := user("lms-user", "-email", "pia@example.invalid", "-lms-user", "sami@lms.example"); err == nil || !strings.Contains(err.Error(), "already that LMS user") {
+		t.Errorf("linking Sami's LMS user to a second account = %v\n%s", err, out)
+	}
+	out, err = user("lms-user", "-email", "pia@example.invalid", "-lms-user", student.ID)
+	if err != nil || !strings.Contains(out, "refuses their hand actions") {
+		t.Errorf("linking an LMS user without the role: %v; want a warning that the LMS refuses them\n%s", err, out)
+	}
+	if _, err := user("lms-user", "-email", "pia@example.invalid"); err == nil {
+		t.Errorf("user lms-user with neither -lms-user nor -clear succeeded")
+	}
+	if _, err := user("lms-user", "-email", "pia@example.invalid", "-clear"); err != nil {
+		t.Fatal(err)
+	}
+	out, err = user("list")
+	if err != nil || !strings.Contains(out, sami) {
+		t.Errorf("user list does not show Sami's LMS user: %v\n%s", err, out)
+	}
+	pia, _ := st.AccountGetByEmail(ctx, "pia@example.invalid")
+	changes, _ := st.AccountChangeList(ctx, pia.ID, 10)
+	var kinds []string
+	for _, c := range changes {
+		kinds = append(kinds, c.Change)
+	}
+	if pia.LMSUserID != "" || !slices.Equal(kinds, []string{"lms_user_changed", "lms_user_changed", "created"}) {
+		t.Errorf("Pia's account is LMS user %q with changes %v; want cleared, each change recorded", pia.LMSUserID, kinds)
+	}
+}
