@@ -64,3 +64,11 @@ FROM ledger_mirror cr
 	}
 	return out, nil
 }
+
+// MirrorLock is the advisory lock one refresh or sweep of the ledger copy holds.
+const MirrorLock = mirrorLock
+
+// LedgerMirrorRefreshBatch is LedgerMirrorRefresh copying at most batch rows.
+func (s *Store) LedgerMirrorRefreshBatch(ctx context.Context, batch int) (MirrorRefresh, error) {
+	return s.ledgerMirrorRefresh(ctx, batch)
+}

@@ -121,6 +121,10 @@ type MirrorRefresh struct {
 // whose copy differs. One refresh runs at a time across every instance: a refresh that finds the
 // lock taken returns at once with Skipped.
 func (s *Store) LedgerMirrorRefresh(ctx context.Context) (MirrorRefresh, error) {
+	return s.ledgerMirrorRefresh(ctx, mirrorBatch)
+}
+
+func (s *Store) ledgerMirrorRefresh(ctx context.Context, batch int) (MirrorRefresh, error) {
 	var out MirrorRefresh
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var locked bool
@@ -145,7 +149,7 @@ func (s *Store) LedgerMirrorRefresh(ctx context.Context) (MirrorRefresh, error) 
 WHERE c.updated_at >= $1
   AND NOT EXISTS (SELECT 1 FROM ledger_mirror m WHERE m.id = c.id AND m.updated_at = c.updated_at)
 ORDER BY c.updated_at
-LIMIT `+sqlLimit(mirrorBatch), from)
+LIMIT `+sqlLimit(batch), from)
 		if err != nil {
 			return err
 		}
@@ -172,7 +176,7 @@ LIMIT `+sqlLimit(mirrorBatch), from)
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		out.More = n == mirrorBatch
+		out.More = n == batch
 		if len(ids) > 0 {
 			tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), ""), ids)
 			if err != nil {
@@ -267,12 +271,22 @@ type MirrorStatus struct {
 	RefreshedAt *time.Time
 	// SweptAt is when the last full comparison finished; nil before the first.
 	SweptAt *time.Time
+	// Behind is how long ago, by the database's clock as it was read, a refresh last finished:
+	// the copy holds every write older than that. Nil before the first refresh.
+	Behind *time.Duration
 }
 
 // LedgerMirrorStatus reads how fresh the copy is.
 func (q *Queries) LedgerMirrorStatus(ctx context.Context) (MirrorStatus, error) {
 	var st MirrorStatus
-	err := q.db.QueryRow(ctx, `SELECT refreshed_at, swept_at FROM ledger_mirror_state`).Scan(&st.RefreshedAt, &st.SweptAt)
+	var behindMicros *int64
+	err := q.db.QueryRow(ctx, `SELECT refreshed_at, swept_at,
+  (extract(epoch FROM clock_timestamp() - refreshed_at) * 1000000)::bigint
+FROM ledger_mirror_state`).Scan(&st.RefreshedAt, &st.SweptAt, &behindMicros)
+	if behindMicros != nil {
+		d := time.Duration(*behindMicros) * time.Microsecond
+		st.Behind = &d
+	}
 	if err != nil {
 		return MirrorStatus{}, dbError("LedgerMirrorStatus", err)
 	}

@@ -48,3 +48,6 @@ const (
 	IDHealthFiring = "alerts-firing"
 	IDSettingsMail = "settings-mail"
 )
+
+// IDMirrorBanner is every page's notice that the lists show an older ledger than the LMS has.
+const IDMirrorBanner = "mirror-behind"

@@ -20,6 +20,9 @@ type Page struct {
 	SearchQuery string
 	// Alerts are the firing alerts that concern this person, most severe first, for the banner.
 	Alerts []HealthAlertVM
+	// MirrorBehind, when not "", says in words that the lists show the ledger as it was a while
+	// ago: regdesk's copy of the LMS's ledger has fallen behind.
+	MirrorBehind string
 }
 
 // User is the signed-in person as the page header shows them.

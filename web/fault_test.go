@@ -265,7 +265,7 @@ func TestDatabaseStoppingMidStatementIs503(t *testing.T) {
 		{"AdminShutdown", func(t *testing.T, f *faultBundle, admin *pgx.Conn) {
 			// What the postmaster does to each backend in a fast stop. (Taking the proxy down too
 			// would reset the connection before the FATAL reaches regdesk: the other case.)
-			if _, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, faultApp); err != nil {
+			if _, err := admin.Exec(context.Background(), `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, faultApp); err != nil {
 				t.Fatal(err)
 			}
 		}},
@@ -332,7 +332,7 @@ func TestDatabaseRestartEndingIdleConnectionsIsNever500(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer admin.Close(ctx)
-	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, faultApp); err != nil {
+	if _, err := admin.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 AND datname = current_database()`, faultApp); err != nil {
 		t.Fatal(err)
 	}
 	statuses := make(chan int, 6)

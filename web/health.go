@@ -15,50 +15,51 @@ import (
 	"regdesk/views/i18n"
 )
 
-// alertsCache keeps the firing alerts in process for the every-page banner, read at most once per
-// ttl however many pages are drawn: the banner must not add a statement to every page. Its
-// freshness is measured on the process's own monotonic clock, not the page clock (which tests
-// stop), since it is about the cache, not about what happened when.
-type alertsCache struct {
+// bannerCache keeps what every page's banners show (the firing alerts, how far behind the ledger
+// copy is) in process, read at most once per ttl however many pages are drawn: a banner must not
+// add a statement to every page. Its freshness is measured on the process's own monotonic clock,
+// not the page clock (which tests stop), since it is about the cache, not about what happened
+// when.
+type bannerCache[T any] struct {
 	ttl time.Duration
 
 	mu      sync.Mutex
 	loaded  time.Time
 	loading bool
-	list    []store.AlertRow
+	value   T
 }
 
 // DefaultAlertsTTL is how stale the banner may be: the alerts are evaluated every minute anyway.
 const DefaultAlertsTTL = 15 * time.Second
 
-// get returns the cached alerts, reading them with load when they are older than ttl. While one
-// request reads, the others take what is cached rather than wait: no page waits on the banner, so
-// a database that hangs holds only the request that happened to ask.
-func (c *alertsCache) get(ctx context.Context, load func(context.Context) ([]store.AlertRow, error)) ([]store.AlertRow, error) {
+// get returns the cached value, reading it with load when it is older than ttl, and when it was
+// read. While one request reads, the others take what is cached rather than wait: no page waits on
+// a banner, so a database that hangs holds only the request that happened to ask.
+func (c *bannerCache[T]) get(ctx context.Context, load func(context.Context) (T, error)) (T, time.Time, error) {
 	c.mu.Lock()
 	if c.loading || (!c.loaded.IsZero() && time.Since(c.loaded) < c.ttl) {
-		list := c.list
+		v, at := c.value, c.loaded
 		c.mu.Unlock()
-		return list, nil
+		return v, at, nil
 	}
 	c.loading = true
 	c.mu.Unlock()
-	list, err := load(ctx)
+	v, err := load(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.loading = false
 	// A failed read is not tried again on every page either: while the database is in trouble
-	// each page would wait on it once more. The last list stands until the next try.
+	// each page would wait on it once more. The last value stands until the next try.
 	c.loaded = time.Now()
 	if err != nil {
-		return c.list, err
+		return c.value, c.loaded, err
 	}
-	c.list = list
-	return list, nil
+	c.value = v
+	return v, c.loaded, nil
 }
 
 // expire makes the next page read the alerts again.
-func (c *alertsCache) expire() {
+func (c *bannerCache[T]) expire() {
 	c.mu.Lock()
 	c.loaded = time.Time{}
 	c.mu.Unlock()
@@ -105,7 +106,7 @@ func (s *Server) bannerAlerts(r *http.Request, a *Actor) []views.HealthAlertVM {
 	if s.alerts == nil || s.store == nil {
 		return nil // a Server put together by hand in a test, without New
 	}
-	list, err := s.alerts.get(r.Context(), s.store.AlertListFiring)
+	list, _, err := s.alerts.get(r.Context(), s.store.AlertListFiring)
 	if err != nil {
 		s.dbTrouble.note(r.Context(), s, "banner alerts not read", err)
 	}
@@ -192,4 +193,35 @@ func (s *Server) alertAcknowledge(w http.ResponseWriter, r *http.Request) error 
 	s.setFlash(r, i18n.T(r.Context(), "health.ackDone"))
 	redirect(w, r, "/alerts")
 	return nil
+}
+
+// DefaultMirrorStaleAfter is how far behind the LMS's ledger regdesk's copy may be before the
+// pages say so: the copy is refreshed every two seconds, so ten is a refresh failing repeatedly.
+const DefaultMirrorStaleAfter = 10 * time.Second
+
+// mirrorStatusTTL is how often the banner reads how far behind the copy is.
+const mirrorStatusTTL = 2 * time.Second
+
+// mirrorBehind says, in words, that the lists show the ledger as it was a while ago, when the copy
+// is further behind than mirrorStaleAfter (or was never refreshed at all); "" when it is not.
+func (s *Server) mirrorBehind(r *http.Request) string {
+	if s.mirror == nil || s.store == nil || s.mirrorStaleAfter < 0 {
+		return ""
+	}
+	st, readAt, err := s.mirror.get(r.Context(), s.store.LedgerMirrorStatus)
+	if err != nil {
+		s.dbTrouble.note(r.Context(), s, "ledger copy status not read", err)
+	}
+	if readAt.IsZero() {
+		return ""
+	}
+	loc := i18n.From(r.Context())
+	if st.Behind == nil {
+		return loc.T("mirror.never")
+	}
+	behind := *st.Behind + time.Since(readAt)
+	if behind <= s.mirrorStaleAfter {
+		return ""
+	}
+	return loc.T("mirror.behind", "Span", loc.Span(behind))
 }

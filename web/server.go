@@ -85,6 +85,9 @@ type Deps struct {
 	Mailing bool
 	// AlertsTTL is how stale the every-page alert banner may be (DefaultAlertsTTL when 0).
 	AlertsTTL time.Duration
+	// MirrorStaleAfter is how far behind the LMS's ledger regdesk's copy of it may fall before
+	// every page says its lists are behind (DefaultMirrorStaleAfter when 0; never when negative).
+	MirrorStaleAfter time.Duration
 	// OverviewTTL is how long one reading of /overview, and of the course modules' numbers on
 	// /courses, is shared (0: read on every request, for tests, where the clock stands still).
 	OverviewTTL time.Duration
@@ -170,9 +173,13 @@ type Server struct {
 	bulkInlineRows int
 	// passwordLinkTTL is how long a one-time password link works.
 	passwordLinkTTL time.Duration
-	alerts          *alertsCache
-	mailing         bool
-	overview        *sharedReading[overviewRead]
+	alerts          *bannerCache[[]store.AlertRow]
+	// mirror is how far behind regdesk's copy of the ledger is, for the every-page banner;
+	// mirrorStaleAfter how far behind it may be before the banner says so (never when negative).
+	mirror           *bannerCache[store.MirrorStatus]
+	mirrorStaleAfter time.Duration
+	mailing          bool
+	overview         *sharedReading[overviewRead]
 	// modules is support's course-module numbers on /courses, shared like the overview's.
 	modules        *sharedReading[[]store.CourseModuleStats]
 	stopBackground context.CancelFunc
@@ -199,7 +206,8 @@ func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
 		counts: newCountsCache(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
-		alerts: &alertsCache{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
+		alerts: &bannerCache[[]store.AlertRow]{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
+		mirror: &bannerCache[store.MirrorStatus]{ttl: mirrorStatusTTL}, mirrorStaleAfter: cmp.Or(d.MirrorStaleAfter, DefaultMirrorStaleAfter),
 		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows),
 		exportInlineRows: cmp.Or(d.ExportInlineRows, DefaultExportInlineRows), instance: store.NewID()[:8]}
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
@@ -432,6 +440,7 @@ func (s *Server) page(r *http.Request, title string) views.Page {
 	p.User = &views.User{Name: a.Name, Role: string(a.Role), SingleSignOn: viaSSO(r.Context())}
 	p.Nav = navFor(r, a)
 	p.Alerts = s.bannerAlerts(r, a)
+	p.MirrorBehind = s.mirrorBehind(r)
 	return p
 }
 

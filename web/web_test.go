@@ -116,7 +116,9 @@ func setupOn(t *testing.T, st *store.Store, edit func(*web.Deps)) *testBundle {
 	b.teacher = b.addAccount(t, "Tuula Teacher", "teacher@example.invalid", web.RoleTeacher, b.course.ID)
 
 	b.lmsFake, b.lms = storetest.FakeLMS(t, st, b.clock.Now)
-	deps := web.Deps{Store: st, Now: b.clock.Now, Session: web.SessionConfig{Insecure: true}, LMS: b.lms}
+	// No refresh job runs beside a test, whose copy of the ledger is synced by the fixtures: the
+	// banner that the copy is behind is TestPagesSayWhenTheLedgerCopyIsBehind's.
+	deps := web.Deps{Store: st, Now: b.clock.Now, Session: web.SessionConfig{Insecure: true}, LMS: b.lms, MirrorStaleAfter: -1}
 	if edit != nil {
 		edit(&deps)
 	}
