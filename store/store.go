@@ -70,6 +70,8 @@ type Store struct {
 	passwordCost int
 	// decoyHash is a hash at passwordCost for SpendPasswordCheck, made on first use.
 	decoyHash func() []byte
+	// lmsSchema is the schema of the LMS's tables (Options.LMSSchema).
+	lmsSchema string
 }
 
 // Options tune a Store.
@@ -153,7 +155,7 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		h, _ := bcrypt.GenerateFromPassword([]byte("regdesk decoy password"), cost)
 		return h
 	})
-	return &Store{Queries: &Queries{db: pool}, pool: pool, health: health, passwordCost: cost, decoyHash: decoy}, nil
+	return &Store{Queries: &Queries{db: pool}, pool: pool, health: health, passwordCost: cost, decoyHash: decoy, lmsSchema: lmsSchema}, nil
 }
 
 // sqlLimit writes a LIMIT into a statement's text rather than as a parameter. pgx prepares and

@@ -467,6 +467,9 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if err := st.CheckSchema(ctx); err != nil {
 		return err
 	}
+	if err := st.CheckLMS(ctx); err != nil {
+		return err
+	}
 	deps := web.Deps{
 		Store: st, Log: log, Now: now,
 		Session: web.SessionConfig{
