@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -483,5 +484,36 @@ WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '
 	}
 	if resp, _ := b.get(t, "/bulk/jobs/"+cut, true); resp.Header.Get("HX-Redirect") != "/bulk/jobs/"+cut {
 		t.Errorf("htmx's poll of a job cut short: HX-Redirect %q", resp.Header.Get("HX-Redirect"))
+	}
+}
+
+// A form carrying more rows than one bulk action takes is refused in words about rows, and
+// nothing is done; up to the limit the apply form's rows are read (a selection of more than the
+// fifty values any other field may repeat is the bulk form's everyday case).
+func TestBulkApplyBoundIsSaidInRows(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	rows := make([]string, store.BulkMaxRows+1)
+	for i := range rows {
+		rows[i] = storetest.NewID() + ":1:"
+	}
+	resp, body := b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"clear_flag"}, "row": rows, "reason": {"x"}})
+	if text := html.UnescapeString(body); resp.StatusCode != http.StatusUnprocessableEntity ||
+		!strings.Contains(text, "501 rows were sent to act on; at most 500 are acted on at once.") {
+		t.Errorf("501 rows = %d, want 422 saying so in rows:\n%s", resp.StatusCode, text)
+	}
+	// Fifty-one rows (none of them found) pass the input bound and run as a background job.
+	resp, body = b.postForm(t, b.client, "/bulk/apply", url.Values{"action": {"clear_flag"}, "row": rows[:51], "reason": {"x"}})
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/bulk/jobs/") {
+		t.Errorf("51 rows = %d, want 303 to the job's page:\n%s", resp.StatusCode, html.UnescapeString(body))
+	}
+	// Another field's repeats name the field in words.
+	states := make([]string, 51)
+	for i := range states {
+		states[i] = strconv.Itoa(i)
+	}
+	resp, body = b.get(t, "/?"+url.Values{"state": states}.Encode(), false)
+	if text := html.UnescapeString(body); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(text, "The state is given 51 times") {
+		t.Errorf("51 states = %d:\n%s", resp.StatusCode, text)
 	}
 }

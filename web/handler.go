@@ -76,8 +76,9 @@ const (
 	maxInputRepeat = 50
 )
 
-// inputRepeats are the keys that may repeat more than maxInputRepeat times.
-var inputRepeats = map[string]int{"id": store.BulkMaxRows}
+// inputRepeats are the keys that may repeat more than maxInputRepeat times: a bulk selection's
+// ticked rows (id) and its apply form's rows (row), each up to the bulk limit.
+var inputRepeats = map[string]int{"id": store.BulkMaxRows, "row": store.BulkMaxRows}
 
 // lenientInputs are the keys whose unreadable values do not refuse the request: an alert link's
 // time that cannot be read must not keep the person from the page (the banner says so).
@@ -121,7 +122,10 @@ func checkInput(vals url.Values) error {
 				kept = append(kept, v)
 			}
 		}
-		if limit := cmp.Or(inputRepeats[key], maxInputRepeat); len(kept) > limit {
+		if limit := cmp.Or(inputRepeats[key], maxInputRepeat); len(kept) > limit && inputRepeats[key] > 0 {
+			// A selection too large is said in rows, the way the person chose them.
+			return &Error{Status: http.StatusUnprocessableEntity, Field: key, Key: "error.rowsTooMany", Args: []any{"Given", len(kept), "Max", limit}}
+		} else if len(kept) > limit {
 			return &Error{Status: http.StatusUnprocessableEntity, Field: key, Key: "error.fieldRepeats",
 				Args: []any{"Field", name, "Given", len(kept), "Max", limit}}
 		}
