@@ -26,11 +26,17 @@ import (
 	"regdesk/store"
 )
 
-// LMS is what hand actions ask of the LMS; *lms.Client has it.
+// LMS is what hand actions and the pipeline's controls ask of the LMS; *lms.Client has it.
 type LMS interface {
 	Transition(ctx context.Context, actingUserID, registrationID string, action lms.Action, reason string) (lms.TransitionResult, error)
 	BulkTransition(ctx context.Context, actingUserID string, ids []string, action lms.Action, reason string) (lms.BulkResult, error)
 	DismissAttention(ctx context.Context, actingUserID, registrationID, reason string) (lms.DismissResult, error)
+	RequeueRetryable(ctx context.Context, actingUserID string, scope lms.RequeueScope, reason string) (lms.RequeueResult, error)
+	PausePhase(ctx context.Context, actingUserID, phase, reason string) (lms.PhaseStatus, error)
+	ResumePhase(ctx context.Context, actingUserID, phase, reason string) (lms.PhaseStatus, error)
+	RunPhaseNow(ctx context.Context, actingUserID, phase, reason string) (lms.PhaseStatus, error)
+	PauseModule(ctx context.Context, actingUserID, courseModuleID, reason string) error
+	ResumeModule(ctx context.Context, actingUserID, courseModuleID, reason string) error
 }
 
 // Service takes hand actions. A zero LMS turns them off.

@@ -101,7 +101,7 @@ const auditColumns = `a.id::text AS id, a.created_at, a.action::text AS action,
   coalesce(a.hand_action, '') AS hand_action, a.target_kind::text AS target_kind,
   a.target_id::text AS target_id,
   coalesce(nullif(btrim(concat_ws(' ', ts.first_name, ts.last_name)), '') || ' · ' || tc.name, ts.email || ' · ' || tc.name,
-    ta.name || ' · ' || ta.email, '') AS target_label,
+    ta.name || ' · ' || ta.email, tmc.name || coalesce(' · ' || tm.name, ''), a.target_phase, '') AS target_label,
   coalesce(a.actor_user_id::text, '') AS actor_id, coalesce(ac.name, nullif(` + sqlLMSUserName + `, ''), '') AS actor_name,
   a.source,
   a.actor_role, a.reason, a.before_state::text AS before_state, a.after_state::text AS after_state, a.details,
@@ -145,6 +145,8 @@ FROM ` + auditFrom + ` a
   LEFT JOIN user_details ts ON ts.user_id = tr.user_id
   LEFT JOIN courses tc ON tc.id = tr.course_id
   LEFT JOIN accounts ta ON ta.id = a.target_id AND a.target_kind = '` + AuditTargetAccount + `'
+  LEFT JOIN course_modules tm ON tm.id = a.target_id AND a.target_kind = 'course_module'
+  LEFT JOIN courses tmc ON tmc.id = tm.course_id
 WHERE ` + where + `
 ORDER BY a.created_at DESC, a.id DESC`
 }
@@ -160,7 +162,7 @@ const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, NULL::t
     x.target_kind::text AS target_kind, x.target_id, acc.id AS actor_user_id, x.actor_user_id AS actor_lms_user_id,
     x.actor_role::text AS actor_role, coalesce(x.reason, '') AS reason, x.before_state::text AS before_state,
     x.after_state::text AS after_state, x.details, coalesce(x.affected_row_count, 1) AS affected_row_count, 'lms' AS source,
-    x.details->>'outcome' AS outcome, NULL::text AS refusal, NULL::jsonb AS answer
+    x.details->>'outcome' AS outcome, NULL::text AS refusal, NULL::jsonb AS answer, x.target_phase::text AS target_phase
   FROM credit_registration_admin_actions x
     LEFT JOIN accounts acc ON acc.lms_user_id = x.actor_user_id
   WHERE x.deleted_at IS NULL
@@ -179,13 +181,13 @@ const auditFrom = `(SELECT x.id, x.created_at, x.action::text AS action, NULL::t
     CASE WHEN ans.answer ? 'rows' THEN (SELECT count(*)::int FROM jsonb_array_elements(ans.answer->'rows') x
       WHERE x->>'outcome' = 'applied') ELSE r.affected_row_count END, 'regdesk',
     CASE WHEN ans.outcome IS NOT NULL THEN ans.outcome WHEN r.details->>'outcome' = '` + AuditOutcomeAsked + `'
-      THEN '` + AuditOutcomeUnknown + `' END, ans.refusal, ans.answer
+      THEN '` + AuditOutcomeUnknown + `' END, ans.refusal, ans.answer, NULL
   FROM actions r
     LEFT JOIN action_answers ans ON ans.action_id = r.id
   UNION ALL
   SELECT c.id, c.created_at, '` + AuditActionAccountPrefix + `' || c.change, NULL, '` + AuditTargetAccount + `', c.account_id,
     c.actor_user_id, NULL::uuid, coalesce(c.actor_role::text, ''), c.reason, NULL, NULL, c.details, 1, 'account',
-    NULL, NULL, NULL
+    NULL, NULL, NULL, NULL
   FROM account_changes c)`
 
 // auditWhere is the condition on "a" that f and the cursor ask for, with its arguments; ok is

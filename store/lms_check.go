@@ -15,6 +15,7 @@ var lmsRelations = []string{
 	"users", "user_details", "verified_student_numbers", "roles",
 	"credit_registrations", "credit_registration_events", "credit_registration_admin_actions",
 	"credit_registration_attention_dismissals", "credit_registration_preconditions",
+	"credit_registration_phase_state", "course_module_suotar_configurations",
 }
 
 // CheckLMS makes sure regdesk can read what it reads of the LMS: every table and view it uses

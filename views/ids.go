@@ -51,3 +51,11 @@ const (
 
 // IDMirrorBanner is every page's notice that the lists show an older ledger than the LMS has.
 const IDMirrorBanner = "mirror-behind"
+
+// IDSystemPhases, IDSystemModules and IDSystemRequeue are the System page's sections, each
+// swapped by the answer to one of its controls.
+const (
+	IDSystemPhases  = "system-phases"
+	IDSystemModules = "system-modules"
+	IDSystemRequeue = "system-requeue"
+)

@@ -20,10 +20,17 @@ const auditPageSize = 50
 // action name, with their labels; auditOwnActionOrder is the filter's order of them.
 var (
 	auditOwnActions = map[string]string{
-		"claim":   "audit.claim",
-		"release": "audit.release",
+		"claim":                "audit.claim",
+		"release":              "audit.release",
+		"pause_phase":          "audit.pause_phase",
+		"resume_phase":         "audit.resume_phase",
+		"run_phase_now":        "audit.run_phase_now",
+		"pause_course_module":  "audit.pause_course_module",
+		"resume_course_module": "audit.resume_course_module",
+		"requeue_batch":        "audit.requeue_batch",
 	}
-	auditOwnActionOrder = []string{"claim", "release"}
+	auditOwnActionOrder = []string{"claim", "release", "pause_phase", "resume_phase", "run_phase_now", "pause_course_module",
+		"resume_course_module", "requeue_batch"}
 )
 
 // auditParams is the audit page's state, as the URL carries it.
@@ -219,6 +226,9 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 	if e.TargetID != nil && e.TargetKind == "credit_registration" {
 		vm.TargetURL = "/registrations/" + *e.TargetID
 		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
+	} else if e.TargetKind == "phase" || e.TargetKind == "course_module" {
+		// A pipeline control's phase or course module, on the System page.
+		vm.TargetURL, vm.TargetLabel = "/system", firstNonEmpty(e.TargetLabel, store.Deref(e.TargetID))
 	}
 	if d.Decision != nil && d.Decision.Risk.NeedsConfirmation() {
 		vm.Notes = append(vm.Notes, actionNote(loc, d.Decision.Risk, nil))

@@ -137,6 +137,17 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 			anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
 		"POST /admin/accounts/{id}/lms-user": {{path: "/admin/accounts/" + b.support.ID + "/lms-user", form: url.Values{},
 			anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
+		// The System page: support reads how the LMS's pipeline stands, admins also control it. The
+		// forms are empty, so the admin is told what is missing and nothing is asked of the LMS.
+		"GET /system": {{path: "/system?alerted_at=2026-11-30T09%3A14%3A00Z", anon: toLogin("/system?alerted_at=2026-11-30T09%3A14%3A00Z"),
+			teacher: forbidden403, support: ok200, admin: ok200}},
+		"POST /system/phases/{phase}/{control}": {
+			{path: "/system/phases/import/pause", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422},
+			{path: "/system/phases/no-such-phase/pause", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: forbidden403, admin: notFound404},
+		},
+		"POST /system/modules/{control}": {{path: "/system/modules/pause", form: url.Values{"reason": {"Course code wrong"}},
+			anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
+		"POST /system/requeue": {{path: "/system/requeue", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: forbidden403, admin: unproc422}},
 		// A password link's token is its own credential: everyone gets the same answer, here for a
 		// token never issued.
 		"GET /password/{token}":  {{path: "/password/" + strings.Repeat("A", 43), public: true, want: notFound404}},

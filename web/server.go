@@ -387,6 +387,7 @@ func (s *Server) Routes() http.Handler {
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
 				r.Get("/overview", s.handle(s.heavy.wrap(s.overviewShow)))
+				r.Get("/system", s.handle(s.systemShow))
 				r.Get("/audit/export.csv", s.handle(s.exports.wrap(s.auditExport)))
 				r.Get("/audit/export.json", s.handle(s.exports.wrap(s.auditExport)))
 			})
@@ -402,6 +403,9 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/admin/accounts/{id}/enable", s.handle(s.accountEnable))
 				r.Post("/admin/accounts/{id}/password-link", s.handle(s.accountPasswordLink))
 				r.Post("/admin/accounts/{id}/lms-user", s.handle(s.accountLMSUser))
+				r.Post("/system/phases/{phase}/{control}", s.handle(s.systemPhaseControl))
+				r.Post("/system/modules/{control}", s.handle(s.systemModuleControl))
+				r.Post("/system/requeue", s.handle(s.systemRequeue))
 			})
 		})
 	})
@@ -455,7 +459,7 @@ func navFor(r *http.Request, a *Actor) []views.NavItem {
 	}
 	items = append(items, views.NavItem{Label: loc.T("nav.courses"), URL: "/courses"})
 	if a.CanAct() {
-		items = append(items, views.NavItem{Label: loc.T("nav.audit"), URL: "/audit"})
+		items = append(items, views.NavItem{Label: loc.T("nav.audit"), URL: "/audit"}, views.NavItem{Label: loc.T("nav.system"), URL: "/system"})
 	}
 	if a.Role == RoleAdmin {
 		items = append(items, views.NavItem{Label: loc.T("nav.accounts"), URL: "/admin/accounts"})
