@@ -407,6 +407,22 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		return refuse(RefusalStillInPipeline, "")
 	}
 
+	// A latest lookup that found the credit in Sisu, or something there that looks like it but
+	// differs, refuses a resend whatever the row's state: its verdict tells the person not to
+	// resubmit, and a page never offers what its verdict warns against. Only a newer lookup that
+	// finds neither lifts it. This comes before the pending-window waits, whose "until" would read
+	// as if waiting made a resend safe.
+	if lk := f.Lookup; lk != nil {
+		switch {
+		case lk.Verdict.FoundMatch() && st == StateSubmissionUncertain:
+			return refuse(RefusalLookupFoundAttainment, "resubmit.4")
+		case lk.Verdict.FoundMatch():
+			return refuse(RefusalLookupFoundAttainment, "")
+		case lk.Verdict == VerdictConflicting:
+			return refuse(RefusalLookupInconclusive, "resubmit.conflict")
+		}
+	}
+
 	uncertain := st == StateSubmissionUncertain
 	mayHold := mayHoldSubmission(f)
 	if mayHold && r.SubmittedAt == nil {
@@ -446,11 +462,6 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 		switch {
 		case lk == nil || lk.At.Before(windowEnd):
 			return refuse(RefusalNeedsLookupAfterPendingWindow, "")
-		case lk.Verdict.FoundMatch():
-			if uncertain {
-				return refuse(RefusalLookupFoundAttainment, "resubmit.4")
-			}
-			return refuse(RefusalLookupFoundAttainment, "")
 		case len(lk.Unanswered) > 0:
 			return refuseCall(RefusalLookupInconclusive, "resubmit.call", lk.Unanswered[0])
 		case lk.Pending && lk.PendingUntil == nil:
@@ -463,6 +474,18 @@ func decideResubmit(f Facts, s Strictness, now time.Time) Decision {
 			return refuse(RefusalNeedsLookupAfterPendingWindow, "resubmit.6")
 		case lk.Verdict != VerdictNotInSisu:
 			return refuse(RefusalLookupInconclusive, "")
+		}
+	} else if lk := f.Lookup; lk != nil {
+		// Sisu should not hold a row Suotar never accepted, but a lookup that says it cannot
+		// tell, or that Suotar still holds a submission as pending, is read the same way: its
+		// verdict tells the person not to resend, so the panel does not offer it.
+		switch {
+		case len(lk.Unanswered) > 0:
+			return refuseCall(RefusalLookupInconclusive, "resubmit.call", lk.Unanswered[0])
+		case lk.Pending && lk.PendingUntil == nil:
+			return refuse(RefusalSubmissionPending, "resubmit.5")
+		case lk.Pending && now.Before(*lk.PendingUntil):
+			return refuseUntil(RefusalSubmissionPending, *lk.PendingUntil, "resubmit.10")
 		}
 	}
 

@@ -494,8 +494,8 @@ func matchedSay(prefix string, j judged, sub Submission, ver *VerifyEvidence, se
 		say("why.dateMoved").date("Date", j.a.AttainmentDate).date("Sent", sent)}
 }
 
-// notInSisuSay says why nothing Sisu holds is the submission, what verify adds, and whether
-// resubmitting may be safe yet.
+// notInSisuSay says why nothing Sisu holds is the submission, what verify adds, and where the
+// submission stands in Suotar's pending window.
 func notInSisuSay(sub Submission, l Lookup, sent Date, day RegistrationWindow, now time.Time) []Phrase {
 	var out []Phrase
 	switch {
@@ -508,12 +508,16 @@ func notInSisuSay(sub Submission, l Lookup, sent Date, day RegistrationWindow, n
 			arg("Days", fmt.Sprint(RecoveryRegistrationWindowDays)).part("Window", day.say()))
 	}
 	out = append(out, verifySay(sub, l.Verify)...)
+	// Facts about Suotar's pending window only: whether a resend may follow is Decide's to say
+	// (Advise), from the row as it is when the page is read, never the lookup's.
 	switch {
 	case l.Verify != nil && l.Verify.Code == "submissionPending":
-	case sub.SubmittedAt != nil && now.Before(sub.SubmittedAt.Add(SuotarPendingWindow)):
+	case sub.SubmittedAt == nil:
+		out = append(out, say("why.sentUnknown"))
+	case now.Before(sub.SubmittedAt.Add(SuotarPendingWindow)):
 		out = append(out, say("why.lagging").span("Ago", now.Sub(*sub.SubmittedAt)).at("Until", sub.SubmittedAt.Add(SuotarPendingWindow)))
 	default:
-		out = append(out, say("why.pendingPassed"))
+		out = append(out, say("why.pendingEnded").at("At", sub.SubmittedAt.Add(SuotarPendingWindow)))
 	}
 	return out
 }

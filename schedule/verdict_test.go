@@ -92,7 +92,17 @@ func TestJudge(t *testing.T) {
 			name:   "NothingAtAll",
 			lookup: schedule.Lookup{Code: "enrolmentFound"},
 			want:   schedule.VerdictNotInSisu,
-			reason: []string{"why.nothingHeld", "why.pendingPassed"},
+			reason: []string{"why.nothingHeld", "why.pendingEnded("},
+		},
+		{
+			// Without a submission time nobody knows when Suotar's pending window ends: the verdict
+			// says so, and never that the window has passed.
+			name:   "NothingAtAllSentAtAnUnknownTime",
+			sub:    sub(func(s *schedule.Submission) { s.SubmittedAt = nil }),
+			lookup: schedule.Lookup{Code: "enrolmentFound"},
+			want:   schedule.VerdictNotInSisu,
+			reason: []string{"why.nothingHeld", "why.sentUnknown"},
+			absent: []string{"why.pendingEnded", "why.lagging"},
 		},
 		{
 			name:   "AnOldUnrelatedAttainmentIsNotThisSubmission",
@@ -428,7 +438,7 @@ func TestJudge(t *testing.T) {
 			lookup: schedule.Lookup{Code: "enrolmentFound", Verify: &schedule.VerifyEvidence{Code: "submissionPending"}},
 			want:   schedule.VerdictNotInSisu,
 			reason: []string{"why.verify.pending"},
-			absent: []string{"why.pendingPassed", "why.verify.pendingUntil"},
+			absent: []string{"why.pendingEnded", "why.verify.pendingUntil"},
 		},
 	}
 	for _, tc := range tests {

@@ -53,6 +53,9 @@ type LookupDetails struct {
 	PendingUntil *time.Time
 }
 
+// Badge is the lookup's badge: its verdict, or pending at Suotar (schedule.BadgeOf).
+func (d LookupDetails) Badge() schedule.VerdictBadge { return schedule.BadgeOf(d.Verdict, d.Pending) }
+
 // LookupRecordVersion is the "v" of the lookup record regdesk writes today.
 const LookupRecordVersion = 1
 

@@ -32,6 +32,9 @@ type RegistrationPage struct {
 	// Decisions has one entry per schedule.Actions(), in that order, decided one row at a time
 	// (schedule.StrictnessAny) at the instant the page was read for.
 	Decisions []schedule.Decision
+	// Advice is what the newest lookup means for the row at that instant: its badge and the
+	// resubmit decision the verdict region words, the same one Decisions holds.
+	Advice schedule.Advice
 }
 
 // LookupID is the newest lookup's event id, "" when there is none: what the page's action forms
@@ -124,6 +127,7 @@ func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id str
 		MatchLinkedTo:         linkedTo(holders, page.Lookup.matchID(), page.ID),
 	}
 	page.Decisions = schedule.DecideAll(facts, schedule.StrictnessAny, now)
+	page.Advice = schedule.Advise(facts, now)
 	return page, nil
 }
 

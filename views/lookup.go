@@ -47,12 +47,23 @@ type LookupResultVM struct {
 	Calls []Property
 }
 
-// LookupVerdictVM is the verdict badge and its reason.
+// LookupVerdictVM is the verdict badge, its reason and what it means for resubmitting.
 type LookupVerdictVM struct {
+	// Kind is the verdict; Badge the word on its badge (schedule.VerdictBadge), which Label names.
 	Kind        string
+	Badge       string
 	Label       string
 	Explanation string
 	Reason      string
+	// Advice is whether the row may be resubmitted now, as the action panel decides it; nil where
+	// the reader cannot act, or the lookup is not the one the decisions rest on.
+	Advice *AdviceVM
+}
+
+// AdviceVM is the verdict's advice on resubmitting.
+type AdviceVM struct {
+	Allowed bool
+	Words   string
 }
 
 // LookupAttainmentVM is one attainment Sisu holds, weighed against what regdesk sent.

@@ -212,7 +212,7 @@ func staleNotice(loc *i18n.Localizer, e *store.StaleError, now time.Time) views.
 			n.Message = loc.T("act.stale.lookedUp")
 		} else {
 			n.Message = loc.T("act.stale.lookedUpBy", "Name", firstNonEmpty(lk.ActorName, loc.T("act.someone")),
-				"At", loc.At(lk.At, now), "Verdict", loc.Code("verdict", string(lk.Verdict)))
+				"At", loc.At(lk.At, now), "Verdict", loc.Code("verdict", string(lk.Badge())))
 		}
 		n.Detail = loc.T("act.stale.lookupDetail")
 		return n

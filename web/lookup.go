@@ -90,13 +90,15 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		claim = s.claimPanelVM(r, reg.ID, page.Registration.ClaimColumns, now)
 		claim.OOB = true
 	}
-	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(loc, page.Registration, page.Events, now),
+	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(loc, page, now),
 		eventVMs(loc, reg.ID, page.Events, now), actions, claim))
 }
 
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest
-// first), so a swap and a page always show the same thing.
-func (s *Server) lookupVM(loc *i18n.Localizer, reg store.Registration, events []store.Event, now time.Time) views.LookupVM {
+// first), so a swap and a page always show the same thing. Its badge and its advice on resubmitting
+// are the page's schedule.Advice, the rule the action panel's Resubmit is drawn from too.
+func (s *Server) lookupVM(loc *i18n.Localizer, page store.RegistrationPage, now time.Time) views.LookupVM {
+	reg, events := page.Registration, page.Events
 	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup", Version: strconv.FormatInt(reg.Version, 10)}
 	if s.lookups.Registry == nil {
 		vm.Unavailable = loc.T("lookup.noSuotar")
@@ -140,11 +142,16 @@ func (s *Server) lookupVM(loc *i18n.Localizer, reg store.Registration, events []
 		return vm
 	}
 	k := rec.Verdict.Kind
-	res.Verdict = views.LookupVerdictVM{Kind: string(k), Label: loc.Code("verdict", string(k)), Explanation: loc.CodeExplain("verdict", string(k)), Reason: rec.Verdict.Reason}
+	badge := rec.Details().Badge()
+	res.Verdict = views.LookupVerdictVM{Kind: string(k), Badge: string(badge), Label: loc.Code("verdict", string(badge)),
+		Explanation: loc.CodeExplain("verdict", string(badge)), Reason: rec.Verdict.Reason}
 	// A record written since verdicts kept their phrases reads in the reader's language; an older
 	// one has only the English sentences, shown as they were written.
 	if len(rec.Verdict.Say) > 0 {
-		res.Verdict.Reason = loc.Sentences(rec.Verdict.Say, now)
+		res.Verdict.Reason = loc.Sentences(withoutLegacyAdvice(rec.Verdict.Say), now)
+	}
+	if page.Lookup != nil && page.Lookup.EventID == e.ID {
+		res.Verdict.Advice = adviceVM(loc, page.Advice.Resubmit, now)
 	}
 	res.Failed, res.HeldUnknown = failedWords(loc, rec)
 	conflicts := map[string]string{}
@@ -184,6 +191,30 @@ func (s *Server) lookupVM(loc *i18n.Localizer, reg store.Registration, events []
 	})
 	res.AttainmentsNote = attainmentsNote(loc, rec)
 	return vm
+}
+
+// legacyAdviceKeys are phrases older verdicts carried about resubmitting ("so resubmitting is
+// safe"), judged when the lookup was made and blind to the row's own refusals. The advice is
+// Decide's now (adviceVM), so they are not shown.
+var legacyAdviceKeys = []string{"why.pendingPassed"}
+
+func withoutLegacyAdvice(say []schedule.Phrase) []schedule.Phrase {
+	return slices.DeleteFunc(slices.Clone(say), func(p schedule.Phrase) bool { return slices.Contains(legacyAdviceKeys, p.Key) })
+}
+
+// adviceVM words the resubmit decision as the verdict's advice: the same decision, and the same
+// words, as the action panel's Resubmit.
+func adviceVM(loc *i18n.Localizer, d schedule.Decision, now time.Time) *views.AdviceVM {
+	a := &views.AdviceVM{Allowed: d.Allowed}
+	switch {
+	case d.Allowed && d.Risk.NeedsConfirmation():
+		a.Words = loc.T("advice.resubmit.allowedRisk", "Risk", loc.Code("risk", string(d.Risk)), "Warning", loc.CodeExplain("risk", string(d.Risk)))
+	case d.Allowed:
+		a.Words = loc.T("advice.resubmit.allowed", "Why", decisionWords(loc, d, now))
+	default:
+		a.Words = loc.T("advice.resubmit.refused", "Why", decisionWords(loc, d, now))
+	}
+	return a
 }
 
 // failedWords says which of the lookup's calls brought no answer, and whether what Sisu holds is
@@ -385,5 +416,5 @@ func lookupTitle(loc *i18n.Localizer, e store.Event) string {
 	if rec.Verdict == nil {
 		return loc.T("lookup.title.failed", "Took", took(loc, rec.DurationMS))
 	}
-	return loc.T("lookup.title.verdict", "Verdict", loc.Code("verdict", string(rec.Verdict.Kind)), "Took", took(loc, rec.DurationMS))
+	return loc.T("lookup.title.verdict", "Verdict", loc.Code("verdict", string(rec.Details().Badge())), "Took", took(loc, rec.DurationMS))
 }

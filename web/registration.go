@@ -68,7 +68,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		Page:       s.page(r, reg.StudentName+" · "+reg.CourseName),
 		ID:         reg.ID,
 		Header:     registrationHeaderVM(loc, reg, now),
-		Lookup:     s.lookupVM(loc, reg, page.Events, now),
+		Lookup:     s.lookupVM(loc, page, now),
 		Properties: registrationProperties(loc, reg, now),
 		Events:     eventVMs(loc, reg.ID, page.Events, now),
 	}
@@ -79,8 +79,12 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		vm.Claim = s.claimPanelVM(r, reg.ID, reg.ClaimColumns, now)
 		vm.Actions = actionsVM(loc, page, now)
 	} else {
-		// Teachers read; the route refuses their lookups, so the page does not offer one.
+		// Teachers read; the route refuses their lookups, so the page does not offer one, nor
+		// advice on an action they cannot take.
 		vm.Lookup.Unavailable = loc.T("lookup.notYours")
+		if vm.Lookup.Last != nil {
+			vm.Lookup.Last.Verdict.Advice = nil
+		}
 	}
 	for _, a := range page.Attempts {
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{

@@ -360,5 +360,5 @@ func Message(rec store.LookupRecord, now time.Time) string {
 	if rec.Verdict == nil {
 		return en.T("lookup.message.failed", "Error", rec.Error)
 	}
-	return en.T("lookup.message", "Verdict", en.Code("verdict", string(rec.Verdict.Kind)), "Why", en.Sentences(rec.Verdict.Say, now))
+	return en.T("lookup.message", "Verdict", en.Code("verdict", string(rec.Details().Badge())), "Why", en.Sentences(rec.Verdict.Say, now))
 }

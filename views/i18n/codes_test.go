@@ -73,6 +73,10 @@ func TestEveryHandActionCodeHasWords(t *testing.T) {
 	for _, c := range schedule.RefusalCodes() {
 		keys = append(keys, "refusal."+string(c), "decision.refusal."+string(c))
 	}
+	// A lookup's badge is a verdict's name, or pending at Suotar's.
+	for _, b := range schedule.VerdictBadges() {
+		keys = append(keys, "verdict."+string(b), "verdict."+string(b)+".explain")
+	}
 	for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
 		for _, k := range keys {
 			if !i18n.For(lang).Has(k) {

@@ -52,10 +52,11 @@ func TestVerdictReasonsInEveryLanguage(t *testing.T) {
 		"verified elsewhere":   {base, schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "registered", AttainmentID: "otm-9", AttainmentType: cu}}, now},
 		"a call failed": {base, schedule.Lookup{Failed: []schedule.FailedCall{{Call: schedule.CallAttainments, Why: "Suotar did not answer within 50 seconds; try again.",
 			Kind: "timeout", LimitMS: 50000}, {Call: schedule.CallVerify, Why: "The lookup was cancelled.", Kind: "canceled"}}}, now},
-		"no payload":        {schedule.Submission{}, schedule.Lookup{}, now},
-		"no such person":    {base, schedule.Lookup{Code: "personNotFound", Verify: &schedule.VerifyEvidence{Code: "notRegistered"}}, now},
-		"no such course":    {base, schedule.Lookup{Code: "courseCodeNotFound"}, now},
-		"misregistered too": {base, schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "misregistered"}}, now},
+		"no payload":              {schedule.Submission{}, schedule.Lookup{}, now},
+		"no such person":          {base, schedule.Lookup{Code: "personNotFound", Verify: &schedule.VerifyEvidence{Code: "notRegistered"}}, now},
+		"no such course":          {base, schedule.Lookup{Code: "courseCodeNotFound"}, now},
+		"misregistered too":       {base, schedule.Lookup{Verify: &schedule.VerifyEvidence{Code: "misregistered"}}, now},
+		"sent at an unknown time": {schedule.Submission{GradeScaleID: "sis-0-5", GradeID: "4", AttainedAt: base.AttainedAt}, schedule.Lookup{}, now},
 	}
 	english := []string{"Sisu holds", "regdesk sent", "attainment", "resubmit", "Suotar's", "failed", "the submission"}
 	for name, c := range cases {
@@ -102,17 +103,18 @@ func TestVerdictReasonsInEveryLanguage(t *testing.T) {
 
 // englishSays are words each case's English must hold.
 var englishSays = map[string][]string{
-	"registered by date":   {"Sisu holds course unit attainment otm-cu (grade 4 on sis-0-5, dated 27 Nov 2026, registered 30 Nov 2026), with the grade and the attainment date regdesk sent.", "The credit counts; do not resubmit."},
-	"registered by window": {"with the grade regdesk sent, registered 30 Nov 2026: within 2 days after the submission on 29 Nov 2026.", "Its attainment date 20 Nov 2026 differs from the 27 Nov 2026 sent"},
-	"partly, ours":         {"Sisu holds only assessment item attainment hy-kur-1", "which is the assessment item attainment regdesk submitted (hy-kur-1).", "Do not resubmit"},
-	"conflicting":          {"Sisu holds 1 attainment like this submission that does not match it: course unit attainment otm-cu has grade 3, regdesk sent 4.", "resubmitting may register the credit twice"},
-	"not in Sisu, lagging": {"Sisu holds no attainment for this student on this course.", "It was sent only 4 h ago", "do not resubmit before 06:00 on Mon 30 Nov."},
-	"not in Sisu":          {"Sisu holds 1 attainment on this course, but none dated 27 Nov 2026 or registered within 2 days after the submission on 29 Nov 2026", "resubmitting is safe"},
-	"verify pending":       {"Suotar says the submission is still pending: do not resubmit before 11:00 on Wed 2 Dec."},
-	"verified elsewhere":   {"registered as course unit attainment otm-9, but the course's attainment list does not show it"},
-	"a call failed":        {"The call for the student's attainments on the course failed (Suotar did not answer within 50 s; try again)", "the verify call for the submitted attainment failed (The lookup was cancelled)", "Do not resubmit on this lookup"},
-	"no payload":           {"regdesk's frozen payload has no grade, grade scale and attainment date"},
-	"no such person":       {"Sisu knows no person with this student number", "it has no evidence of the submitted attainment hy-kur-1"},
-	"no such course":       {"Sisu has no course unit with this course code"},
-	"misregistered too":    {"was marked misregistered (reversed) in Sisu", "resubmitting is safe"},
+	"registered by date":      {"Sisu holds course unit attainment otm-cu (grade 4 on sis-0-5, dated 27 Nov 2026, registered 30 Nov 2026), with the grade and the attainment date regdesk sent.", "The credit counts; do not resubmit."},
+	"registered by window":    {"with the grade regdesk sent, registered 30 Nov 2026: within 2 days after the submission on 29 Nov 2026.", "Its attainment date 20 Nov 2026 differs from the 27 Nov 2026 sent"},
+	"partly, ours":            {"Sisu holds only assessment item attainment hy-kur-1", "which is the assessment item attainment regdesk submitted (hy-kur-1).", "Do not resubmit"},
+	"conflicting":             {"Sisu holds 1 attainment like this submission that does not match it: course unit attainment otm-cu has grade 3, regdesk sent 4.", "resubmitting may register the credit twice"},
+	"not in Sisu, lagging":    {"Sisu holds no attainment for this student on this course.", "It was sent only 4 h ago", "may not show it before 06:00 on Mon 30 Nov."},
+	"not in Sisu":             {"Sisu holds 1 attainment on this course, but none dated 27 Nov 2026 or registered within 2 days after the submission on 29 Nov 2026", "Suotar's pending window for it ended at 06:00 on Mon 30 Nov."},
+	"verify pending":          {"Suotar says the submission is still pending and asked not to resend it before 11:00 on Wed 2 Dec."},
+	"verified elsewhere":      {"registered as course unit attainment otm-9, but the course's attainment list does not show it"},
+	"a call failed":           {"The call for the student's attainments on the course failed (Suotar did not answer within 50 s; try again)", "the verify call for the submitted attainment failed (The lookup was cancelled)", "Do not resubmit on this lookup"},
+	"no payload":              {"regdesk's frozen payload has no grade, grade scale and attainment date"},
+	"no such person":          {"Sisu knows no person with this student number", "it has no evidence of the submitted attainment hy-kur-1"},
+	"no such course":          {"Sisu has no course unit with this course code"},
+	"sent at an unknown time": {"When it was sent is not recorded, so nobody can tell when Suotar's pending window ends."},
+	"misregistered too":       {"was marked misregistered (reversed) in Sisu", "Suotar's pending window for it ended"},
 }
