@@ -37,6 +37,8 @@ type ActionVM struct {
 	Danger bool
 	// Open shows the form unfolded: it comes back with a message after a mistake.
 	Open bool
+	// Recommended marks the action the decision panel recommends as the next step.
+	Recommended bool
 	// Reason is what the person typed, kept after a mistake.
 	Reason string
 	// Error says what to correct; ErrorField is the field it is about (reason or confirm_risk).

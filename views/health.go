@@ -1,6 +1,8 @@
 package views
 
 import (
+	"strconv"
+
 	"regdesk/schedule"
 	"regdesk/views/i18n"
 )
@@ -46,3 +48,17 @@ type HealthPageVM struct {
 func AlertText(loc *i18n.Localizer, a schedule.Alert) (title, summary, explanation string) {
 	return loc.Alert(a)
 }
+
+// bannerSplit picks what the alert strip names: the first alert (the list is most severe first)
+// when it is critical or alone; the rest are counted. lead is nil when none is named.
+func bannerSplit(alerts []HealthAlertVM) (lead *HealthAlertVM, rest []HealthAlertVM) {
+	if len(alerts) == 0 {
+		return nil, nil
+	}
+	if alerts[0].Severity == "critical" || len(alerts) == 1 {
+		return &alerts[0], alerts[1:]
+	}
+	return nil, alerts
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

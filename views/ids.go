@@ -59,3 +59,14 @@ const (
 	IDSystemModules = "system-modules"
 	IDSystemRequeue = "system-requeue"
 )
+
+// IDQueueViews is the queue's saved views; IDQueuePanel the side panel beside its list, where j/k
+// and Enter open a registration without leaving the list.
+const (
+	IDQueueViews = "queue-views"
+	IDQueuePanel = "queue-panel"
+)
+
+// IDDecision is the registration page's decision panel: where the row stands, the latest verdict
+// and the recommended next step; a lookup redraws it out of band.
+const IDDecision = "decision"

@@ -20,9 +20,16 @@ type Page struct {
 	SearchQuery string
 	// Alerts are the firing alerts that concern this person, most severe first, for the banner.
 	Alerts []HealthAlertVM
-	// MirrorBehind, when not "", says in words that the lists show the ledger as it was a while
-	// ago: regdesk's copy of the LMS's ledger has fallen behind.
-	MirrorBehind string
+	// MirrorBehind, when set, says in words that the lists show the ledger as it was a while ago:
+	// regdesk's copy of the LMS's ledger has fallen behind.
+	MirrorBehind MirrorVM
+}
+
+// MirrorVM says how far behind regdesk's copy of the LMS's ledger is: Short in one line, Full
+// with what it means; both "" when it is not behind.
+type MirrorVM struct {
+	Short string
+	Full  string
 }
 
 // User is the signed-in person as the page header shows them.

@@ -2,7 +2,9 @@ package views
 
 // QueueVM is the triage queue page.
 type QueueVM struct {
-	Page    Page
+	Page Page
+	// Views are the saved one-click views above the queue.
+	Views   []SavedViewVM
 	Alert   AlertBannerVM
 	Counts  CountsVM
 	Filter  QueueFilterVM
@@ -22,7 +24,9 @@ type CountsVM struct {
 	Phases      []CountItem
 	RefreshURL  string
 	AsOf        string
-	ScopeNote   string
+	// FreshnessNote says how the counts are kept fresh (and capped), for the time's title.
+	FreshnessNote string
+	ScopeNote     string
 	// CapNote says that some counts stopped at their cap, shown as "10 000+".
 	CapNote       string
 	PollingPaused bool
@@ -60,6 +64,8 @@ type QueueFilterVM struct {
 	ErrorCodes []Option
 	Search     string
 	ClearURL   string
+	// MoreOpen unfolds "More filters": one of the filters under it is set.
+	MoreOpen bool
 	// Claimed is whose rows to show (everyone's, mine, unclaimed); Sorts the orders. Both are empty
 	// for people who cannot claim.
 	Claimed []Option
@@ -68,13 +74,21 @@ type QueueFilterVM struct {
 
 // QueueResultsVM is the swappable list: the table and its pager.
 type QueueResultsVM struct {
-	Rows      []QueueRowVM
-	NextURL   string
-	FirstURL  string
-	IsFirst   bool
-	Empty     string
-	Summary   string
-	PageLimit int
+	Rows     []QueueRowVM
+	NextURL  string
+	FirstURL string
+	// PrevURL is the page before this one; "" on the first page.
+	PrevURL string
+	IsFirst bool
+	// Range says which rows of how many this page shows ("51–100 of 500+"); Total is the count
+	// (capped, with "+"), both "" for an empty list.
+	Range string
+	Total string
+	// RefreshURL is this very page of the list, which the region asks for again to stay current.
+	RefreshURL string
+	Empty      string
+	Summary    string
+	PageLimit  int
 	// Bulk is the bulk selection; nil for people who may not act (no checkboxes either).
 	Bulk *BulkBarVM
 	// Export are the view's CSV and JSON links.
@@ -122,4 +136,31 @@ type ReasonVM struct {
 	// Note marks a note (schedule.Note): something regdesk shows beyond the LMS's reasons, which
 	// puts the row on no list and no dismissal covers.
 	Note bool
+}
+
+// SavedViewVM is one saved view of the queue: a filter one click away.
+type SavedViewVM struct {
+	Key   string
+	Label string
+	// Title says what the view lists.
+	Title string
+	URL   string
+	// Current marks the view the list shows now.
+	Current bool
+}
+
+// courseDetail is a row's module and course code, for the title of its cut-short line.
+func courseDetail(r QueueRowVM) string {
+	if r.CourseCode == "" {
+		return r.Module
+	}
+	return r.Module + " " + r.CourseCode
+}
+
+// stateDetail is a row's state and error code, for the title of its cut-short line.
+func stateDetail(r QueueRowVM) string {
+	if r.ErrorCode == "" {
+		return r.StateLabel
+	}
+	return r.StateLabel + " · " + r.ErrorCode
 }

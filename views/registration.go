@@ -6,7 +6,9 @@ type RegistrationVM struct {
 	Alert  AlertBannerVM
 	ID     string
 	Header RegistrationHeaderVM
-	Lookup LookupVM
+	// Decision leads the page: where the row stands, the latest verdict, the next step.
+	Decision DecisionVM
+	Lookup   LookupVM
 	// Claim is the "I'm on it" panel; nil for people who may not act.
 	Claim *ClaimPanelVM
 	// Actions is the hand-action panel; nil for people who may not act (no panel at all).
@@ -36,14 +38,10 @@ type RegistrationHeaderVM struct {
 	// RunningLate is the standing running_late: stuck in its state, nobody needs to act yet.
 	RunningLate  bool
 	Reasons      []ReasonVM
-	NextCheck    When
-	Escalates    When
 	ErrorCode    string
 	ErrorLabel   string
 	ErrorMessage string
 	Superseded   string
-	// DrawnAt is the server's now (RFC 3339) the countdowns count from in the browser.
-	DrawnAt string
 }
 
 // PropertyGroup is a titled list of label/value pairs.
@@ -96,4 +94,34 @@ func dashIfEmpty(s string) string {
 		return "—"
 	}
 	return s
+}
+
+// DecisionVM is the top of a registration's page: the row's state in words, what the latest
+// lookup in Sisu concluded, and the one next step recommended, beside the actions.
+type DecisionVM struct {
+	// StateWords says where the registration stands and what happens next, in sentences.
+	StateWords string
+	NextCheck  When
+	Escalates  When
+	// DrawnAt is the server's now (RFC 3339) the countdowns count from in the browser.
+	DrawnAt string
+	// VerdictKind is the latest lookup's verdict (data-kind), "failed" for a failed lookup, ""
+	// for none; VerdictLabel its badge; Verdict its reason, or that there was no lookup.
+	VerdictKind  string
+	VerdictLabel string
+	Verdict      string
+	VerdictWhen  When
+	// VerdictStale warns that the row moved on since the lookup.
+	VerdictStale string
+	// VerdictAdvice is the verdict's advice on resubmitting, the actions panel's decision in words.
+	VerdictAdvice string
+	// NextKind is the kind of step recommended (done, wait, lookup, setup, action, none); Next
+	// says it in words.
+	NextKind string
+	Next     string
+	// NextAction names the recommended action (its form is unfolded in the actions panel).
+	NextAction string
+	// LookupURL and LookupVersion draw a lookup button beside the step when it is "look it up".
+	LookupURL     string
+	LookupVersion string
 }

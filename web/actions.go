@@ -189,7 +189,11 @@ func (s *Server) renderActionPanel(w http.ResponseWriter, r *http.Request, id st
 		if err != nil {
 			return err
 		}
-		vm := actionsVM(i18n.From(r.Context()), page, now)
+		loc := i18n.From(r.Context())
+		vm := actionsVM(loc, page, now)
+		// The same order as the page drew, so the panel does not reshuffle under the person.
+		_, recommended := decisionVM(loc, page, s.lookupVM(loc, page, now), true, now)
+		orderActions(vm, recommended)
 		edit(vm)
 		return s.render(w, r, status, nil, views.RegistrationActions(*vm, false))
 	}

@@ -21,7 +21,7 @@ func TestBrowserKeyboardShortcuts(t *testing.T) {
 		return bt.eval(t, `(document.querySelector('tr.kbd-current') || {dataset: {}}).dataset.id || ""`)
 	}
 	ids := strings.Split(bt.eval(t, `Array.from(document.querySelectorAll('tr[data-testid="registration-row"]')).map(r => r.dataset.id).join(",")`), ",")
-	if len(ids) < 3 {
+	if len(ids) < 4 {
 		t.Fatalf("rows: %v", ids)
 	}
 	// j moves down from the first row, k back up; neither runs past the ends.
@@ -67,11 +67,31 @@ func TestBrowserKeyboardShortcuts(t *testing.T) {
 		t.Errorf("help: %q", got)
 	}
 	bt.do(t, chromedp.KeyEvent(kb.Escape), chromedp.WaitNotVisible(chromedp.CSS(`[data-testid="keys-help"]`)))
-	// j then o opens the chosen row; Enter does too.
+	// j then o opens the chosen row beside the list, which keeps its place: the same page, the
+	// chosen row still chosen. Enter does too; Escape closes the panel; O opens the whole page.
 	bt.do(t, chromedp.Evaluate[chromedp.Void](`document.activeElement.blur()`), chromedp.KeyEvent("jj"))
 	want := currentID()
-	bt.do(t, chromedp.KeyEvent("o"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-id="`+want+`"]`)))
+	bt.eval(t, `document.body.dataset.marker = "kept"; "ok"`)
+	bt.do(t, chromedp.KeyEvent("o"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration-panel"][data-id="`+want+`"] [data-testid="decision"]`)))
+	if got := bt.eval(t, `document.body.dataset.marker || "reloaded"`); got != "kept" {
+		t.Errorf("o left the list; want the registration beside it")
+	}
+	if got := currentID(); got != want {
+		t.Errorf("with the panel open the chosen row is %s, want %s", got, want)
+	}
+	if !strings.HasSuffix(bt.location(t), "/?show=all") {
+		t.Errorf("the panel changed the address to %s", bt.location(t))
+	}
+	bt.do(t, chromedp.KeyEvent("j"), chromedp.KeyEvent(kb.Enter),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration-panel"][data-id="`+ids[3]+`"]`)))
+	bt.do(t, chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent(chromedp.CSS(`[data-testid="registration-panel"]`)))
+	if got := currentID(); got != ids[3] {
+		t.Errorf("after closing the panel the chosen row is %s, want %s", got, ids[3])
+	}
+	bt.do(t, chromedp.KeyEvent("O"), chromedp.WaitVisible(chromedp.CSS(`[data-testid="registration"][data-id="`+ids[3]+`"]`)))
+	// On a narrow screen there is no room beside the list: Enter opens the page.
 	bt.do(t,
+		chromedp.EmulateViewport(900, 900),
 		chromedp.Navigate(b.server.URL+"/?show=all"),
 		chromedp.WaitVisible(chromedp.CSS(`[data-testid="queue-table"]`)),
 		chromedp.KeyEvent("j"),

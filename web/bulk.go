@@ -73,9 +73,9 @@ func checkRisks(loc *i18n.Localizer, field string, values []string) error {
 // bulkSelections are the values of the bulk bar's buttons: the ticked rows, or every match.
 var bulkSelections = []string{"ticked", "all"}
 
-// bulkBar is the queue's bulk selection for the view p. Counting every match is needed only when
-// the list has more than one page; it stops just past the bulk limit.
-func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, now time.Time, scope []string) (*views.BulkBarVM, error) {
+// bulkBar is the queue's bulk selection for the view p, of which total rows match (counted by
+// the list up to just past the bulk limit).
+func (s *Server) bulkBar(r *http.Request, p queueParams, total int) *views.BulkBarVM {
 	loc := i18n.From(r.Context())
 	b := &views.BulkBarVM{URL: "/bulk/preview", Actions: bulkActionOptions(loc, defaultBulkAction), ClaimURL: "/bulk/claim"}
 	for k, vals := range p.values() {
@@ -84,19 +84,12 @@ func (s *Server) bulkBar(r *http.Request, p queueParams, shown int, paged bool, 
 		}
 	}
 	slices.SortFunc(b.Filter, func(x, y views.Hidden) int { return strings.Compare(x.Name+"="+x.Value, y.Name+"="+y.Value) })
-	n := shown
-	if paged {
-		var err error
-		if n, err = s.store.RegistrationCountCapped(r.Context(), now, s.queueFilter(r, p, scope), store.BulkMaxRows+1); err != nil {
-			return nil, err
-		}
-	}
-	if n > store.BulkMaxRows {
+	if total > store.BulkMaxRows {
 		b.TooMany = loc.T("bulk.tooMany", "Max", store.BulkMaxRows)
 	} else {
-		b.AllLabel = loc.T("bulk.selectAll", "Count", n, "Max", store.BulkMaxRows)
+		b.AllLabel = loc.T("bulk.selectAll", "Count", total, "Max", store.BulkMaxRows)
 	}
-	return b, nil
+	return b
 }
 
 // bulkPreview shows what a bulk action would do to each selected row, and changes nothing:

@@ -203,25 +203,26 @@ const DefaultMirrorStaleAfter = 10 * time.Second
 const mirrorStatusTTL = 2 * time.Second
 
 // mirrorBehind says, in words, that the lists show the ledger as it was a while ago, when the copy
-// is further behind than mirrorStaleAfter (or was never refreshed at all); "" when it is not.
-func (s *Server) mirrorBehind(r *http.Request) string {
+// is further behind than mirrorStaleAfter (or was never refreshed at all); empty when it is not.
+func (s *Server) mirrorBehind(r *http.Request) views.MirrorVM {
 	if s.mirror == nil || s.store == nil || s.mirrorStaleAfter < 0 {
-		return ""
+		return views.MirrorVM{}
 	}
 	st, readAt, err := s.mirror.get(r.Context(), s.store.LedgerMirrorStatus)
 	if err != nil {
 		s.dbTrouble.note(r.Context(), s, "ledger copy status not read", err)
 	}
 	if readAt.IsZero() {
-		return ""
+		return views.MirrorVM{}
 	}
 	loc := i18n.From(r.Context())
 	if st.Behind == nil {
-		return loc.T("mirror.never")
+		return views.MirrorVM{Short: loc.T("mirror.never.short"), Full: loc.T("mirror.never")}
 	}
 	behind := *st.Behind + time.Since(readAt)
 	if behind <= s.mirrorStaleAfter {
-		return ""
+		return views.MirrorVM{}
 	}
-	return loc.T("mirror.behind", "Span", loc.Span(behind))
+	span := loc.Span(behind)
+	return views.MirrorVM{Short: loc.T("mirror.behind.short", "Span", span), Full: loc.T("mirror.behind", "Span", span)}
 }

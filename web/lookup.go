@@ -90,8 +90,11 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		claim = s.claimPanelVM(r, reg.ID, page.Registration.ClaimColumns, now)
 		claim.OOB = true
 	}
-	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(s.lookupVM(loc, page, now),
-		eventVMs(loc, reg.ID, page.Events, now), actions, claim))
+	lookupVM := s.lookupVM(loc, page, now)
+	decision, recommended := decisionVM(loc, page, lookupVM, actor.CanAct(), now)
+	orderActions(actions, recommended)
+	return s.render(w, r, http.StatusOK, nil, views.RegistrationLookupSwap(lookupVM,
+		eventVMs(loc, reg.ID, page.Events, now), actions, claim, &decision))
 }
 
 // lookupVM builds the lookup region from the latest lookup in the row's history (events newest

@@ -32,7 +32,14 @@ type queueParams struct {
 	claimed    store.ClaimedFilter
 	sort       store.RegistrationSort
 	after      *store.RegistrationCursor
+	// trail are the cursors of the pages before this one, oldest first (the first page has none):
+	// what the Previous link goes back along, and how far down the list this page starts.
+	trail []store.RegistrationCursor
 }
+
+// maxTrail is how many pages back the Previous link remembers: 200 pages of 50 rows, a link of
+// about 10 kB. A longer trail is a damaged or made-up link.
+const maxTrail = 200
 
 // filterKeys are the query parameters that narrow the list. "standing" is where the LMS lists a
 // row (schedule.Standing): standing=running_late is the rows only stuck in their state, which
@@ -102,6 +109,22 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 		}
 		p.after = c
 	}
+	if t := q.Get("trail"); t != "" {
+		if p.after == nil {
+			return p, badRequestKey("queue.bad.cursor")
+		}
+		parts := strings.Split(t, ",")
+		if len(parts) > maxTrail {
+			return p, badRequestKey("queue.bad.cursor")
+		}
+		for _, part := range parts {
+			c, err := parseCursor(part)
+			if err != nil {
+				return p, badRequestKey("queue.bad.cursor")
+			}
+			p.trail = append(p.trail, *c)
+		}
+	}
 	return p, nil
 }
 
@@ -141,6 +164,32 @@ func parseCursor(s string) (*store.RegistrationCursor, error) {
 
 func formatCursor(c store.RegistrationCursor) string {
 	return strconv.FormatInt(c.UpdatedAt.UnixMicro(), 10) + "." + c.ID
+}
+
+// pageValues is p's query string for the page that starts after cursor after (nil: the first
+// page), with the trail of pages before it.
+func (p queueParams) pageValues(after *store.RegistrationCursor, trail []store.RegistrationCursor) url.Values {
+	v := p.values()
+	if after == nil {
+		return v
+	}
+	v.Set("after", formatCursor(*after))
+	if len(trail) > 0 {
+		parts := make([]string, len(trail))
+		for i, c := range trail {
+			parts[i] = formatCursor(c)
+		}
+		v.Set("trail", strings.Join(parts, ","))
+	}
+	return v
+}
+
+// pageIndex is how many pages come before this one.
+func (p queueParams) pageIndex() int {
+	if p.after == nil {
+		return 0
+	}
+	return len(p.trail) + 1
 }
 
 // values renders p back into a query string, without the cursor.
@@ -246,15 +295,16 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	loc := i18n.From(r.Context())
+	saved := savedViews(loc, p, actorFrom(r.Context()).CanAct())
 	if wantsFragment(r) {
-		// A filter change or a pager click: only the list is swapped, so skip the counts. The
-		// address bar gets the canonical link of the view, without the form's empty fields.
-		canonical := p.values()
-		if p.after != nil {
-			canonical.Set("after", formatCursor(*p.after))
+		// A filter change, a pager click or the list's own refresh: only the list is swapped, so
+		// skip the counts. The address bar gets the canonical link of the view, without the form's
+		// empty fields; a refresh leaves it (and the history) as it is.
+		if r.Header.Get("HX-Trigger") != views.IDQueueResults {
+			w.Header().Set("HX-Push-Url", results.RefreshURL)
 		}
-		w.Header().Set("HX-Push-Url", "/?"+canonical.Encode())
-		return s.render(w, r, http.StatusOK, nil, views.QueueResults(results))
+		return s.render(w, r, http.StatusOK, nil, views.QueueSwap(results, saved))
 	}
 	c := <-counted
 	if c.err != nil {
@@ -266,13 +316,14 @@ func (s *Server) queueShow(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	vm := views.QueueVM{
-		Page:    s.page(r, i18n.T(r.Context(), "queue.title")),
-		Alert:   queueAlert(i18n.From(r.Context()), q, p, results, counts, now),
+		Page:    s.page(r, loc.T("queue.title")),
+		Views:   saved,
+		Alert:   queueAlert(loc, q, p, results, counts, now),
 		Counts:  counts,
-		Filter:  queueFilterVM(i18n.From(r.Context()), p, courses, actorFrom(r.Context()).CanAct()),
+		Filter:  queueFilterVM(loc, p, courses, actorFrom(r.Context()).CanAct()),
 		Results: results,
 	}
-	return s.render(w, r, http.StatusOK, views.QueuePage(vm), views.QueueResults(results))
+	return s.render(w, r, http.StatusOK, views.QueuePage(vm), views.QueueSwap(results, saved))
 }
 
 // countsRead is what queueShow's counts, read beside its list, came to.
@@ -298,15 +349,25 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 	}
 	base := p.values()
 	vm := views.QueueResultsVM{
-		Export:    s.exportLinks("/queue", base.Encode()),
-		IsFirst:   p.after == nil,
-		FirstURL:  "/?" + base.Encode(),
-		PageLimit: queuePageSize,
+		Export:     s.exportLinks("/queue", base.Encode()),
+		IsFirst:    p.after == nil,
+		FirstURL:   "/?" + base.Encode(),
+		PageLimit:  queuePageSize,
+		RefreshURL: "/?" + p.pageValues(p.after, p.trail).Encode(),
 	}
 	if next != nil {
-		nv := p.values()
-		nv.Set("after", formatCursor(*next))
-		vm.NextURL = "/?" + nv.Encode()
+		trail := p.trail
+		if p.after != nil {
+			trail = append(slices.Clone(p.trail), *p.after)
+		}
+		vm.NextURL = "/?" + p.pageValues(next, trail).Encode()
+	}
+	if p.after != nil {
+		if n := len(p.trail); n == 0 {
+			vm.PrevURL = vm.FirstURL
+		} else {
+			vm.PrevURL = "/?" + p.pageValues(&p.trail[n-1], p.trail[:n-1]).Encode()
+		}
 	}
 	canAct := actorFrom(r.Context()).CanAct()
 	loc := i18n.From(r.Context())
@@ -317,10 +378,25 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 		rv.Waiting = s.waitingVM(loc, schedule.Classify(row.ScheduleRow(), now), row.ScheduleColumns, now)
 		vm.Rows = append(vm.Rows, rv)
 	}
-	if canAct && len(rows) > 0 {
-		if vm.Bulk, err = s.bulkBar(r, p, len(rows), next != nil || p.after != nil, now, scope); err != nil {
+	// How many rows the view holds: the page itself when it is the only one, else counted up to
+	// just past the bulk limit, one bounded count that the bulk bar's "select all" shares.
+	total := len(rows)
+	paged := next != nil || p.after != nil
+	if paged && len(rows) > 0 {
+		if total, err = s.store.RegistrationCountCapped(r.Context(), now, f, queueTotalCap+1); err != nil {
 			return views.QueueResultsVM{}, err
 		}
+	}
+	if canAct && len(rows) > 0 {
+		vm.Bulk = s.bulkBar(r, p, total)
+	}
+	if len(rows) > 0 {
+		from := p.pageIndex()*queuePageSize + 1
+		vm.Total = loc.Count(int64(total))
+		if total > queueTotalCap {
+			vm.Total = loc.Count(queueTotalCap) + "+"
+		}
+		vm.Range = loc.T("queue.range", "From", loc.Count(int64(from)), "To", loc.Count(int64(from+len(rows)-1)), "Total", vm.Total)
 	}
 	switch {
 	case len(rows) == 0 && p.needsAdmin && len(base) == 1:
@@ -343,6 +419,34 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 		vm.Summary = loc.T(key, "Count", len(rows))
 	}
 	return vm, nil
+}
+
+// queueTotalCap is where the queue's total stops counting ("500+"): the bulk limit, so the one
+// count serves both the total and the bulk bar's "select all".
+const queueTotalCap = store.BulkMaxRows
+
+// savedViews are the queue's one-click views for this person, the one p shows marked. "Mine" is
+// only for people who can be on a row.
+func savedViews(loc *i18n.Localizer, p queueParams, canClaim bool) []views.SavedViewVM {
+	type def struct {
+		key  string
+		vals url.Values
+	}
+	defs := []def{
+		{"needs_admin", url.Values{"show": {"needs_admin"}}},
+		{"waiting", url.Values{"show": {"needs_admin"}, "sort": {string(store.SortWaiting)}}},
+	}
+	if canClaim {
+		defs = append(defs, def{"mine", url.Values{"show": {"all"}, "claimed": {string(store.ClaimedMine)}}})
+	}
+	defs = append(defs, def{"all", url.Values{"show": {"all"}}})
+	current := p.values().Encode()
+	out := make([]views.SavedViewVM, 0, len(defs))
+	for _, d := range defs {
+		enc, label := d.vals.Encode(), "queue.view."+d.key
+		out = append(out, views.SavedViewVM{Key: d.key, Label: loc.T(label), Title: loc.T(label + ".title"), URL: "/?" + enc, Current: enc == current})
+	}
+	return out
 }
 
 func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Time) views.QueueRowVM {
@@ -435,6 +539,7 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		RefreshURL: "/queue/counts",
 		AsOf:       loc.Clock(now),
 	}
+	vm.FreshnessNote = loc.T("queue.countedAt", "Clock", vm.AsOf)
 	vm.RunningLate = views.CountItem{Key: "running_late", N: countText(c.RunningLate), Value: c.RunningLate, Zero: c.RunningLate == 0,
 		URL: link("show", "all", "standing", string(schedule.StandingRunningLate)), Tone: "late",
 		Label: loc.Code("standing", string(schedule.StandingRunningLate)), Explanation: loc.CodeExplain("standing", string(schedule.StandingRunningLate))}
@@ -459,6 +564,7 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 	}
 	if phaseCapped {
 		vm.CapNote = loc.T("queue.phaseCountsCapped", "Cap", loc.Count(store.PhaseCountCap))
+		vm.FreshnessNote += " " + vm.CapNote
 	}
 	if scope != nil {
 		vm.ScopeNote = loc.T("queue.scopeNote")
@@ -467,7 +573,8 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 }
 
 func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, canClaim bool) views.QueueFilterVM {
-	vm := views.QueueFilterVM{Action: "/", NeedsAdmin: p.needsAdmin, Search: p.search, ClearURL: "/?show=all"}
+	vm := views.QueueFilterVM{Action: "/", NeedsAdmin: p.needsAdmin, Search: p.search, ClearURL: "/?show=all",
+		MoreOpen: len(p.standings)+len(p.states)+len(p.errorCodes) > 0 || p.claimed != store.ClaimedAnyone || p.sort != store.SortActivity}
 	if canClaim {
 		for _, o := range []struct {
 			v     store.ClaimedFilter

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/a-h/templ"
+
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views"
@@ -43,7 +45,16 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	return s.render(w, r, http.StatusOK, views.RegistrationPage(vm), nil)
+	// The queue's side panel asks for the top of the page alone (keys.js, with Enter): the same
+	// read as the page, drawn smaller.
+	var panel templ.Component
+	if r.Header.Get("HX-Target") == views.IDQueuePanel {
+		// The panel has no lookup region for a lookup's answer to land in: the step says to
+		// look it up, and the whole page does it.
+		vm.Decision.LookupURL = ""
+		panel = views.RegistrationPanel(vm)
+	}
+	return s.render(w, r, http.StatusOK, views.RegistrationPage(vm), panel)
 }
 
 // registrationVM builds the registration page as this person may see it at now, from one read of
@@ -75,7 +86,8 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 	if vm.Alert, err = s.registrationAlert(r, q, page, now); err != nil {
 		return views.RegistrationVM{}, err
 	}
-	if actorFrom(ctx).CanAct() {
+	canAct := actorFrom(ctx).CanAct()
+	if canAct {
 		vm.Claim = s.claimPanelVM(r, reg.ID, reg.ClaimColumns, now)
 		vm.Actions = actionsVM(loc, page, now)
 	} else {
@@ -86,6 +98,9 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 			vm.Lookup.Last.Verdict.Advice = nil
 		}
 	}
+	var recommended schedule.Action
+	vm.Decision, recommended = decisionVM(loc, page, vm.Lookup, canAct, now)
+	orderActions(vm.Actions, recommended)
 	for _, a := range page.Attempts {
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{
 			Label:   loc.T("reg.attemptN", "N", a.AttemptNumber),
@@ -119,11 +134,8 @@ func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.
 		Dismissed:        st.Dismissed,
 		RunningLate:      st.Standing == schedule.StandingRunningLate,
 		Reasons:          reasonVMs(loc, st, facts.DismissedReasons),
-		NextCheck:        loc.When(instant(st.NextCheckAt), now),
-		Escalates:        loc.When(instant(st.EscalatesAt), now),
 		ErrorCode:        string(reg.ErrorCode),
 		ErrorMessage:     store.Deref(reg.ErrorMessage),
-		DrawnAt:          views.ISO(now),
 	}
 	if reg.ErrorCode != "" {
 		h.ErrorLabel = loc.CodeExplain("errorCode", string(reg.ErrorCode))

@@ -11,6 +11,47 @@
       evt.preventDefault();
     }
   });
+  // A list that refreshes itself (data-keep-ticks: the queue's) keeps what the person chose in it:
+  // the ticked rows, the row chosen with j/k (and its focus) and the bulk action picked. A refresh
+  // waits while the person is in one of its fields, so it never takes a select from under them.
+  var kept = null;
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var elt = evt.detail && evt.detail.elt;
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-keep-ticks")) return;
+    var a = document.activeElement;
+    if (a && elt.contains(a) && /^(SELECT|INPUT|TEXTAREA|BUTTON)$/.test(a.tagName)) evt.preventDefault();
+  });
+  document.addEventListener("htmx:beforeSwap", function (evt) {
+    var t = evt.detail && evt.detail.target;
+    if (!t || !t.hasAttribute || !t.hasAttribute("data-keep-ticks")) return;
+    var ticked = [];
+    t.querySelectorAll('input[data-testid="select-row"]:checked').forEach(function (box) { ticked.push(box.value); });
+    var cur = t.querySelector("tr.kbd-current");
+    var action = t.querySelector('[data-testid="bulk-action"]');
+    kept = { id: t.id, ticked: ticked, current: cur && cur.getAttribute("data-id"),
+      focus: !!(cur && cur.contains(document.activeElement)), action: action && action.value };
+  });
+  document.addEventListener("htmx:afterSwap", function () {
+    if (!kept) return;
+    var k = kept;
+    kept = null;
+    var root = document.getElementById(k.id);
+    if (!root) return;
+    k.ticked.forEach(function (id) {
+      var box = root.querySelector('input[data-testid="select-row"][value="' + id + '"]');
+      if (box) box.checked = true;
+    });
+    var sel = root.querySelector('[data-testid="bulk-action"]');
+    if (sel && k.action) sel.value = k.action;
+    var row = k.current && root.querySelector('tr[data-id="' + k.current + '"]');
+    if (row) {
+      row.classList.add("kbd-current");
+      row.setAttribute("aria-current", "true");
+      var link = row.querySelector('[data-testid="registration-link"]');
+      if (k.focus && link) link.focus({ preventScroll: true });
+    }
+  });
+
   document.addEventListener("visibilitychange", function () {
     if (document.hidden || !window.htmx) return;
     document.querySelectorAll("[data-poll]").forEach(function (elt) {

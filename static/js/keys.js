@@ -2,7 +2,10 @@
 // or with a modifier held, so they never take a letter from a form or a browser shortcut.
 //   /        the search: the queue's filter search on the queue, else the top bar's student search
 //   j, k     the next and the previous row of the queue
-//   o, Enter open the chosen row
+//   o, Enter open the chosen row: in the side panel beside the list on a wide screen (the list
+//            keeps its place), else its page
+//   O        open the chosen row's whole page
+//   Escape   close the side panel
 //   ?        the list of keys (the dialog #keys-help, drawn by the layout in the person's language)
 (function () {
   "use strict";
@@ -47,11 +50,37 @@
     return true;
   }
 
-  function open() {
+  // The side panel is used when it is there and the screen is wide enough for it beside the list.
+  function panel() {
+    var p = document.getElementById("queue-panel");
+    if (!p || !window.htmx || !window.matchMedia("(min-width: 1100px)").matches) return null;
+    return p;
+  }
+
+  function closePanel() {
+    var p = document.getElementById("queue-panel");
+    if (!p || !p.closest(".with-panel")) return false;
+    p.closest(".with-panel").classList.remove("with-panel");
+    p.replaceChildren();
+    p.removeAttribute("data-id");
+    var row = current();
+    var link = row && row.querySelector('[data-testid="registration-link"]');
+    if (link) link.focus({ preventScroll: true });
+    return true;
+  }
+
+  function open(page) {
     var row = current();
     var link = row && row.querySelector('[data-testid="registration-link"]');
     if (!link) return false;
-    link.click();
+    var p = page ? null : panel();
+    if (!p) {
+      link.click();
+      return true;
+    }
+    p.parentNode.classList.add("with-panel");
+    p.setAttribute("data-id", row.getAttribute("data-id"));
+    window.htmx.ajax("GET", link.getAttribute("href"), { target: "#queue-panel", swap: "innerHTML" });
     return true;
   }
 
@@ -84,6 +113,10 @@
   document.addEventListener("keyup", function () { swallowSlash = false; }, true);
 
   document.addEventListener("click", function (evt) {
+    if (evt.target && evt.target.closest && evt.target.closest("[data-panel-close]")) {
+      closePanel();
+      return;
+    }
     if (evt.target && evt.target.closest && evt.target.closest("[data-keys-close]")) {
       var d = document.getElementById("keys-help");
       if (d && d.open) d.close();
@@ -107,13 +140,23 @@
         done = move(-1);
         break;
       case "o":
-        done = open();
+        done = open(false);
+        break;
+      case "O":
+        done = open(true);
+        break;
+      case "Escape":
+        done = closePanel();
         break;
       case "Enter":
-        // On the row's link the browser follows it itself; elsewhere Enter opens the chosen row.
-        if (evt.target && evt.target.tagName === "A") return;
+        // On the chosen row's own link (where j/k put the focus) Enter opens the row as o does;
+        // on any other link the browser follows it itself.
+        if (evt.target && evt.target.tagName === "A") {
+          var row = current();
+          if (!row || evt.target !== row.querySelector('[data-testid="registration-link"]')) return;
+        }
         if (evt.target && evt.target.tagName === "BUTTON") return;
-        done = open();
+        done = open(false);
         break;
       case "?":
         done = toggleHelp();
