@@ -133,9 +133,9 @@ func (s NoteSet) List() []Note {
 func (s NoteSet) String() string { return fmt.Sprint(s.List()) }
 
 // LinkingFacts are what ReasonStudentNumberStuck reads of a pending row: facts of LMS tables
-// (credit_registration_preconditions, the enrolment routes, the roster schedules, the linking
-// emails) that regdesk's own copy of the ledger does not have yet, so the store fills the zero
-// value, "not stuck", until it reads the LMS's database (issue 25).
+// other than the ledger (credit_registration_preconditions, the enrolment routes, the roster
+// schedules, the linking emails), which the store derives (store.linkingFactsJoin). The zero value
+// is "not stuck".
 type LinkingFacts struct {
 	// AwaitsStudentNumber is true when the completion is eligible, the student has no verified
 	// student number, and the completion is dated on or after account linking began (the LMS's

@@ -146,12 +146,14 @@ const actionRowColumns = `cr.id::text AS id, ` + sqlRowVersion + ` AS version, c
 
 // actionRowFrom reads the LMS's live row (not regdesk's copy), its live dismissal and its newest
 // Sisu lookup.
-const actionRowFrom = liveLedger + `
+func actionRowFrom(linkingSince *time.Time) string {
+	return liveLedger(linkingSince) + `
   LEFT JOIN credit_registration_attention_dismissals d ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL
   LEFT JOIN LATERAL (SELECT l.id, l.created_at, l.details, l.account_id FROM lookups l
     WHERE l.credit_registration_id = cr.id
     ORDER BY l.created_at DESC, l.id DESC LIMIT 1) lk ON true
   LEFT JOIN accounts la ON la.id = lk.account_id`
+}
 
 func (r *actionRow) lookup() *LookupSummary {
 	if r.LookupID == nil || r.LookupAt == nil {
@@ -175,7 +177,7 @@ func (r *actionRow) scheduleFacts() schedule.Facts {
 // those whose lookup matched an attainment another live row already holds.
 func (q *Queries) actionRowsByID(ctx context.Context, ids []string, scope []string) ([]actionRow, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+actionRowColumns+`
-FROM `+actionRowFrom+`
+FROM `+actionRowFrom(q.linkingSince)+`
 WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
 ORDER BY cr.id`, ids, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[actionRow])
@@ -484,5 +486,5 @@ func (s *Store) WithRegistrationsLocked(ctx context.Context, ids []string, fn fu
 		int32(actionLockClass), ids); err != nil {
 		return dbError("WithRegistrationsLocked", err)
 	}
-	return fn(&Queries{db: conn})
+	return fn(s.on(conn))
 }

@@ -59,9 +59,8 @@ func cutoff(d time.Duration) string {
 // reasonStates are the states some reason picks by state alone (or with a time), and
 // resolving_enrolment, whose recovery grace is an escalation (schedule.Status.EscalatesAt) the
 // health rules read from the candidates; every other row needs the pipeline's flag, the
-// retry-window code or a high counter to carry a reason. The agreement test proves no reason
-// escapes this set. student_number_stuck would add the pending rows once the store reads the
-// LMS's tables it needs (sqlStudentNumberStuck).
+// retry-window code, a high counter or a student stuck waiting for a number (sqlLinkingStuck) to
+// carry a reason. The agreement test proves no reason escapes this set.
 var reasonStates = []schedule.State{
 	schedule.StateSubmissionUncertain, schedule.StatePartiallyRegistered, schedule.StateAwaitingVerification,
 	schedule.StateMisregistered, schedule.StateSubmitting, schedule.StateResolvingEnrolment,
@@ -72,12 +71,15 @@ var reasonStates = []schedule.State{
 const sqlOpen = `cr.terminal_at IS NULL`
 
 // sqlAttentionCandidate is true for every row a reason can pick: a few per cent of the ledger.
-// idx_credit_registrations_attention_covering and idx_credit_registrations_waiting have exactly
-// this predicate (migration 0029), so the queue's reasons never scan the ledger.
+// idx_ledger_mirror_attention_covering and idx_ledger_mirror_waiting have exactly this predicate
+// (migration 0006), so the queue's reasons never scan the ledger. A pending row is a candidate only
+// when it is stuck waiting for a student number (sqlLinkingStuck): pending rows are a twentieth of
+// the ledger, the stuck ones a handful.
 var sqlAttentionCandidate = `cr.superseded_by_id IS NULL AND (cr.state IN (` + quoteList(reasonStates...) + `)` +
 	` OR cr.needs_admin_attention OR cr.error_code = 'retry_window_expired'` +
 	fmt.Sprintf(` OR ((cr.submit_retry_count >= %d OR cr.not_registered_reimport_count >= %d) AND `,
-		schedule.TooManySubmitRetries, schedule.NotRegisteredReimportAdminThreshold) + sqlOpen + `))`
+		schedule.TooManySubmitRetries, schedule.NotRegisteredReimportAdminThreshold) + sqlOpen + `)` +
+	` OR (cr.state = 'pending' AND ` + sqlLinkingStuck + `))`
 
 // phasePredicate returns a condition true for the rows in phase p. The verification windows are
 // ranges of submitted_at, so idx_credit_registrations_verification serves them.
@@ -133,12 +135,26 @@ func statesOfPhase(p schedule.Phase) []schedule.State {
 	return out
 }
 
-// sqlStudentNumberStuck is student_number_stuck's condition: false, because what it reads
-// (credit_registration_preconditions' eligibility and verified number, the enrolment routes'
-// press, the roster schedules' last mailing fetch, the linking emails) are LMS tables regdesk's
-// own copy of the ledger lacks, so schedule.Row.Linking is left "not stuck" too. The store that
-// reads the LMS's database writes attention.rs's condition here and fills Row.Linking alike.
-const sqlStudentNumberStuck = `false`
+// sqlLinkingStuck is student_number_stuck on a pending row, schedule.LinkingFacts' rule over the
+// facts regdesk's copy of the ledger derives from the LMS's tables when it copies a row
+// (linkingFactsJoin, store/ledger_mirror.go): the student awaits a number, pressed "I have
+// enrolled", a fetch of the code's enrolment list started StudentNumberStuckAfterPress or more after
+// the press, and no linking email has gone out on the code since the press (attention.rs,
+// get_attention_items). The facts are copied rather than joined at read time because the counts
+// read every candidate from one index (idx_ledger_mirror_attention_covering, which includes them),
+// and the joins (preconditions, press, roster schedule, linking emails) would cost five lookups for
+// each of a million-row ledger's fifty thousand pending rows on every count. The difference of two
+// instants, not "pressed + interval", because an index predicate takes only immutable expressions.
+var sqlLinkingStuck = linkingStuck("cr")
+
+// linkingStuck is sqlLinkingStuck over the copy's row a.
+func linkingStuck(a string) string {
+	return a + `.linking_awaits AND NOT ` + a + `.linking_email_since_press AND ` +
+		a + `.linking_fetch_started_at - ` + a + `.linking_pressed_at >= ` + interval(schedule.StudentNumberStuckAfterPress)
+}
+
+// sqlStudentNumberStuck is student_number_stuck's condition (schedule.ReasonStudentNumberStuck).
+var sqlStudentNumberStuck = `cr.state = 'pending' AND ` + sqlLinkingStuck
 
 // reasonConditions are the conditions of schedule's reasons, in schedule.Reasons() order, except
 // flagged_by_pipeline, which is "the flag is up and no other reason applies" (reasonPredicate
@@ -176,7 +192,8 @@ var reasonConditions = []struct {
 		eachState(givingUpStates, func(schedule.State) string { return `cr.submitted_at <= ` + cutoff(schedule.VerifyMaxAge) })},
 	{schedule.ReasonRepeatedlyNotRegistered,
 		fmt.Sprintf(`cr.not_registered_reimport_count >= %d AND `, schedule.NotRegisteredReimportAdminThreshold) + sqlOpen, nil},
-	{schedule.ReasonStudentNumberStuck, sqlStudentNumberStuck, nil},
+	{schedule.ReasonStudentNumberStuck, sqlStudentNumberStuck,
+		map[schedule.State]string{schedule.StatePending: sqlLinkingStuck}},
 }
 
 // givingUpStates are the states verification_gave_up picks: the two verify polls, not
@@ -208,7 +225,7 @@ func stuckStates() []schedule.State {
 // tests only the conditions that can hold in the row's state, so a row tests two or three, not
 // all of them: a FILTER per reason tested every condition on every attention candidate, and the
 // needs-admin count all of them again, 18 ms of expression evaluation at a million rows. A
-// condition that is constantly false (sqlStudentNumberStuck) is left out.
+// condition that is constantly false is left out.
 var sqlReasonMask = func() string {
 	var anyState []string
 	byState := map[schedule.State][]string{}

@@ -51,6 +51,22 @@ type genRow struct {
 	dismissed                             []string
 	// updatedAt is the write's instant; zero is the tests' clock.
 	updatedAt time.Time
+	// What student_number_stuck reads: the completion's eligibility and date, whether the student
+	// has a verified number, and the "I have enrolled" press (nil: none). The code's one enrolment
+	// list fetch and one linking email are linkingAt's.
+	eligible, numbered bool
+	completedAt        time.Time
+	pressedAt          *time.Time
+}
+
+// linkingAt are the instants of the generated rows' code: account linking began (the Store's
+// AccountLinkingSince), its enrolment list's latest fetch that could claim linking mail started,
+// and the one linking email on it went out. Presses cluster around fetch − StudentNumberStuckAfterPress
+// and the email, where the rule turns.
+type linkingAt struct{ since, fetch, email time.Time }
+
+func linkingInstants(base time.Time) linkingAt {
+	return linkingAt{since: base.Add(-30 * 24 * time.Hour), fetch: base.Add(-2 * time.Hour), email: base.Add(-5 * time.Hour)}
 }
 
 func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
@@ -97,6 +113,18 @@ func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
 			t := nearThreshold(r, base.Add(24*time.Hour))
 			g.resubmitNotBefore = &t
 		}
+		l := linkingInstants(base)
+		g.eligible, g.numbered = r.IntN(6) != 0, r.IntN(4) == 0
+		g.completedAt = nearThreshold(r, base)
+		if r.IntN(6) == 0 {
+			g.completedAt = l.since.Add([]time.Duration{-time.Microsecond, 0, -24 * time.Hour}[r.IntN(3)])
+		}
+		if r.IntN(5) != 0 {
+			jitters := []time.Duration{0, time.Microsecond, -time.Microsecond, time.Second, -time.Second}
+			at := []time.Time{l.fetch.Add(-schedule.StudentNumberStuckAfterPress), l.email,
+				base.Add(-time.Duration(r.Int64N(int64(10 * time.Hour))))}[r.IntN(3)].Add(jitters[r.IntN(len(jitters))])
+			g.pressedAt = &at
+		}
 		if r.IntN(8) == 0 {
 			all := schedule.Reasons()
 			for _, x := range all {
@@ -113,23 +141,51 @@ func genRows(r *mrand.Rand, n int, base time.Time) []genRow {
 	return out
 }
 
-// insertGenerated writes rows with their required parents: one student, course, module and
-// account, and a completion per row.
-func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []genRow) {
+// insertGenerated writes rows with their required parents: one course, module and account, two
+// students (one with a verified number), and a completion per row, with what student_number_stuck
+// reads: each completion's press, the code's roster schedule and one linking email on the course,
+// at linking's instants (the Store's AccountLinkingSince must be l.since).
+func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, l linkingAt, rows []genRow) {
 	t.Helper()
-	c := storetest.AddCourse(t, s, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
-	student := storetest.AddStudent(t, s, storetest.Student{FirstName: "Aino", LastName: "Äijälä", Email: "aino@example.invalid", StudentNumber: "014979622"}).ID
+	c := storetest.AddCourse(t, s, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: " TKT10002"})
+	numbered := storetest.AddStudent(t, s, storetest.Student{FirstName: "Aino", LastName: "Äijälä", Email: "aino@example.invalid", StudentNumber: "014979622"}).ID
+	waiting := storetest.AddStudent(t, s, storetest.Student{FirstName: "Eino", LastName: "Ek", Email: "eino@example.invalid"}).ID
 	course, instance, module := c.ID, c.InstanceID, c.ModuleID
 	account := storetest.AddStaff(t, s, "Sanna Support", "sanna@example.invalid", "support").LMSUserID
+	students := make([]string, len(rows))
+	for i, g := range rows {
+		students[i] = waiting
+		if g.numbered {
+			students[i] = numbered
+		}
+	}
 	err := pgx.BeginFunc(ctx, storetest.LMS(t, s), func(q pgx.Tx) error {
 		completions := make([][]any, len(rows))
-		for i := range rows {
-			completions[i] = []any{store.NewID(), student, course, module, rows[i].stateChangedAt, true, "fi-FI", true, "aino@example.invalid", student}
+		var routes [][]any
+		for i, g := range rows {
+			completions[i] = []any{store.NewID(), students[i], course, module, g.completedAt, true, "fi-FI", true, g.eligible,
+				"aino@example.invalid", students[i]}
+			if g.pressedAt != nil {
+				routes = append(routes, []any{completions[i][0], students[i], "university_of_helsinki", *g.pressedAt})
+			}
 		}
 		if _, err := q.CopyFrom(ctx, pgx.Identifier{"course_module_completions"},
 			[]string{"id", "user_id", "course_id", "course_module_id", "completion_date", "passed", "completion_language",
-				"eligible_for_ects", "email", "completion_granter_user_id"},
+				"eligible_for_ects", "prerequisite_modules_completed", "email", "completion_granter_user_id"},
 			pgx.CopyFromRows(completions)); err != nil {
+			return err
+		}
+		if _, err := q.CopyFrom(ctx, pgx.Identifier{"credit_registration_enrolment_routes"},
+			[]string{"course_module_completion_id", "user_id", "route", "enrolment_confirmed_at"}, pgx.CopyFromRows(routes)); err != nil {
+			return err
+		}
+		// The roster schedule is the trimmed code's, as the LMS keys it.
+		if _, err := q.Exec(ctx, `INSERT INTO credit_registration_roster_schedules (course_code, last_mailing_fetch_started_at)
+VALUES ('TKT10002', $1)`, l.fetch); err != nil {
+			return err
+		}
+		if _, err := q.Exec(ctx, `INSERT INTO credit_registration_account_linking_emails (student_number, sisu_person_id, course_id, emailed_to, sent_at)
+VALUES ('012345678', 'hy-hlo-1', $1, 'someone@example.invalid', $2)`, course, l.email); err != nil {
 			return err
 		}
 		// A superseded row points at another generated row; any other id will do for the rules.
@@ -149,7 +205,7 @@ func insertGenerated(ctx context.Context, t *testing.T, s *store.Store, rows []g
 			if g.state == schedule.StateRegistered {
 				registeredAt = &g.stateChangedAt
 			}
-			regs[i] = []any{g.id, completions[i][0], student, course, module, instance, string(g.state), g.errorCode,
+			regs[i] = []any{g.id, completions[i][0], students[i], course, module, instance, string(g.state), g.errorCode,
 				g.flag, supersededBy, supersededAt, g.stateEnteredAt, g.stateChangedAt, g.nextAttemptAt,
 				g.firstFailedAt, g.submittedAt, g.partialAt, g.resubmitNotBefore, g.retries, g.polls, g.reimports, registeredAt, g.terminalAt, updatedAt}
 		}
@@ -206,11 +262,12 @@ func diffIDs(got, want []string) (missing, extra []string) {
 
 func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
 	ctx := context.Background()
 	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
+	linking := linkingInstants(base)
+	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linking.since})
 	r := mrand.New(mrand.NewPCG(2026, 11))
-	insertGenerated(ctx, t, st, genRows(r, 4000, base))
+	insertGenerated(ctx, t, st, linking, genRows(r, 4000, base))
 	facts, err := st.ScheduleRowsForTest(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +333,19 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			}
 			for _, s := range schedule.Standings() {
 				check("queue filter standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Standings: []schedule.Standing{s}}), wantStanding[s])
+			}
+			// student_number_stuck with rows on both sides of it: stuck, and pending rows whose
+			// student pressed and waits for a number but is not (mailed since, or fetched too soon).
+			var pressedNotStuck int
+			for _, row := range facts {
+				if row.State == schedule.StatePending && row.Linking.AwaitsStudentNumber && row.Linking.PressedAt != nil &&
+					!schedule.Classify(row, now).Reasons.Has(schedule.ReasonStudentNumberStuck) {
+					pressedNotStuck++
+				}
+			}
+			if len(wantReason[schedule.ReasonStudentNumberStuck]) == 0 || pressedNotStuck == 0 {
+				t.Errorf("the generator reaches %d rows stuck waiting for a student number and %d pressed but not stuck; want some of each",
+					len(wantReason[schedule.ReasonStudentNumberStuck]), pressedNotStuck)
 			}
 			if len(wantStanding[schedule.StandingRunningLate]) == 0 || len(wantStanding[schedule.StandingNeedsAttention]) == 0 || len(wantStanding[schedule.StandingDismissed]) == 0 {
 				t.Errorf("the generator no longer reaches every standing: %d running late, %d needing attention, %d dismissed",

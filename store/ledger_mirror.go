@@ -47,8 +47,9 @@ var mirrorColumns = []string{
 }
 
 // mirrorSelect reads the ledger rows "c" as the mirror keeps them, with the derived columns,
-// given a WHERE clause over c; the caller inserts them.
-func mirrorSelect(where string) string {
+// given a WHERE clause over c and the LMS's account_linking_since (nil: off); the caller inserts
+// them.
+func mirrorSelect(where string, linkingSince *time.Time) string {
 	cols := make([]string, 0, len(mirrorColumns))
 	for _, c := range mirrorColumns {
 		switch c {
@@ -61,11 +62,64 @@ func mirrorSelect(where string) string {
 	return `SELECT ` + strings.Join(cols, ", ") + `,
   c.selected_enrolment_id IS NOT NULL,
   ` + sqlStudentRank + `,
+  ` + linkingFactsColumns + `,
   ` + sqlNeedsPersonFrom + `,
   clock_timestamp()
 FROM credit_registrations c
   LEFT JOIN credit_registration_preconditions p ON p.credit_registration_id = c.id
+  ` + linkingFactsJoin(linkingSince) + `
 WHERE ` + where
+}
+
+// mirrorDerived are the columns mirrorSelect derives, after mirrorColumns, in its order.
+var mirrorDerived = []string{"enrolment_resolved", "student_rank", "linking_awaits", "linking_pressed_at",
+	"linking_fetch_started_at", "linking_email_since_press", "needs_person_since", "mirrored_at"}
+
+// linkingFactsJoin joins to the ledger row "c" and its preconditions "p" (the view
+// credit_registration_preconditions) what student_number_stuck reads of a pending row, as "lf",
+// the way the LMS's attention query reads it (models/src/credit_registrations/attention.rs,
+// get_attention_items [71168911011]): whether the student awaits a number (the completion is
+// eligible, the student has no verified number, and the completion is dated at or after the LMS's
+// account_linking_since, a setting of the LMS's process that regdesk is given as its own,
+// LMS_ACCOUNT_LINKING_SINCE: off when nil), the latest "I have enrolled" press (the live
+// credit_registration_enrolment_routes row of the completion), when the latest fetch of the
+// module's code's enrolment list that could claim linking mail started (the
+// credit_registration_roster_schedules row of the module's trimmed code now, not the row's frozen
+// one), and whether a linking email (credit_registration_account_linking_emails, live) went out at
+// or after the press on a course that has a live module with that code. That last fact is looked
+// up only where it decides (the student awaits a number and the fetch started an hour past the
+// press); elsewhere it reads false, which changes no verdict. A row in any other state reads
+// nothing.
+func linkingFactsJoin(since *time.Time) string {
+	return `LEFT JOIN LATERAL (SELECT la.awaits AS linking_awaits, la.pressed_at AS linking_pressed_at,
+    la.fetch_started_at AS linking_fetch_started_at,
+    CASE WHEN la.awaits AND la.fetch_started_at - la.pressed_at >= ` + interval(schedule.StudentNumberStuckAfterPress) + ` THEN EXISTS (
+      SELECT 1 FROM credit_registration_account_linking_emails e
+        JOIN course_modules code_module ON code_module.course_id = e.course_id AND code_module.deleted_at IS NULL
+      WHERE trim(code_module.uh_course_code) = la.course_code AND e.sent_at >= la.pressed_at AND e.deleted_at IS NULL)
+    ELSE false END AS linking_email_since_press
+  FROM (SELECT coalesce(p.completion_eligible AND NOT p.has_verified_student_number
+        AND cmc.completion_date >= ` + sqlTimestamptz(since) + `, false) AS awaits,
+      route.enrolment_confirmed_at AS pressed_at, rs.last_mailing_fetch_started_at AS fetch_started_at, rs.course_code
+    FROM course_module_completions cmc
+      JOIN course_modules cm ON cm.id = c.course_module_id
+      LEFT JOIN credit_registration_enrolment_routes route
+        ON route.course_module_completion_id = c.course_module_completion_id AND route.deleted_at IS NULL
+      LEFT JOIN credit_registration_roster_schedules rs ON rs.course_code = trim(cm.uh_course_code)
+    WHERE cmc.id = c.course_module_completion_id AND c.state = 'pending') la) lf ON true`
+}
+
+// linkingFactsColumns selects what linkingFactsJoin joined, as ScheduleColumns names them.
+const linkingFactsColumns = `coalesce(lf.linking_awaits, false) AS linking_awaits, lf.linking_pressed_at,
+  lf.linking_fetch_started_at, coalesce(lf.linking_email_since_press, false) AS linking_email_since_press`
+
+// sqlTimestamptz writes t into a statement as a literal (NULL for nil): a setting fixed for the
+// process, so each statement keeps one text and pgx's cache one prepared statement.
+func sqlTimestamptz(t *time.Time) string {
+	if t == nil {
+		return `NULL::timestamptz`
+	}
+	return `'` + t.UTC().Format("2006-01-02T15:04:05.999999Z07:00") + `'::timestamptz`
 }
 
 // mirrorUpsert writes what a mirrorSelect read. needs_person_since keeps the moment a row began to
@@ -73,7 +127,7 @@ WHERE ` + where
 // such as "$2"; "" for none) it counts from that action at the earliest. The rest is the row as
 // read.
 func mirrorUpsert(selectSQL, settledAt string) string {
-	all := append(append([]string{}, mirrorColumns...), "enrolment_resolved", "student_rank", "needs_person_since", "mirrored_at")
+	all := append(append([]string{}, mirrorColumns...), mirrorDerived...)
 	sets := make([]string, 0, len(all))
 	for _, c := range all[1:] {
 		if c == "needs_person_since" {
@@ -92,7 +146,10 @@ func mirrorUpsert(selectSQL, settledAt string) string {
 ` + selectSQL + `
 ON CONFLICT (id) DO UPDATE SET ` + strings.Join(sets, ", ") + `
 WHERE ledger_mirror.updated_at IS DISTINCT FROM EXCLUDED.updated_at
-  OR ledger_mirror.student_rank IS DISTINCT FROM EXCLUDED.student_rank` + map[bool]string{true: `
+  OR ledger_mirror.student_rank IS DISTINCT FROM EXCLUDED.student_rank
+  OR (ledger_mirror.linking_awaits, ledger_mirror.linking_pressed_at, ledger_mirror.linking_fetch_started_at,
+    ledger_mirror.linking_email_since_press) IS DISTINCT FROM (EXCLUDED.linking_awaits, EXCLUDED.linking_pressed_at,
+    EXCLUDED.linking_fetch_started_at, EXCLUDED.linking_email_since_press)` + map[bool]string{true: `
   OR true`, false: ``}[settledAt != ""]
 }
 
@@ -178,12 +235,18 @@ LIMIT `+sqlLimit(batch), from)
 		}
 		out.More = n == batch
 		if len(ids) > 0 {
-			tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), ""), ids)
+			tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), ""), ids)
 			if err != nil {
 				return err
 			}
 			out.Copied = tag.RowsAffected()
 		}
+		// The linking facts move without the ledger row: re-derive the rows they may have moved.
+		tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY(ARRAY(`+linkingMovedSQL+`))`, s.linkingSince), ""), MirrorLookback)
+		if err != nil {
+			return err
+		}
+		out.Copied += tag.RowsAffected()
 		// The watermark never moves back, and moves to the newest write read.
 		_, err = tx.Exec(ctx, `UPDATE ledger_mirror_state SET refreshed_at = clock_timestamp(),
   watermark = CASE WHEN $1::timestamptz IS NULL THEN watermark ELSE greatest(watermark, $1) END`, nullTime(newest))
@@ -195,9 +258,26 @@ LIMIT `+sqlLimit(batch), from)
 	return out, nil
 }
 
+// linkingMovedSQL lists the copied rows whose linking facts (linkingFactsJoin) may have moved since
+// the last refresh without their ledger row moving, for each refresh to derive again; $1 is how far
+// before the last refresh to look (MirrorLookback). The ways in which a row leaves
+// student_number_stuck all move a fact of a row that is stuck now (a linking email goes out, the
+// student links a number, presses again, or the completion changes), so every stuck row is
+// derived again: a handful. The one usual way in is a fetch of the code's enrolment list
+// starting (the rule measures time in fetches), which writes the code's roster schedule, so the
+// pending rows of the modules of a code whose schedule was written since are derived again. The
+// rarer ways in (a verified number removed, a completion made eligible again, a module's code
+// changed, a linking email deleted) wait for the sweep.
+var linkingMovedSQL = `SELECT m.id FROM ledger_mirror m
+WHERE m.deleted_at IS NULL AND m.superseded_by_id IS NULL AND m.state = 'pending' AND (` + linkingStuck("m") + `
+  OR m.course_module_id = ANY(ARRAY(SELECT cm.id FROM course_modules cm
+    JOIN credit_registration_roster_schedules rs ON rs.course_code = trim(cm.uh_course_code)
+    WHERE rs.updated_at >= (SELECT st.refreshed_at - $1::interval FROM ledger_mirror_state st))))`
+
 // LedgerMirrorSweep compares every ledger row with its copy: it copies rows that differ or are
-// missing, re-derives every pending row's rank (a pending row's preconditions change outside the
-// ledger row: a student links a number, a completion is reviewed), and removes copies of rows the
+// missing, re-derives every pending row's rank and linking facts (a pending row's preconditions,
+// press, roster schedule and linking emails change outside the ledger row: a student links a
+// number, a completion is reviewed, an enrolment list is fetched), and removes copies of rows the
 // LMS no longer has. It runs under the same lock as the refresh; Skipped when it was taken.
 func (s *Store) LedgerMirrorSweep(ctx context.Context) (MirrorRefresh, error) {
 	var out MirrorRefresh
@@ -211,7 +291,7 @@ func (s *Store) LedgerMirrorSweep(ctx context.Context) (MirrorRefresh, error) {
 			return nil
 		}
 		tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.state = 'pending'
-  OR NOT EXISTS (SELECT 1 FROM ledger_mirror m WHERE m.id = c.id AND m.updated_at = c.updated_at)`), ""))
+  OR NOT EXISTS (SELECT 1 FROM ledger_mirror m WHERE m.id = c.id AND m.updated_at = c.updated_at)`, s.linkingSince), ""))
 		if err != nil {
 			return err
 		}
@@ -253,10 +333,10 @@ func (s *Store) ledgerMirrorRows(ctx context.Context, ids []string, settledAt *t
 			return err
 		}
 		if settledAt != nil {
-			_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), "$2"), ids, *settledAt)
+			_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), "$2"), ids, *settledAt)
 			return err
 		}
-		_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`), ""), ids)
+		_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), ""), ids)
 		return err
 	})
 	if err != nil {
@@ -317,9 +397,11 @@ func nullTime(t time.Time) *time.Time {
 // (schedule.Classify's NeedsAdmin; store/waiting_test.go holds the two together): the entry into
 // submission_uncertain or misregistered; the write that carries a reason no column dates
 // (permanent_error, retry_window_expired, too_many_attempts, repeatedly_not_registered, the flag
-// alone while stuck_in_state does not explain it); or the instant a time rule fires (partly
-// registered for PartialRegistrationAdminAfter, unconfirmed for VerifyMaxAge). That instant may lie
-// ahead: readers show a row as waiting only while it needs a person, which they judge themselves.
+// alone while stuck_in_state does not explain it); the instant a time rule fires (partly
+// registered for PartialRegistrationAdminAfter, unconfirmed for VerifyMaxAge); or, for a student
+// stuck waiting for a number, StudentNumberStuckAfterPress after the press, the earliest a fetch
+// could have found them stuck (the fetch itself moves on with every later fetch, and no column
+// keeps the first). That instant may lie ahead: readers show a row as waiting only while it needs a person, which they judge themselves.
 // mirror_keep_waiting (migration 0005) keeps an earlier moment already reached while the row still
 // needs someone.
 var sqlNeedsPersonFrom = func() string {
@@ -337,6 +419,7 @@ var sqlNeedsPersonFrom = func() string {
     CASE WHEN c.needs_admin_attention AND NOT coalesce(c.terminal_at IS NULL AND (` + strings.Join(stuck, " OR ") + `), false)
       THEN c.updated_at END,
     CASE WHEN c.state = 'partially_registered' THEN c.partially_registered_at + ` + interval(schedule.PartialRegistrationAdminAfter) + ` END,
-    CASE WHEN c.state IN ('awaiting_verification', 'partially_registered') THEN c.submitted_at + ` + interval(schedule.VerifyMaxAge) + ` END
+    CASE WHEN c.state IN ('awaiting_verification', 'partially_registered') THEN c.submitted_at + ` + interval(schedule.VerifyMaxAge) + ` END,
+    CASE WHEN c.state = 'pending' AND ` + linkingStuck("lf") + ` THEN lf.linking_pressed_at + ` + interval(schedule.StudentNumberStuckAfterPress) + ` END
   ) END`
 }()

@@ -16,6 +16,9 @@ var lmsRelations = []string{
 	"credit_registrations", "credit_registration_events", "credit_registration_admin_actions",
 	"credit_registration_attention_dismissals", "credit_registration_preconditions",
 	"credit_registration_phase_state", "course_module_suotar_configurations",
+	// What student_number_stuck reads besides the preconditions (linkingFactsJoin).
+	"credit_registration_enrolment_routes", "credit_registration_roster_schedules",
+	"credit_registration_account_linking_emails",
 }
 
 // CheckLMS makes sure regdesk can read what it reads of the LMS: every table and view it uses

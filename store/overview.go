@@ -209,7 +209,7 @@ func (s *Store) inSnapshot(ctx context.Context, snap string, fn func(context.Con
 	if _, err := tx.Exec(ctx, `SET TRANSACTION SNAPSHOT '`+snap+`'`); err != nil {
 		return dbError("import snapshot", err)
 	}
-	return fn(ctx, &Queries{db: tx})
+	return fn(ctx, s.on(tx))
 }
 
 // overviewOutcomes counts per day the rows that reached each outcome other than registered

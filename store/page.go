@@ -70,7 +70,8 @@ type matchHolder struct {
 // history and the attempts are aggregated as JSON beside the row; so are the rows already holding
 // the newest lookup's match (rules: an attainment backs one row only), looked up by the two ids a
 // LookupRecord names a match by (the verdict's match_id, the verify answer's attainment_id).
-var registrationPageSQL = `SELECT ` + registrationColumns + `,
+func registrationPageSQL(linkingSince *time.Time) string {
+	return `SELECT ` + registrationColumns + `,
   ` + preconditionColumns + `,
   (SELECT coalesce(json_agg(ev ORDER BY ev.created_at DESC, ev.id DESC), '[]'::json) FROM (` + historySQL("cr.id") + `) ev) AS events,
   (SELECT coalesce(json_agg(att ORDER BY att.attempt_number, att.created_at), '[]'::json) FROM (SELECT ` + attemptColumns + `
@@ -80,7 +81,7 @@ var registrationPageSQL = `SELECT ` + registrationColumns + `,
   (SELECT coalesce(json_agg(json_build_object('attainment_id', h.sisu_attainment_id, 'id', h.id::text) ORDER BY h.id), '[]'::json)
     FROM credit_registrations h
     WHERE h.sisu_attainment_id IN (lk.match_id, lk.verify_id) AND h.deleted_at IS NULL AND h.id <> cr.id) AS holders
-FROM ` + strings.Replace(listFrom, `ledger_mirror cr`, liveLedger, 1) + `
+FROM ` + strings.Replace(listFrom, `ledger_mirror cr`, liveLedger(linkingSince), 1) + `
   LEFT JOIN user_details da ON da.user_id = d.dismissed_by_user_id
   JOIN credit_registration_preconditions p ON p.credit_registration_id = cr.id
   LEFT JOIN LATERAL (SELECT l.details->'verdict'->>'match_id' AS match_id, l.details->'verify_call'->>'attainment_id' AS verify_id
@@ -88,6 +89,7 @@ FROM ` + strings.Replace(listFrom, `ledger_mirror cr`, liveLedger, 1) + `
     WHERE l.credit_registration_id = cr.id
     ORDER BY l.created_at DESC, l.id DESC LIMIT 1) lk ON true
 WHERE cr.id = $1 AND ` + liveSQL + ` AND ` + sqlInScope(2)
+}
 
 // RegistrationPageGet reads the registration's page and decides every hand action on it at now,
 // in one statement. A registration that does not exist, or lies outside scope (when not nil), is
@@ -97,7 +99,7 @@ func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id str
 	if !IsUUID(id) {
 		return RegistrationPage{}, fmt.Errorf("RegistrationPageGet %q: %w", id, ErrNotFound)
 	}
-	rows, _ := q.db.Query(ctx, registrationPageSQL, id, scope)
+	rows, _ := q.db.Query(ctx, registrationPageSQL(q.linkingSince), id, scope)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[registrationPageRow])
 	if err != nil {
 		return RegistrationPage{}, dbError(op, err)

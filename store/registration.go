@@ -35,6 +35,12 @@ type ScheduleColumns struct {
 	// 0019's trigger stamps it on every write); it may lie ahead, when a time rule will fire then,
 	// and it means something only while the row needs a person. nil: it never has.
 	NeedsPersonSince *time.Time `db:"needs_person_since"`
+	// The facts of the LMS's tables student_number_stuck reads of a pending row (schedule.LinkingFacts;
+	// linkingFactsJoin says where each comes from): false and nil for a row in any other state.
+	LinkingAwaits          bool       `db:"linking_awaits"`
+	LinkingPressedAt       *time.Time `db:"linking_pressed_at"`
+	LinkingFetchStartedAt  *time.Time `db:"linking_fetch_started_at"`
+	LinkingEmailSincePress bool       `db:"linking_email_since_press"`
 }
 
 // scheduleColumns selects ScheduleColumns from cr and the live dismissal d.
@@ -42,12 +48,11 @@ const scheduleColumns = `cr.state::text AS state, coalesce(cr.error_code::text, 
   cr.needs_admin_attention, cr.superseded_by_id::text AS superseded_by_id,
   cr.state_entered_at, cr.state_changed_at, cr.next_attempt_at, cr.terminal_at, cr.first_failed_at, cr.submitted_at,
   cr.partially_registered_at, cr.resubmit_not_before, cr.submit_retry_count, cr.verify_attempt_count,
-  cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons, cr.needs_person_since`
+  cr.not_registered_reimport_count, d.dismissed_reasons::text[] AS dismissed_reasons, cr.needs_person_since,
+  cr.linking_awaits, cr.linking_pressed_at, cr.linking_fetch_started_at, cr.linking_email_since_press`
 
-// ScheduleRow returns the row as schedule reads it. Row.Linking stays "not stuck" and the module
-// and its code are left out: regdesk's copy of the ledger lacks the LMS tables
-// student_number_stuck reads (sqlStudentNumberStuck), and no blocking problem is known to match
-// against a module or a code.
+// ScheduleRow returns the row as schedule reads it, with the linking facts student_number_stuck
+// reads (Row.Linking). The module and its code, which only blocking problems read, are left out.
 func (f ScheduleColumns) ScheduleRow() schedule.Row {
 	var dismissed []schedule.Reason
 	for _, r := range f.DismissedReasons {
@@ -69,7 +74,13 @@ func (f ScheduleColumns) ScheduleRow() schedule.Row {
 		SubmitRetryCount:           f.SubmitRetryCount,
 		VerifyAttemptCount:         f.VerifyAttemptCount,
 		NotRegisteredReimportCount: f.NotRegisteredReimportCount,
-		DismissedReasons:           dismissed,
+		Linking: schedule.LinkingFacts{
+			AwaitsStudentNumber:       f.LinkingAwaits,
+			PressedAt:                 f.LinkingPressedAt,
+			LastMailingFetchStartedAt: f.LinkingFetchStartedAt,
+			LinkingEmailSincePress:    f.LinkingEmailSincePress,
+		},
+		DismissedReasons: dismissed,
 	}
 }
 
@@ -625,11 +636,18 @@ const registrationColumns = listColumns + `,
   cr.enrolment_checks_stopped_at, m.ects_credits AS module_credits,
   d.created_at AS dismissed_at, nullif(` + sqlLMSUserName + `, '') AS dismissed_by, d.reason AS dismissal_note`
 
-// liveLedger reads the LMS's own row (not the copy) as "cr", with what regdesk derives for it
-// from the copy: a registration's page and every hand action must see the row as it is now.
-const liveLedger = `(SELECT c.*, c.selected_enrolment_id IS NOT NULL AS enrolment_resolved, mm.needs_person_since
+// liveLedger reads the LMS's own row (not the copy) as "cr", with what regdesk derives for it: the
+// moment it began to need a person from the copy, and its linking facts (linkingFactsJoin, under
+// the LMS's account_linking_since) from the LMS's tables as they are now. A registration's page
+// and every hand action must see the row as it is now.
+func liveLedger(linkingSince *time.Time) string {
+	return `(SELECT c.*, c.selected_enrolment_id IS NOT NULL AS enrolment_resolved, mm.needs_person_since,
+    ` + linkingFactsColumns + `
   FROM credit_registrations c
-  LEFT JOIN ledger_mirror mm ON mm.id = c.id) cr`
+  LEFT JOIN ledger_mirror mm ON mm.id = c.id
+  LEFT JOIN credit_registration_preconditions p ON p.credit_registration_id = c.id
+  ` + linkingFactsJoin(linkingSince) + `) cr`
+}
 
 // sqlRowVersion is the row's version as a page carries it: its updated_at in microseconds. The
 // LMS's set_timestamp trigger stamps every write, so any change to the row changes it.
@@ -643,7 +661,7 @@ func (q *Queries) RegistrationGet(ctx context.Context, id string, scope []string
 		return Registration{}, fmt.Errorf("RegistrationGet %q: %w", id, ErrNotFound)
 	}
 	rows, _ := q.db.Query(ctx, `SELECT `+registrationColumns+`
-FROM `+strings.Replace(listFrom, `ledger_mirror cr`, liveLedger, 1)+`
+FROM `+strings.Replace(listFrom, `ledger_mirror cr`, liveLedger(q.linkingSince), 1)+`
   LEFT JOIN user_details da ON da.user_id = d.dismissed_by_user_id
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+``, id, scope)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Registration])

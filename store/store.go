@@ -57,7 +57,12 @@ type querier interface {
 }
 
 // Queries holds the named queries. Get one from a Store (no transaction) or inside InTx.
-type Queries struct{ db querier }
+type Queries struct {
+	db querier
+	// linkingSince is the Store's Options.AccountLinkingSince: the live reads of a registration
+	// derive its linking facts with it.
+	linkingSince *time.Time
+}
 
 // Store owns the pool. Its embedded Queries run outside any transaction.
 type Store struct {
@@ -72,6 +77,8 @@ type Store struct {
 	decoyHash func() []byte
 	// lmsSchema is the schema of the LMS's tables (Options.LMSSchema).
 	lmsSchema string
+	// linkingSince is Options.AccountLinkingSince.
+	linkingSince *time.Time
 }
 
 // Options tune a Store.
@@ -89,6 +96,12 @@ type Options struct {
 	PasswordCost int
 	// LMSSchema is the schema holding the LMS's tables; "" is DefaultLMSSchema.
 	LMSSchema string
+	// AccountLinkingSince is the LMS's account_linking_since, a setting of the LMS's own process
+	// (its SuotarConfiguration, read from its environment) that no LMS table records: only
+	// completions dated at or after it can be stuck waiting for a student number
+	// (student_number_stuck); nil means account linking is off and nobody can be. It must be what
+	// the LMS runs with, on every instance, or regdesk's queue and the LMS's disagree on those rows.
+	AccountLinkingSince *time.Time
 }
 
 // Schema is the schema that holds everything regdesk keeps. Nothing of regdesk's lives outside it.
@@ -155,7 +168,13 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 		h, _ := bcrypt.GenerateFromPassword([]byte("regdesk decoy password"), cost)
 		return h
 	})
-	return &Store{Queries: &Queries{db: pool}, pool: pool, health: health, passwordCost: cost, decoyHash: decoy, lmsSchema: lmsSchema}, nil
+	since := opts.AccountLinkingSince
+	if since != nil {
+		t := since.UTC()
+		since = &t
+	}
+	return &Store{Queries: &Queries{db: pool, linkingSince: since}, pool: pool, health: health, passwordCost: cost, decoyHash: decoy,
+		lmsSchema: lmsSchema, linkingSince: since}, nil
 }
 
 // sqlLimit writes a LIMIT into a statement's text rather than as a parameter. pgx prepares and
@@ -190,7 +209,7 @@ func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(&Queries{db: tx}); err != nil {
+	if err := fn(s.on(tx)); err != nil {
 		return err
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -207,8 +226,11 @@ func (s *Store) InReadTx(ctx context.Context, fn func(q *Queries) error) error {
 		return fmt.Errorf("begin: %w", err)
 	}
 	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	return fn(&Queries{db: tx})
+	return fn(s.on(tx))
 }
+
+// on returns the Store's queries run on db: a transaction or a connection of its own.
+func (s *Store) on(db querier) *Queries { return &Queries{db: db, linkingSince: s.linkingSince} }
 
 // dbError maps driver errors onto this package's sentinels, keeping the operation's name.
 func dbError(op string, err error) error {

@@ -39,16 +39,17 @@ func needsPersonSince(t *testing.T, st *store.Store) map[string]*time.Time {
 // state's threshold); a stamp ahead of the write is the very microsecond a time rule fires.
 func TestNeedsPersonSinceAgreesWithSchedule(t *testing.T) {
 	t.Parallel()
-	st := storetest.New(t)
 	ctx := context.Background()
 	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
+	linking := linkingInstants(base)
+	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linking.since})
 	written := base.Add(-2 * time.Second)
 	r := mrand.New(mrand.NewPCG(2026, 12))
 	gen := genRows(r, 4000, base)
 	for i := range gen {
 		gen[i].updatedAt = written
 	}
-	insertGenerated(ctx, t, st, gen)
+	insertGenerated(ctx, t, st, linking, gen)
 	facts, err := st.ScheduleRowsForTest(ctx)
 	if err != nil {
 		t.Fatal(err)

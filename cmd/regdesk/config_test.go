@@ -90,3 +90,27 @@ func TestConfigReportsEverySecurityProblemAtOnce(t *testing.T) {
 		t.Errorf("AUTH_PROXY_TRUSTED without AUTH_PROXY_HEADER = %v, want refused", err)
 	}
 }
+
+// The LMS's account_linking_since is off unless given, read as an instant in UTC when it is, and a
+// value that is not an RFC 3339 time is refused with the setting's name.
+func TestConfigAccountLinkingSince(t *testing.T) {
+	t.Parallel()
+	cfg, err := parseConfig(t, map[string]string{"DATABASE_URL": "postgres://x/y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.AccountLinkingSince != nil {
+		t.Errorf("account linking is on by default, since %v", cfg.AccountLinkingSince)
+	}
+	cfg, err = parseConfig(t, map[string]string{"DATABASE_URL": "postgres://x/y", "LMS_ACCOUNT_LINKING_SINCE": " 2026-08-01T03:00:00+03:00 "})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC); cfg.AccountLinkingSince == nil || !cfg.AccountLinkingSince.Equal(want) || cfg.AccountLinkingSince.Location() != time.UTC {
+		t.Errorf("AccountLinkingSince = %v, want %v", cfg.AccountLinkingSince, want)
+	}
+	_, err = parseConfig(t, map[string]string{"DATABASE_URL": "postgres://x/y", "LMS_ACCOUNT_LINKING_SINCE": "1.8.2026"})
+	if err == nil || !strings.Contains(err.Error(), `LMS_ACCOUNT_LINKING_SINCE: "1.8.2026" is not an RFC 3339 time`) {
+		t.Errorf("LMS_ACCOUNT_LINKING_SINCE=1.8.2026: %v, want refused by name", err)
+	}
+}

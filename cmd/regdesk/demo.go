@@ -135,7 +135,15 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	defer fakeSrv.Close()
 
 	fmt.Fprintf(stdout, "demo: the fake Suotar answers on %s (its world: %s)\n", suotarURL, worldFile)
-	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, dbURL, *lmsAddr, fakeLog)
+	// The demo's students pressed "I have enrolled" on every course: account linking is on for
+	// every completion, in the fake LMS and in regdesk alike, or the two would disagree on who is
+	// stuck waiting for a student number.
+	linkingSince := cmpOr(getenv("LMS_ACCOUNT_LINKING_SINCE"), demoAccountLinkingSince)
+	since, err := time.Parse(time.RFC3339Nano, linkingSince)
+	if err != nil {
+		return fmt.Errorf("demo: LMS_ACCOUNT_LINKING_SINCE: %q is not an RFC 3339 time", linkingSince)
+	}
+	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, dbURL, *lmsAddr, since, fakeLog)
 	if err != nil {
 		return err
 	}
@@ -146,13 +154,14 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	env := map[string]string{
 		"REGDESK_BASE_URL": cmpOr(getenv("REGDESK_BASE_URL"), "http://"+addr+"/"),
 		// The demo evaluates often, so a newcomer sees alerts and mails within a minute.
-		"ALERT_INTERVAL": cmpOr(getenv("ALERT_INTERVAL"), "15s"),
-		"DATABASE_URL":   dbURL,
-		"RUN_MIGRATIONS": "1",
-		"SUOTAR_URL":     suotarURL,
-		"SUOTAR_TOKEN":   token,
-		"LMS_URL":        lmsURL,
-		"LMS_TOKEN":      lmsToken,
+		"ALERT_INTERVAL":            cmpOr(getenv("ALERT_INTERVAL"), "15s"),
+		"DATABASE_URL":              dbURL,
+		"RUN_MIGRATIONS":            "1",
+		"SUOTAR_URL":                suotarURL,
+		"SUOTAR_TOKEN":              token,
+		"LMS_URL":                   lmsURL,
+		"LMS_TOKEN":                 lmsToken,
+		"LMS_ACCOUNT_LINKING_SINCE": linkingSince,
 		// make run serves plain HTTP on this machine.
 		"SESSION_SECURE": cmpOr(getenv("SESSION_SECURE"), "0"),
 	}
@@ -225,11 +234,15 @@ func startMailpit(ctx context.Context, bin, smtpAddr, webAddr, dbFile string, st
 	return nil, fmt.Errorf("Mailpit did not answer on %s (set REGDESK_DEMO_SMTP_ADDR)", smtpAddr)
 }
 
+// demoAccountLinkingSince turns account linking on for every completion of the demo data.
+const demoAccountLinkingSince = "2000-01-01T00:00:00Z"
+
 // startDemoLMS serves the fake of the LMS's credit-registration admin endpoints (lmsfake) on addr,
 // writing the demo database as the LMS's owner, with the fix to the LMS's audit table that regdesk
-// asks the LMS team for (so bulk transitions can record their audit row). It returns the LMS_URL
-// and LMS_TOKEN the dashboard reaches it with.
-func startDemoLMS(ctx context.Context, dbURL, addr string, log *slog.Logger) (url, token string, stop func(), err error) {
+// asks the LMS team for (so bulk transitions can record their audit row), under the LMS's
+// account_linking_since linkingSince. It returns the LMS_URL and LMS_TOKEN the dashboard reaches
+// it with.
+func startDemoLMS(ctx context.Context, dbURL, addr string, linkingSince time.Time, log *slog.Logger) (url, token string, stop func(), err error) {
 	pool, err := pgxpool.New(ctx, dbURL)
 	if err != nil {
 		return "", "", nil, fmt.Errorf("demo: the fake LMS's database: %w", err)
@@ -241,7 +254,7 @@ func startDemoLMS(ctx context.Context, dbURL, addr string, log *slog.Logger) (ur
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	token = "lms_" + hex.EncodeToString(b[:])
-	fake, err := lmsfake.New(pool, lmsfake.Options{Token: token, Logger: log})
+	fake, err := lmsfake.New(pool, lmsfake.Options{Token: token, Logger: log, AccountLinkingSince: &linkingSince})
 	if err != nil {
 		pool.Close()
 		return "", "", nil, err

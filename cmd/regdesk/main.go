@@ -127,6 +127,9 @@ type config struct {
 	// taken; both empty leaves hand actions off.
 	LMSURL   string
 	LMSToken string
+	// AccountLinkingSince is the LMS's own account_linking_since: only completions since then can
+	// be stuck waiting for a student number; nil is off, as in the LMS.
+	AccountLinkingSince *time.Time
 	// ClaimLapse is how long an untouched claim counts; WaitingTarget the working days a row may
 	// wait for a person before the queue marks it.
 	ClaimLapse    time.Duration
@@ -172,6 +175,7 @@ type configFlags struct {
 	proxyTrusted     *string
 	suotarURL        *string
 	lmsURL           *string
+	linkingSince     *string
 	suotarTimeout    *string
 	claimLapse       *string
 	waitingTarget    *string
@@ -202,6 +206,7 @@ func newConfigFlags(fs *flag.FlagSet, getenv func(string) string) *configFlags {
 		proxyTrusted:     fs.String("auth-proxy-trusted", getenv("AUTH_PROXY_TRUSTED"), "addresses (CIDRs) of that proxy, comma-separated (env AUTH_PROXY_TRUSTED)"),
 		suotarURL:        fs.String("suotar-url", getenv("SUOTAR_URL"), "Suotar's batch API base URL for Sisu lookups; empty turns lookups off (env SUOTAR_URL; the token is read from SUOTAR_TOKEN only)"),
 		lmsURL:           fs.String("lms-url", getenv("LMS_URL"), "the LMS's base URL, under which its credit-registration admin endpoints live; empty turns hand actions off (env LMS_URL; the token is read from LMS_TOKEN only)"),
+		linkingSince:     fs.String("lms-account-linking-since", getenv("LMS_ACCOUNT_LINKING_SINCE"), "the LMS's account_linking_since, RFC 3339: completions since then can be stuck waiting for a student number; empty: account linking is off (env LMS_ACCOUNT_LINKING_SINCE)"),
 		suotarTimeout:    fs.String("suotar-timeout", cmpOr(getenv("SUOTAR_TIMEOUT"), suotar.DefaultTimeout.String()), "how long a lookup waits for Suotar (env SUOTAR_TIMEOUT)"),
 		claimLapse:       fs.String("claim-lapse", cmpOr(getenv("CLAIM_LAPSE"), store.DefaultClaimLapse.String()), "an \"I'm on it\" claim nobody touches this long no longer counts (env CLAIM_LAPSE)"),
 		waitingTarget:    fs.String("waiting-target", cmpOr(getenv("WAITING_TARGET_DAYS"), strconv.Itoa(schedule.DefaultWaitingTarget)), "working days (Helsinki, weekends excluded) a row may wait for a person before the queue marks it (env WAITING_TARGET_DAYS)"),
@@ -294,6 +299,7 @@ func (c *configFlags) validate() (config, error) {
 	}
 	c.validateSuotar(&cfg)
 	c.validateLMS(&cfg)
+	c.validateLinking(&cfg)
 	c.validateMail(&cfg)
 	if len(c.problems) > 0 {
 		return config{}, fmt.Errorf("configuration:\n  %s", strings.Join(c.problems, "\n  "))
@@ -380,6 +386,22 @@ func (c *configFlags) validateLMS(cfg *config) {
 	}
 }
 
+// validateLinking reads the LMS's account_linking_since, which the LMS keeps in its process's
+// settings rather than in a table regdesk could read.
+func (c *configFlags) validateLinking(cfg *config) {
+	v := strings.TrimSpace(*c.linkingSince)
+	if v == "" {
+		return
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		c.problem("LMS_ACCOUNT_LINKING_SINCE: %q is not an RFC 3339 time such as 2026-08-01T00:00:00Z (empty: account linking is off)", v)
+		return
+	}
+	t = t.UTC()
+	cfg.AccountLinkingSince = &t
+}
+
 // validateMail reads the mail settings into cfg. The password comes from the environment only.
 func (c *configFlags) validateMail(cfg *config) {
 	cfg.BaseURL = strings.TrimSpace(*c.baseURL)
@@ -450,7 +472,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	if *clockFrom != "" {
 		log.Warn("the clock is shifted: -clock-from is for benchmarks on a stored ledger, never for service", "from", *clockFrom)
 	}
-	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{StatementTimeout: cfg.StatementTimeout})
+	st, err := store.Open(ctx, cfg.DatabaseURL, store.Options{StatementTimeout: cfg.StatementTimeout, AccountLinkingSince: cfg.AccountLinkingSince})
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func TestServeOnAReadOnlyRoleLoadsEveryPage(t *testing.T) {
 	if _, err := ensureDemoAccounts(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, owner, "127.0.0.1:0", slog.New(slog.DiscardHandler))
+	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, owner, "127.0.0.1:0", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestServeOnAReadOnlyRoleLoadsEveryPage(t *testing.T) {
 	go func() {
 		done <- run(srvCtx, []string{"serve", "-clock-from", now}, env(map[string]string{
 			"DATABASE_URL": dbURL, "REGDESK_ADDR": "127.0.0.1:0", "SESSION_SECURE": "0",
-			"LMS_URL": lmsURL, "LMS_TOKEN": lmsToken,
+			"LMS_URL": lmsURL, "LMS_TOKEN": lmsToken, "LMS_ACCOUNT_LINKING_SINCE": "2000-01-01T00:00:00Z",
 		}), &stdout, &stderr)
 	}()
 	defer func() {

@@ -29,10 +29,14 @@ type testBundle struct {
 	rows  []row
 }
 
+// linkingSince is the LMS's account_linking_since the tests' stores run with: before every
+// completion, as readRows reads the ledger.
+var linkingSince = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
 // setup writes a demo of rows rows into a fresh database and reads it back.
 func setup(t *testing.T, rows int) *testBundle {
 	t.Helper()
-	st := storetest.New(t)
+	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linkingSince})
 	b := &testBundle{st: st}
 	sum, err := demo.Write(context.Background(), st, demo.Config{
 		LMS: storetest.LMS(t, st), Rows: rows, Seed: 1, Now: now,
@@ -377,6 +381,38 @@ WHERE c.superseded_by_id IS NOT NULL OR NOT c.needs_admin_attention OR CASE
 		}
 		if bad > 0 {
 			t.Errorf("%d dismissals are of rows that do not carry what they dismissed", bad)
+		}
+	})
+
+	t.Run("TheCopyKnowsWhoIsStuck", func(t *testing.T) {
+		t.Parallel()
+		// regdesk's copy derives student_number_stuck's facts from the LMS's tables; read as
+		// attention.rs reads them (readRows), they must give every row the same verdict.
+		q, _ := b.st.Pool().Query(context.Background(), `SELECT id::text, linking_awaits, linking_pressed_at,
+  linking_fetch_started_at, linking_email_since_press FROM ledger_mirror`)
+		copied := map[string]schedule.LinkingFacts{}
+		var id string
+		var l schedule.LinkingFacts
+		if _, err := pgx.ForEachRow(q, []any{&id, &l.AwaitsStudentNumber, &l.PressedAt, &l.LastMailingFetchStartedAt, &l.LinkingEmailSincePress}, func() error {
+			copied[id] = l
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		var stuck int
+		for _, r := range b.rows {
+			want := schedule.Classify(r.sched, now).Reasons.Has(schedule.ReasonStudentNumberStuck)
+			row := r.sched
+			row.Linking = copied[r.id]
+			if got := schedule.Classify(row, now).Reasons.Has(schedule.ReasonStudentNumberStuck); got != want {
+				t.Errorf("row %s (%s): the copy says stuck = %v (%+v), the LMS's tables %v (%+v)", r.id, r.sched.State, got, row.Linking, want, r.sched.Linking)
+			}
+			if want {
+				stuck++
+			}
+		}
+		if stuck == 0 {
+			t.Error("no row is stuck waiting for a student number")
 		}
 	})
 

@@ -189,6 +189,8 @@ type Options struct {
 	StatementTimeout time.Duration
 	// Tracer is passed to store.Open: it sees every query of the store's pool.
 	Tracer pgx.QueryTracer
+	// AccountLinkingSince is passed to store.Open: nil leaves account linking off.
+	AccountLinkingSince *time.Time
 }
 
 // adminConn connects to the test server's admin database and makes sure the template exists.
@@ -238,7 +240,8 @@ func NewWithURL(tb testing.TB, opts Options) (*store.Store, string) {
 	cloneTemplate(tb, conn, tpl, name)
 	ownerURL := withDatabase(admin, name)
 	dbURL := asRole(ownerURL)
-	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8, PasswordCost: passwordCost, Tracer: opts.Tracer})
+	st, err := store.Open(ctx, dbURL, store.Options{StatementTimeout: opts.StatementTimeout, MaxConns: 8, PasswordCost: passwordCost, Tracer: opts.Tracer,
+		AccountLinkingSince: opts.AccountLinkingSince})
 	if err != nil {
 		tb.Fatalf("storetest: open: %v", err)
 	}
