@@ -90,10 +90,10 @@ func TestServeOnAReadOnlyRoleLoadsEveryPage(t *testing.T) {
 			}
 			routes := crawl(t, c, base, 250)
 			want := map[string][]string{
-				"support": {"/", "/overview", "/courses", "/courses/{id}", "/registrations/{id}", "/students/{id}", "/audit", "/alerts", "/settings"},
+				"support": {"/", "/overview", "/courses", "/courses/{id}", "/registrations/{id}", "/students/{id}", "/audit", "/alerts", "/settings", "/system"},
 				// A teacher reads a registration in plain words on its student's page.
 				"teacher": {"/courses", "/courses/{id}", "/students/{id}", "/alerts", "/settings"},
-				"admin":   {"/", "/overview", "/courses/{id}", "/registrations/{id}", "/audit", "/admin/accounts", "/admin/accounts/{id}"},
+				"admin":   {"/", "/overview", "/courses/{id}", "/registrations/{id}", "/audit", "/admin/accounts", "/admin/accounts/{id}", "/system"},
 			}[d.Role]
 			for _, w := range want {
 				if !slices.Contains(routes, w) {
