@@ -53,7 +53,8 @@ func ParseSeverity(v string) (Severity, error) {
 // AlertRule is a health rule's id, the LMS's where the LMS has the rule.
 type AlertRule string
 
-// The rules. The first nine are the LMS's; the last four are regdesk's own.
+// The rules. The first nine are the LMS's, then four of regdesk's own about rows, the LMS's
+// phase_heartbeat_stale, and regdesk's own about what an admin paused.
 const (
 	RuleCredentialsRejected           AlertRule = "credentials_rejected"
 	RuleStudyRegistryUnreachable      AlertRule = "study_registry_unreachable"
@@ -75,6 +76,15 @@ const (
 	RuleUncertainAwaitingLookup AlertRule = "uncertain_awaiting_lookup"
 	// RuleCourseNeedsPerson is one course's rows that need a person: what a teacher's banner shows.
 	RuleCourseNeedsPerson AlertRule = "course_needs_person"
+	// RulePhaseHeartbeatStale is the LMS's phase_heartbeat_stale: running phases whose heartbeat is
+	// late (HeartbeatLate).
+	RulePhaseHeartbeatStale AlertRule = "phase_heartbeat_stale"
+	// RulePhasePaused is one pipeline phase an admin paused: the rows in the states it owns wait
+	// until it is resumed. The LMS's attention standing counts it as a blocking problem
+	// (processing_phase_stopped); its own alert fires only when every phase is paused.
+	RulePhasePaused AlertRule = "phase_paused"
+	// RuleModulePaused is one course module an admin paused: no phase touches its registrations.
+	RuleModulePaused AlertRule = "module_paused"
 )
 
 var alertRules = newEnumTable("alert kind",
@@ -91,6 +101,9 @@ var alertRules = newEnumTable("alert kind",
 	RuleEscalatingSoon,
 	RuleUncertainAwaitingLookup,
 	RuleCourseNeedsPerson,
+	RulePhaseHeartbeatStale,
+	RulePhasePaused,
+	RuleModulePaused,
 )
 
 // AlertRules lists every rule, the LMS's first.
@@ -216,6 +229,31 @@ type HealthFacts struct {
 	UncertainNotLookedUp Occurrences
 	// Courses are the courses with rows on the needs-a-person list.
 	Courses []CourseCount
+	// Phases are the pipeline's phases as the LMS keeps them.
+	Phases []PhaseFact
+	// PausedModules are the course modules an admin paused.
+	PausedModules []PausedModuleFact
+}
+
+// PhaseFact is one pipeline phase as credit_registration_phase_state has it.
+type PhaseFact struct {
+	Phase            string
+	ExpectedInterval time.Duration
+	LastHeartbeatAt  *time.Time
+	// PausedAt is set while the phase is paused; Held then counts the rows waiting in the states
+	// it owns (PhaseOwnedStates).
+	PausedAt *time.Time
+	Held     int
+}
+
+// PausedModuleFact is one paused course module.
+type PausedModuleFact struct {
+	ModuleID string
+	// Label names the module for people: its course, and its name unless it is the default one.
+	Label    string
+	PausedAt time.Time
+	// Held counts its unfinished registrations.
+	Held int
 }
 
 // Alert is one thing the rules found. An alert is the same alert from one evaluation to the next
@@ -248,6 +286,10 @@ func (a Alert) Identity() string {
 	}
 	return string(a.Rule) + "/" + a.Key
 }
+
+// SystemPath is the System page, where the pipeline's phases and paused modules are shown and
+// controlled.
+const SystemPath = "/system"
 
 func queuePath(show string, pairs ...string) string {
 	v := url.Values{}
@@ -336,6 +378,28 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 			add(Alert{Rule: RuleCourseNeedsPerson, Key: c.CourseID, Severity: SeverityInfo, Count: c.Count,
 				Subject: c.CourseName, CourseID: c.CourseID, Path: "/courses/" + url.PathEscape(c.CourseID)})
 		}
+	}
+	var stale []string
+	for _, p := range f.Phases {
+		if p.PausedAt != nil {
+			at := *p.PausedAt
+			add(Alert{Rule: RulePhasePaused, Key: p.Phase, Severity: SeverityWarning, Count: p.Held, At: &at,
+				Subject: p.Phase, Path: SystemPath})
+			continue
+		}
+		if HeartbeatLate(p.LastHeartbeatAt, p.ExpectedInterval, false, now) {
+			stale = append(stale, p.Phase)
+		}
+	}
+	if len(stale) > 0 {
+		// The LMS names the first stale phase; it counts them of every phase.
+		add(Alert{Rule: RulePhaseHeartbeatStale, Severity: SeverityCritical, Count: len(stale), Of: len(f.Phases),
+			Subject: stale[0], Path: SystemPath})
+	}
+	for _, m := range f.PausedModules {
+		at := m.PausedAt
+		add(Alert{Rule: RuleModulePaused, Key: m.ModuleID, Severity: SeverityWarning, Count: m.Held, At: &at,
+			Subject: m.Label, Path: SystemPath})
 	}
 	SortAlerts(out)
 	return out

@@ -220,6 +220,10 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state = 'submission_unc
 		return f, dbError("HealthFactsGet uncertain", err)
 	}
 	f.UncertainNotLookedUp = occ(n, at)
+
+	if f.Phases, f.PausedModules, err = q.pipelineFacts(ctx); err != nil {
+		return f, err
+	}
 	return f, nil
 }
 

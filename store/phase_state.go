@@ -180,7 +180,7 @@ func (q *Queries) ModuleControlList(ctx context.Context) ([]ModuleControl, error
 	rows, _ := q.db.Query(ctx, `SELECT m.id::text, coalesce(m.name, ''), c.id::text, c.name, coalesce(m.uh_course_code, ''),
   cfg.paused_at, coalesce(cfg.paused_by_user_id::text, ''), `+sqlPausedByName+`, coalesce(cfg.pause_reason, ''),
   CASE WHEN cfg.paused_at IS NULL THEN 0 ELSE (
-    SELECT count(*) FROM credit_registrations r
+    SELECT count(*) FROM ledger_mirror r
     WHERE r.course_module_id = m.id AND r.deleted_at IS NULL AND r.superseded_by_id IS NULL AND r.terminal_at IS NULL)
   END
 FROM course_module_suotar_configurations cfg
@@ -212,4 +212,49 @@ WHERE r.state = 'failed_retryable' AND r.next_attempt_at > $1 AND r.deleted_at I
 		return 0, dbError("requeueableCount", err)
 	}
 	return n, nil
+}
+
+// pipelineFacts are the health rules' facts about the pipeline: every phase, with the rows a paused
+// one holds in the states it owns (schedule.PhaseOwnedStates), and the paused modules.
+func (q *Queries) pipelineFacts(ctx context.Context) ([]schedule.PhaseFact, []schedule.PausedModuleFact, error) {
+	phases, err := q.PhaseStateList(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	facts := make([]schedule.PhaseFact, 0, len(phases))
+	for _, p := range phases {
+		f := schedule.PhaseFact{Phase: p.Phase, ExpectedInterval: p.ExpectedInterval, LastHeartbeatAt: p.LastHeartbeatAt, PausedAt: p.PausedAt}
+		if owned := p.ownedStates(); p.Paused() && len(owned) > 0 {
+			if err := q.db.QueryRow(ctx, `SELECT count(*) FROM ledger_mirror cr
+WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state = ANY($1)`, owned).Scan(&f.Held); err != nil {
+				return nil, nil, dbError("pipelineFacts held", err)
+			}
+		}
+		facts = append(facts, f)
+	}
+	modules, err := q.ModuleControlList(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var paused []schedule.PausedModuleFact
+	for _, m := range modules {
+		if !m.Paused() {
+			continue
+		}
+		label := m.CourseName
+		if m.ModuleName != "" {
+			label += " · " + m.ModuleName
+		}
+		paused = append(paused, schedule.PausedModuleFact{ModuleID: m.ModuleID, Label: label, PausedAt: *m.PausedAt, Held: int(m.Unfinished)})
+	}
+	return facts, paused, nil
+}
+
+// ownedStates are the states the phase moves rows out of, as the ledger spells them.
+func (p PhaseState) ownedStates() []string {
+	var out []string
+	for _, st := range schedule.PhaseOwnedStates(p.Phase) {
+		out = append(out, string(st))
+	}
+	return out
 }

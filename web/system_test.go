@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"regdesk/partner/lms/lmsfake"
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/web"
@@ -271,5 +272,42 @@ WHERE course_module_id = $1`, b.course.ModuleID).Scan(&pausedBy, &reason); err !
 	_, page = b.getWith(t, admin, "/system", false)
 	if !strings.Contains(page, "1 registration is due now.") || !strings.Contains(page, "0 registrations are waiting out a backoff") {
 		t.Errorf("after the requeue the page does not say what it did")
+	}
+}
+
+// A phase an admin paused on the System page fires an alert on the next evaluation: support's and
+// admins' banners say so and lead back to the System page; a teacher's says nothing.
+func TestPausedPhaseAlertsSupportAndAdmins(t *testing.T) {
+	t.Parallel()
+	b := setupWith(t, func(d *web.Deps) { d.AlertsTTL = time.Nanosecond })
+	admin := b.login(t, b.admin)
+	if resp, _ := b.postForm(t, admin, "/system/phases/verify/pause", url.Values{"reason": {"Sisu maintenance"}}); resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("pause = %d", resp.StatusCode)
+	}
+	ctx := context.Background()
+	facts, err := b.store.HealthFactsGet(ctx, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.store.AlertSync(ctx, testNow, schedule.Evaluate(facts, testNow), nil); err != nil {
+		t.Fatal(err)
+	}
+	link := `href="/system?alerted_at=` + url.QueryEscape(testNow.UTC().Format(time.RFC3339)) + `"`
+	for who, c := range map[string]*http.Client{"support": b.client, "admin": admin} {
+		_, page := b.getWith(t, c, "/courses", false)
+		// verify holds the bundle's uncertain and awaiting rows.
+		if !strings.Contains(page, "Pipeline phase paused") || !strings.Contains(page, link) ||
+			!strings.Contains(page, "verify is paused; 2 registrations wait in the states it moves.") {
+			t.Errorf("%s's banner does not say verify is paused, leading to the System page", who)
+		}
+	}
+	_, page := b.getWith(t, b.login(t, b.teacher), "/courses", false)
+	if strings.Contains(page, "Pipeline phase paused") {
+		t.Errorf("a teacher's banner shows the paused phase")
+	}
+	// The link leads to the page, which says who paused it and why.
+	_, page = b.getWith(t, b.client, "/system?alerted_at="+url.QueryEscape(testNow.UTC().Format(time.RFC3339)), false)
+	if phaseStatus(page, "verify") != "paused" || !strings.Contains(page, "Paused by Aino Admin") || !strings.Contains(page, "Sisu maintenance") {
+		t.Errorf("the System page behind the alert does not show the pause")
 	}
 }

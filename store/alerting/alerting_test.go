@@ -355,3 +355,60 @@ func TestTeacherWeeklyListsStudentsWhoCanAct(t *testing.T) {
 		t.Errorf("weekly digest lacks the student and the link to them:\n%s", full.Text)
 	}
 }
+
+// TestPausedAndSilentPhasesAlertSupportAndAdmins: an admin's pause of a phase or a module, and a
+// phase gone silent, each fire an alert for support and admins (never a teacher) leading to the
+// System page; the silent phase is critical and mailed at once.
+func TestPausedAndSilentPhasesAlertSupportAndAdmins(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	b.noDigests(t)
+	now := b.clock.now()
+	pauser := storetest.AddLMSAdmin(t, b.st, "Aino Admin", "aino@lms.example")
+	storetest.LMSExecNoSync(t, b.st, `UPDATE credit_registration_phase_state SET paused_at = $1, paused_by_user_id = $2, pause_reason = 'Sisu down'
+WHERE phase = 'import'`, now.Add(-time.Hour), pauser)
+	storetest.LMSExecNoSync(t, b.st, `UPDATE credit_registration_phase_state SET last_heartbeat_at = $1 WHERE phase = 'verify'`, now.Add(-time.Hour))
+	storetest.LMSExecNoSync(t, b.st, `INSERT INTO course_module_suotar_configurations (course_module_id, paused_at, paused_by_user_id, pause_reason)
+VALUES ($1, $2, $3, 'Wrong code')`, b.course.ModuleID, now.Add(-time.Hour), pauser)
+	b.tick(t, b.svc)
+
+	firing, err := b.st.AlertListFiring(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]store.AlertRow{}
+	for _, a := range firing {
+		found[a.Rule+"/"+a.Key] = a
+	}
+	for _, key := range []string{"phase_paused/import", "phase_heartbeat_stale/", "module_paused/" + b.course.ModuleID} {
+		a, ok := found[key]
+		if !ok || a.Path != "/system" || a.CourseID != nil {
+			t.Errorf("alert %s = %+v (firing %v), want one for everyone who acts, leading to /system", key, a, ok)
+		}
+	}
+	msgs := b.mp.WaitMessages(t, 2)
+	time.Sleep(200 * time.Millisecond)
+	msgs = b.mp.Messages(t)
+	if got, want := recipients(msgs), []string{"admin@example.invalid", "support@example.invalid"}; !slices.Equal(got, want) {
+		t.Fatalf("recipients = %q, want %q (the critical one at once, none to the teacher)", got, want)
+	}
+	full := b.mp.Message(t, msgs[0].ID)
+	if msgs[0].Subject != "[regdesk] Critical: Pipeline phase silent" || !strings.Contains(full.Text, baseURL+"system?alerted_at=") {
+		t.Errorf("mail %q does not lead to the System page:\n%s", msgs[0].Subject, full.Text)
+	}
+
+	// Resumed, the pauses clear.
+	storetest.LMSExecNoSync(t, b.st, `UPDATE credit_registration_phase_state SET paused_at = NULL, paused_by_user_id = NULL, pause_reason = NULL`)
+	storetest.LMSExecNoSync(t, b.st, `UPDATE course_module_suotar_configurations SET paused_at = NULL, paused_by_user_id = NULL, pause_reason = NULL`)
+	b.clock.add(time.Minute)
+	b.tick(t, b.svc)
+	firing, err = b.st.AlertListFiring(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range firing {
+		if a.Rule == "phase_paused" || a.Rule == "module_paused" {
+			t.Errorf("%s/%s still fires after the resume", a.Rule, a.Key)
+		}
+	}
+}
