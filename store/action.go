@@ -68,6 +68,11 @@ type Change struct {
 	FromState, ToState schedule.State
 	// Message is the event's message: for a hand action, the person's reason.
 	Message string
+	// Action is the hand action a person asked for through regdesk, when the change is one
+	// (regdesk's own record of it, matched by row, reason and time); "" when it is not, or the
+	// action was taken in the LMS itself. A change that leaves the state as it was (Check now,
+	// Clear flag) is told by it.
+	Action schedule.Action
 }
 
 // StaleError reports that the row changed since the person's page was drawn: nothing was
@@ -448,6 +453,24 @@ ORDER BY e.created_at DESC, e.id DESC LIMIT 1`, r.ID)
 	}
 	e.LastChange = &Change{At: c.At, ActorName: Deref(c.ActorName), Kind: c.Kind,
 		FromState: schedule.State(Deref(c.FromState)), ToState: schedule.State(Deref(c.ToState)), Message: Deref(c.Message)}
+	if c.Kind == "admin_action" && c.Message != nil {
+		// The LMS's event does not name the action; regdesk's record of asking for it does. It is
+		// written before the LMS is called, so it is dated a little before the event: up to the
+		// LMS client's deadline, and a minute of slack for the two clocks.
+		var action string
+		err := q.db.QueryRow(ctx, `SELECT r.action FROM actions r
+WHERE r.target_kind = 'credit_registration' AND r.target_id = $1 AND r.action NOT IN ('claim', 'release') AND r.reason = $2
+  AND r.created_at BETWEEN $3::timestamptz - interval '2 minutes' AND $3::timestamptz + interval '1 minute'
+ORDER BY r.created_at DESC, r.id DESC LIMIT 1`, r.ID, *c.Message, c.At).Scan(&action)
+		switch {
+		case err == nil:
+			if a := schedule.Action(action); a.Valid() {
+				e.LastChange.Action = a
+			}
+		case !errors.Is(err, pgx.ErrNoRows):
+			return nil, dbError("staleError action", err)
+		}
+	}
 	return e, nil
 }
 

@@ -222,24 +222,33 @@ func staleNotice(loc *i18n.Localizer, e *store.StaleError, now time.Time) views.
 		return n
 	}
 	c := e.LastChange
+	state := loc.Code("state", string(e.State))
 	// A write the history does not record (a pipeline bookkeeping update) leaves the newest event
 	// older than the row: naming that event's author would blame the wrong change. A minute of
 	// slack absorbs the gap between the application's clock, which dates events, and the
 	// database's, which dates the row.
 	if c == nil || c.At.Before(e.UpdatedAt.Add(-time.Minute)) {
-		n.Message = loc.T("act.stale.changed", "At", loc.At(e.UpdatedAt, now), "State", string(e.State))
+		n.Message = loc.T("act.stale.changed", "At", loc.At(e.UpdatedAt, now), "State", state)
 		return n
 	}
-	if c.ToState != "" && c.ToState != c.FromState {
-		if c.ActorName == "" {
-			n.Message = loc.T("act.stale.pipelineMoved", "At", loc.At(c.At, now), "State", string(c.ToState))
-		} else {
-			n.Message = loc.T("act.stale.personMoved", "Name", c.ActorName, "At", loc.At(c.At, now), "State", string(c.ToState))
-		}
-	} else if c.ActorName == "" {
-		n.Message = loc.T("act.stale.pipelineChanged", "At", loc.At(c.At, now), "State", string(e.State))
-	} else {
-		n.Message = loc.T("act.stale.personChanged", "Name", c.ActorName, "At", loc.At(c.At, now), "State", string(e.State))
+	name := firstNonEmpty(c.ActorName, loc.T("act.someone"))
+	switch {
+	case c.ToState != "" && c.ToState != c.FromState && c.ActorName == "":
+		n.Message = loc.T("act.stale.pipelineMoved", "At", loc.At(c.At, now), "State", loc.Code("state", string(c.ToState)))
+	case c.ToState != "" && c.ToState != c.FromState:
+		n.Message = loc.T("act.stale.personMoved", "Name", name, "At", loc.At(c.At, now), "State", loc.Code("state", string(c.ToState)))
+	case c.Action != "":
+		// A hand action that left the state as it was: say which, since "changed" would send the
+		// person looking for a change of state that is not there.
+		n.Message = loc.T("act.stale.personAsked", "Name", name, "At", loc.At(c.At, now), "Action", loc.Code("action", string(c.Action)), "State", state)
+	case c.ActorName != "" || c.Kind == "admin_action":
+		n.Message = loc.T("act.stale.personChanged", "Name", name, "At", loc.At(c.At, now), "State", state)
+	case c.Kind == "suotar_response":
+		n.Message = loc.T("act.stale.pipelineAskedSuotar", "At", loc.At(c.At, now), "State", state)
+	case c.Kind == "retry_scheduled":
+		n.Message = loc.T("act.stale.pipelineRetry", "At", loc.At(c.At, now), "State", state)
+	default:
+		n.Message = loc.T("act.stale.pipelineChanged", "At", loc.At(c.At, now), "State", state)
 	}
 	if c.Kind == "admin_action" && c.Message != "" {
 		n.Detail = loc.T("act.stale.reason", "Name", firstNonEmpty(c.ActorName, loc.T("act.someone")), "Reason", c.Message)

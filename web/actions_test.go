@@ -348,7 +348,7 @@ func TestActionOnAChangedRowIs409AndSaysWhoWhenWhat(t *testing.T) {
 		}
 		text := html.UnescapeString(body)
 		for _, want := range []string{`data-testid="action-notice"`, `data-kind="stale"`,
-			"Aino Admin changed this registration at " + views.At(testNow.Add(-time.Minute), testNow) + " (to cancelled). Nothing was saved.",
+			"Aino Admin moved this registration to “Cancelled” at " + views.At(testNow.Add(-time.Minute), testNow) + ". Nothing was saved.",
 			"Aino Admin’s reason: “Student withdrew”", `data-testid="reload"`, `href="/registrations/` + id + `"`} {
 			if !strings.Contains(text, want) {
 				t.Errorf("htmx=%v: the conflict lacks %q", htmx, want)
@@ -357,6 +357,28 @@ func TestActionOnAChangedRowIs409AndSaysWhoWhenWhat(t *testing.T) {
 		if strings.Contains(body, `data-testid="action-form"`) {
 			t.Errorf("htmx=%v: the conflict still offers the stale forms", htmx)
 		}
+	}
+}
+
+// A colleague's action that left the state as it was (Check now) is named, with the state it
+// left, not reported as a change to the state the row was already in.
+func TestActionAfterAColleaguesCheckNowSaysWhatChanged(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := b.uncertainOverdue
+	version, lookupID := b.pageForm(t, b.client, id)
+	b.actAsStore(t, b.admin, id, schedule.ActionCheckNow, "Asked Sisu again", testNow.Add(-time.Minute))
+	resp, body := b.act(t, b.client, id, schedule.ActionClearFlag, url.Values{"version": {version}, "lookup_id": {lookupID}, "reason": {"Checked"}}, true)
+	if resp.StatusCode != http.StatusConflict {
+		t.Fatalf("status = %d, want 409\n%s", resp.StatusCode, body)
+	}
+	text := html.UnescapeString(body)
+	want := "Aino Admin asked for “Check now” at " + views.At(testNow.Add(-time.Minute), testNow) + "; the registration is still “Submission uncertain”. Nothing was saved."
+	if !strings.Contains(text, want) {
+		t.Errorf("the conflict does not say what changed; want %q in\n%s", want, text)
+	}
+	if strings.Contains(text, "it is now") || strings.Contains(text, "submission_uncertain)") {
+		t.Errorf("the conflict reports the unchanged state as a change:\n%s", text)
 	}
 }
 
@@ -491,10 +513,32 @@ func TestLookupSwapKeepsTheVersionThePageShowed(t *testing.T) {
 		t.Errorf("acting on a row the page no longer shows = %d, want 409 stale", resp.StatusCode)
 	}
 	// The write left no history entry: the notice names no author for it.
-	if !strings.Contains(answer, "(it is now submission_uncertain). Nothing was saved.") || strings.Contains(answer, "The pipeline changed") {
+	if !strings.Contains(html.UnescapeString(answer), "by a change its history does not record; it is “Submission uncertain”. Nothing was saved.") ||
+		strings.Contains(answer, "The pipeline worked on") {
 		t.Errorf("the notice blames the newest history entry for an unrecorded write:\n%s", answer)
 	}
 	if got := tb.written(t, id); got != before {
 		t.Errorf("the stale action wrote: %+v → %+v", before, got)
+	}
+}
+
+// A duplicate row is registered, but regdesk cannot tell whether by this submission (it may be
+// this very submission's timed-out import that landed): its page says so, and never that Sisu
+// held the credit already.
+func TestDuplicateSaysRegdeskCannotTellWhose(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	id := storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "duplicate",
+		SubmittedAt: ptr(testNow.Add(-40 * time.Hour)), SubmittedAttainmentID: "hy-kur-9", SisuAttainmentID: "hy-kur-9",
+		StateChangedAt: testNow.Add(-2 * time.Hour)})
+	_, body := b.get(t, "/registrations/"+id, false)
+	text := html.UnescapeString(body)
+	if !strings.Contains(text, "regdesk cannot tell whether this submission registered it") {
+		t.Errorf("the duplicate row's page does not say regdesk cannot tell whose the credit is:\n%s", text)
+	}
+	for _, wrong := range []string{"already held this credit", "nothing new was registered", "Already in Sisu"} {
+		if strings.Contains(text, wrong) {
+			t.Errorf("the duplicate row's page says %q", wrong)
+		}
 	}
 }

@@ -136,7 +136,7 @@ func TestAlertBannerOnTheQueue(t *testing.T) {
 	_, body := b.get(t, path, false)
 	got := banner(t, path, body)
 	for _, want := range []string{
-		"You were alerted about this view at " + at(alertedAt) + ". How it looked then is not kept; now it lists 1 registration. 2 registrations need admin across the queue.",
+		"You were alerted about this view at " + at(alertedAt) + ". How it looked then is not kept; now it lists 1 registration. 2 registrations need a person across the queue.",
 		`href="/?reason=outcome_uncertain&amp;show=all"`,
 	} {
 		if !strings.Contains(got, want) {

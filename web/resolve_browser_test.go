@@ -172,7 +172,7 @@ func TestBrowserConflictWhenTheRowChangedUnderneath(t *testing.T) {
 	if got := bt.eval(t, `document.body.dataset.marker || "reloaded"`); got != "kept" {
 		t.Errorf("the conflict reloaded the page; want the panel swapped")
 	}
-	if got := bt.text(t, `[data-testid="action-notice-message"]`); got != "Aino Admin changed this registration at "+views.At(testNow, testNow)+" (to cancelled). Nothing was saved." {
+	if got := bt.text(t, `[data-testid="action-notice-message"]`); got != "Aino Admin moved this registration to “Cancelled” at "+views.At(testNow, testNow)+". Nothing was saved." {
 		t.Errorf("the conflict says %q", got)
 	}
 	if got := bt.text(t, `[data-testid="action-notice-detail"]`); !strings.Contains(got, "Student withdrew from the course") {

@@ -174,3 +174,25 @@ func TestCountHasPluralForms(t *testing.T) {
 		}
 	}
 }
+
+// TestEnglishSaysNeedsAPerson holds the English to one name for what the queue shows by default:
+// "Needs a person", as the overview and the alerts call it, never "needs admin" or "Needs
+// attention".
+func TestEnglishSaysNeedsAPerson(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("locales/en.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat map[string]any
+	if err := json.Unmarshal(raw, &cat); err != nil {
+		t.Fatal(err)
+	}
+	bad := regexp.MustCompile(`(?i)needs? (an )?admin\b|needs attention`)
+	for k, v := range cat {
+		text, _ := json.Marshal(v)
+		if m := bad.FindString(string(text)); m != "" {
+			t.Errorf("%s says %q; say \"needs a person\"", k, m)
+		}
+	}
+}
