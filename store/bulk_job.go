@@ -126,3 +126,46 @@ FROM bulk_jobs WHERE id = $1 AND owner_id = $2`, id, ownerID).Scan(&j.ID, &j.Own
 	}
 	return j, nil
 }
+
+// BulkJobListRow is one background bulk apply in the list of them: who started it, and what came
+// of it without its rows.
+type BulkJobListRow struct {
+	ID        string
+	OwnerID   string
+	OwnerName string
+	Action    schedule.Action
+	Reason    string
+	// Total is the rows to go through, Done those gone through at the last heartbeat.
+	Total, Done int
+	StartedAt   time.Time
+	HeartbeatAt time.Time
+	EndedAt     *time.Time
+	Outcome     BulkJobOutcome
+	// Applied is how many rows the apply changed, when Outcome is BulkJobApplied.
+	Applied *int
+}
+
+// BulkJobList returns the newest limit background bulk applies of everyone, newest first, each
+// with its owner's name: the jobs kept for BulkJobKeep, running and ended.
+func (s *Store) BulkJobList(ctx context.Context, limit int) ([]BulkJobListRow, error) {
+	rows, err := s.pool.Query(ctx, `SELECT j.id::text, j.owner_id::text, a.name, j.action, j.reason, j.total, j.done, j.started_at,
+  j.heartbeat_at, j.ended_at, coalesce(j.outcome, ''), (j.result->>'Applied')::int
+FROM bulk_jobs j JOIN accounts a ON a.id = j.owner_id
+ORDER BY j.started_at DESC, j.id
+LIMIT $1`, limit)
+	if err != nil {
+		return nil, dbError("BulkJobList", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (BulkJobListRow, error) {
+		var j BulkJobListRow
+		var action, outcome string
+		err := row.Scan(&j.ID, &j.OwnerID, &j.OwnerName, &action, &j.Reason, &j.Total, &j.Done, &j.StartedAt,
+			&j.HeartbeatAt, &j.EndedAt, &outcome, &j.Applied)
+		j.Action, j.Outcome = schedule.Action(action), BulkJobOutcome(outcome)
+		return j, err
+	})
+	if err != nil {
+		return nil, dbError("BulkJobList", err)
+	}
+	return out, nil
+}

@@ -129,3 +129,37 @@ type BulkProgressVM struct {
 	// PollURL is where htmx asks again for this fragment.
 	PollURL string
 }
+
+// BulkJobsVM is /bulk/jobs: everyone's background bulk applies of the last week, running and
+// ended, newest first.
+type BulkJobsVM struct {
+	Page Page
+	List BulkJobsListVM
+}
+
+// BulkJobsListVM is the swappable list of bulk jobs; it asks for itself again while one runs.
+type BulkJobsListVM struct {
+	Jobs []BulkJobRowVM
+	// PollURL is set while a job runs: the list then refreshes itself.
+	PollURL string
+}
+
+// BulkJobRowVM is one background bulk apply in the list.
+type BulkJobRowVM struct {
+	ID string
+	// URL is the job's own page, "" for another person's job (only its owner may open it).
+	URL     string
+	Started When
+	By      string
+	// Mine marks the person's own job.
+	Mine        bool
+	ActionLabel string
+	Rows        string
+	// Status is running, applied, failed or interrupted; StatusLabel its word, Words what came of
+	// it; Done and Total draw a running job's progress bar.
+	Status      string
+	StatusLabel string
+	Words       string
+	Done, Total string
+	Reason      string
+}

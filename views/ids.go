@@ -70,3 +70,6 @@ const (
 // IDDecision is the registration page's decision panel: where the row stands, the latest verdict
 // and the recommended next step; a lookup redraws it out of band.
 const IDDecision = "decision"
+
+// IDBulkJobs is the list of background bulk applies on /bulk/jobs, refreshed while one runs.
+const IDBulkJobs = "bulk-jobs"

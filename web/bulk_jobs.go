@@ -133,3 +133,53 @@ func (s *Server) bulkJobShow(w http.ResponseWriter, r *http.Request) error {
 	vm.Page.Refresh = "2"
 	return s.render(w, r, http.StatusOK, views.BulkProgressPage(vm), views.BulkProgress(vm))
 }
+
+// bulkJobsListed is how many jobs /bulk/jobs shows: a week of background applies is a handful.
+const bulkJobsListed = 100
+
+// bulkJobsShow lists the background bulk applies of the last week, everyone's, newest first: who
+// started each, on how many rows, and what came of it (GET /bulk/jobs). Each person opens their
+// own job's page from it. While a job runs the list refreshes itself: htmx polls the list alone,
+// and without JavaScript the page reloads.
+func (s *Server) bulkJobsShow(w http.ResponseWriter, r *http.Request) error {
+	jobs, err := s.store.BulkJobList(r.Context(), bulkJobsListed)
+	if err != nil {
+		return err
+	}
+	now := s.clock()
+	loc := i18n.From(r.Context())
+	me := actorFrom(r.Context()).ID
+	var list views.BulkJobsListVM
+	for _, j := range jobs {
+		row := views.BulkJobRowVM{ID: j.ID, Started: loc.When(&j.StartedAt, now), By: j.OwnerName, Mine: j.OwnerID == me,
+			ActionLabel: loc.Code("action", string(j.Action)), Rows: loc.Count(int64(j.Total)), Reason: j.Reason,
+			Done: strconv.Itoa(j.Done), Total: strconv.Itoa(j.Total)}
+		if row.Mine {
+			row.URL = "/bulk/jobs/" + j.ID
+		}
+		switch {
+		case j.Outcome == store.BulkJobApplied:
+			applied := 0
+			if j.Applied != nil {
+				applied = *j.Applied
+			}
+			row.Status, row.Words = "applied", loc.T("bulk.jobs.applied", "Applied", loc.Count(int64(applied)), "Count", int64(j.Total))
+		case j.Outcome == store.BulkJobFailed:
+			row.Status, row.Words = "failed", loc.T("bulk.jobs.nothingChanged")
+		case now.Sub(j.HeartbeatAt) > bulkJobStale:
+			// As the job's own page says: its heartbeat stopped before it wrote a result, so the
+			// apply, one transaction, changed nothing.
+			row.Status, row.Words = "interrupted", loc.T("bulk.jobs.nothingChanged")
+		default:
+			row.Status, row.Words = "running", loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total))
+			list.PollURL = "/bulk/jobs"
+		}
+		row.StatusLabel = loc.T("bulk.jobs.status." + row.Status)
+		list.Jobs = append(list.Jobs, row)
+	}
+	vm := views.BulkJobsVM{Page: s.page(r, loc.T("bulk.jobs.title")), List: list}
+	if list.PollURL != "" {
+		vm.Page.Refresh = "5"
+	}
+	return s.render(w, r, http.StatusOK, views.BulkJobsPage(vm), views.BulkJobsList(list))
+}

@@ -112,6 +112,8 @@ func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 		},
 		"POST /bulk/preview": {{path: "/bulk/preview", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: unproc422, admin: unproc422}},
 		"POST /bulk/apply":   {{path: "/bulk/apply", form: url.Values{}, anon: unauth401, teacher: forbidden403, support: badRequest400, admin: badRequest400}},
+		// The list of background applies is support's and admins', everyone's jobs in it.
+		"GET /bulk/jobs": {{path: "/bulk/jobs", anon: toLogin("/bulk/jobs"), teacher: forbidden403, support: ok200, admin: ok200}},
 		// A background apply's page is its owner's: a job nobody started is not found.
 		"GET /bulk/jobs/{id}": {{path: "/bulk/jobs/" + job, anon: toLogin("/bulk/jobs/" + job), teacher: forbidden403, support: notFound404, admin: notFound404}},
 		// A long export is its asker's alone; nobody here asked for this one.

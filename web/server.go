@@ -383,6 +383,7 @@ func (s *Server) Routes() http.Handler {
 				r.Post("/bulk/claim", s.handle(s.bulkClaim))
 				r.Post("/bulk/preview", s.handle(s.bulkPreview))
 				r.Post("/bulk/apply", s.handle(s.bulkApply))
+				r.Get("/bulk/jobs", s.handle(s.bulkJobsShow))
 				r.Get("/bulk/jobs/{id}", s.handle(s.bulkJobShow))
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
