@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"regdesk/schedule"
 )
@@ -584,4 +585,62 @@ func NewSparkline(title string, vals []int64) Sparkline {
 		s.Title += ": " + nums
 	}
 	return s
+}
+
+// BandLabel is a band's name written inside the plot, at the top of its band.
+type BandLabel struct {
+	X, Y float64
+	Text string
+}
+
+// Band labels are 9-unit text (.band-label in app.css). A label's width is not known on the
+// server, so it is estimated on the wide side: bandLabelEm of the font size per character, which
+// no glyph of the three languages' labels reaches in the sans fonts pages use. Labels are set in
+// up to bandLabelLanes rows, each label in the first row where it starts inside its band and
+// clears the label before it by bandLabelGap; one that fits no row is left out (the legend and the
+// band's tooltip name it).
+const (
+	bandLabelSize  = 9.0
+	bandLabelEm    = 0.68
+	bandLabelGap   = 6.0
+	bandLabelLanes = 3
+	bandLabelLead  = 11.0
+)
+
+// bandLabelWidth is label's estimated width in SVG units.
+func bandLabelWidth(label string) float64 {
+	return float64(utf8.RuneCountInString(label)) * bandLabelSize * bandLabelEm
+}
+
+// BandLabels places the bands' names so that no two overlap, in any language: the zone labels of
+// the overview's charts ran into each other where a band was narrower than its name (defect 11).
+func BandLabels(bands []Rect) []BandLabel {
+	var out []BandLabel
+	ends := make([]float64, bandLabelLanes)
+	for i := range ends {
+		ends[i] = math.Inf(-1)
+	}
+	for _, b := range bands {
+		if b.Title == "" || b.W < 8 {
+			continue
+		}
+		x := b.X + 3
+		w := bandLabelWidth(b.Title)
+		if x+w > chartWidth-chartRight {
+			// Near the right edge the label ends at the plot's edge, if it still starts inside
+			// its band.
+			x = chartWidth - chartRight - w
+			if x < b.X {
+				continue
+			}
+		}
+		for lane := range ends {
+			if x >= ends[lane]+bandLabelGap {
+				ends[lane] = x + w
+				out = append(out, BandLabel{X: x, Y: b.Y + 10 + float64(lane)*bandLabelLead, Text: b.Title})
+				break
+			}
+		}
+	}
+	return out
 }

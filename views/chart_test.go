@@ -284,3 +284,40 @@ func TestLineMarksDerivedDays(t *testing.T) {
 		t.Errorf("without derived days: %+v", plain)
 	}
 }
+
+// TestBandLabelsNeverOverlap sets narrow adjacent bands whose names are longer than the bands,
+// as the overview's zones are in Finnish, and checks that no two labels share space, each starts
+// inside its band and none runs past the plot.
+func TestBandLabelsNeverOverlap(t *testing.T) {
+	t.Parallel()
+	names := []string{"Tiheä tarkistusikkuna", "Myöhäinen ikkuna", "Uudelleenyritysten välit", "Luovutusikä ohitettu", "x"}
+	var bands []Rect
+	x := chartLeft
+	for i := range 12 {
+		w := 12.0 + float64(i%4)*18
+		bands = append(bands, Rect{X: x, Y: chartTop, W: w, H: plotH(), Title: names[i%len(names)]})
+		x += w
+	}
+	// One last band at the right edge, narrower than its name.
+	bands = append(bands, Rect{X: chartWidth - chartRight - 30, Y: chartTop, W: 30, H: plotH(), Title: names[0]})
+	labels := BandLabels(bands)
+	if len(labels) < 3 {
+		t.Fatalf("only %d labels placed of %d bands", len(labels), len(bands))
+	}
+	for i, a := range labels {
+		wa := bandLabelWidth(a.Text)
+		if a.X+wa > chartWidth-chartRight+0.01 {
+			t.Errorf("label %q ends at %.1f, past the plot's right edge", a.Text, a.X+wa)
+		}
+		inside := slices.ContainsFunc(bands, func(b Rect) bool { return b.Title == a.Text && a.X >= b.X && a.X < b.X+b.W })
+		if !inside {
+			t.Errorf("label %q at %.1f starts inside none of its bands", a.Text, a.X)
+		}
+		for _, b := range labels[i+1:] {
+			wb := bandLabelWidth(b.Text)
+			if a.Y == b.Y && a.X < b.X+wb && b.X < a.X+wa {
+				t.Errorf("labels %q (%.1f–%.1f) and %q (%.1f–%.1f) overlap on one line", a.Text, a.X, a.X+wa, b.Text, b.X, b.X+wb)
+			}
+		}
+	}
+}

@@ -163,18 +163,17 @@ func (s *Server) bulkJobsShow(w http.ResponseWriter, r *http.Request) error {
 			if j.Applied != nil {
 				applied = *j.Applied
 			}
-			row.Status, row.Words = "applied", loc.T("bulk.jobs.applied", "Applied", loc.Count(int64(applied)), "Count", int64(j.Total))
+			row.Status, row.StatusLabel, row.Words = "applied", loc.T("bulk.jobs.status.applied"), loc.T("bulk.jobs.applied", "Applied", loc.Count(int64(applied)), "Count", int64(j.Total))
 		case j.Outcome == store.BulkJobFailed:
-			row.Status, row.Words = "failed", loc.T("bulk.jobs.nothingChanged")
+			row.Status, row.StatusLabel, row.Words = "failed", loc.T("bulk.jobs.status.failed"), loc.T("bulk.jobs.nothingChanged")
 		case now.Sub(j.HeartbeatAt) > bulkJobStale:
 			// As the job's own page says: its heartbeat stopped before it wrote a result, so the
 			// apply, one transaction, changed nothing.
-			row.Status, row.Words = "interrupted", loc.T("bulk.jobs.nothingChanged")
+			row.Status, row.StatusLabel, row.Words = "interrupted", loc.T("bulk.jobs.status.interrupted"), loc.T("bulk.jobs.nothingChanged")
 		default:
-			row.Status, row.Words = "running", loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total))
+			row.Status, row.StatusLabel, row.Words = "running", loc.T("bulk.jobs.status.running"), loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total))
 			list.PollURL = "/bulk/jobs"
 		}
-		row.StatusLabel = loc.T("bulk.jobs.status." + row.Status)
 		list.Jobs = append(list.Jobs, row)
 	}
 	vm := views.BulkJobsVM{Page: s.page(r, loc.T("bulk.jobs.title")), List: list}
