@@ -11,7 +11,7 @@
 -- scans the copy (store's plan tests hold them).
 
 CREATE TABLE ledger_mirror (
-  id uuid PRIMARY KEY,
+  id uuid NOT NULL,
   created_at timestamptz NOT NULL,
   updated_at timestamptz NOT NULL,
   deleted_at timestamptz,
@@ -54,7 +54,10 @@ CREATE TABLE ledger_mirror (
   -- may lie ahead, when a time rule will fire then. NULL: it does not.
   needs_person_since timestamptz,
   -- When regdesk copied this version of the row.
-  mirrored_at timestamptz NOT NULL
+  mirrored_at timestamptz NOT NULL,
+  -- With updated_at, so the sweep's comparison of every row reads the copy's side from the key
+  -- alone (store.LedgerMirrorSweep), and the refresh's probe of a row's copy too.
+  PRIMARY KEY (id) INCLUDE (updated_at)
 );
 
 -- Where the reader is: the newest updated_at it has copied, and when it last ran.

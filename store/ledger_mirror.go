@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -274,11 +275,23 @@ WHERE m.deleted_at IS NULL AND m.superseded_by_id IS NULL AND m.state = 'pending
     JOIN credit_registration_roster_schedules rs ON rs.course_code = trim(cm.uh_course_code)
     WHERE rs.updated_at >= (SELECT st.refreshed_at - $1::interval FROM ledger_mirror_state st))))`
 
+// MirrorSweepStatementTimeout bounds each statement of a sweep, longer than a page's: its
+// comparison reads the whole ledger and the whole copy (about 2 s at a million rows on a quiet
+// machine, more under load), which a page's bound would cut off on every try.
+const MirrorSweepStatementTimeout = 2 * time.Minute
+
 // LedgerMirrorSweep compares every ledger row with its copy: it copies rows that differ or are
 // missing, re-derives every pending row's rank and linking facts (a pending row's preconditions,
 // press, roster schedule and linking emails change outside the ledger row: a student links a
 // number, a completion is reviewed, an enrolment list is fetched), and removes copies of rows the
 // LMS no longer has. It runs under the same lock as the refresh; Skipped when it was taken.
+//
+// The rows to copy and the copies to remove are found first, in one pass over the ledger and the
+// copy joined by id, and copied in batches of mirrorBatch by id. As one statement, the comparison inside the copy's
+// WHERE ("pending OR NOT EXISTS a copy with this updated_at") ran as a probe of the copy per ledger
+// row, and the LMS's preconditions view was joined for every row: over 5 s at a million rows,
+// so under serve's statement timeout the first sweep never finished and the job, retrying it,
+// never refreshed.
 func (s *Store) LedgerMirrorSweep(ctx context.Context) (MirrorRefresh, error) {
 	var out MirrorRefresh
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
@@ -290,17 +303,57 @@ func (s *Store) LedgerMirrorSweep(ctx context.Context) (MirrorRefresh, error) {
 			out.Skipped = true
 			return nil
 		}
-		tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.state = 'pending'
-  OR NOT EXISTS (SELECT 1 FROM ledger_mirror m WHERE m.id = c.id AND m.updated_at = c.updated_at)`, s.linkingSince), ""))
+		if _, err := tx.Exec(ctx, fmt.Sprintf(`SET LOCAL statement_timeout = %d`, MirrorSweepStatementTimeout.Milliseconds())); err != nil {
+			return err
+		}
+		// The join hashes a million rows' ids and times: in 64 MB that is one pass, not eight
+		// spilled to disk.
+		if _, err := tx.Exec(ctx, `SET LOCAL work_mem = '64MB'`); err != nil {
+			return err
+		}
+		// One pass over both: the rows to copy, and the copies whose row is gone. The copy's side
+		// is read from its primary key, which carries updated_at (migration 0005).
+		rows, err := tx.Query(ctx, `SELECT coalesce(c.id, m.id), c.id IS NULL FROM credit_registrations c
+  FULL JOIN ledger_mirror m ON m.id = c.id
+WHERE c.id IS NULL OR m.id IS NULL OR c.state = 'pending' OR m.updated_at <> c.updated_at`)
 		if err != nil {
 			return err
 		}
-		out.Copied = tag.RowsAffected()
-		del, err := tx.Exec(ctx, `DELETE FROM ledger_mirror m WHERE NOT EXISTS (SELECT 1 FROM credit_registrations c WHERE c.id = m.id)`)
-		if err != nil {
+		var copyIDs, goneIDs []string
+		for rows.Next() {
+			var id string
+			var gone bool
+			if err := rows.Scan(&id, &gone); err != nil {
+				rows.Close()
+				return err
+			}
+			if gone {
+				goneIDs = append(goneIDs, id)
+			} else {
+				copyIDs = append(copyIDs, id)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return err
 		}
-		out.Copied += del.RowsAffected()
+		upsert := mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), "")
+		for batch := range slices.Chunk(copyIDs, mirrorBatch) {
+			tag, err := tx.Exec(ctx, upsert, batch)
+			if err != nil {
+				return err
+			}
+			out.Copied += tag.RowsAffected()
+		}
+		if len(goneIDs) > 0 {
+			// Only what the ledger still lacks now: a row written since the pass stays.
+			del, err := tx.Exec(ctx, `DELETE FROM ledger_mirror m WHERE m.id = ANY($1::uuid[])
+  AND NOT EXISTS (SELECT 1 FROM credit_registrations c WHERE c.id = m.id)`, goneIDs)
+			if err != nil {
+				return err
+			}
+			out.Copied += del.RowsAffected()
+		}
 		_, err = tx.Exec(ctx, `UPDATE ledger_mirror_state SET swept_at = clock_timestamp(), refreshed_at = clock_timestamp(),
   watermark = coalesce((SELECT max(updated_at) FROM ledger_mirror), watermark)`)
 		return err

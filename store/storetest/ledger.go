@@ -44,7 +44,7 @@ func DemoLedger(tb testing.TB, rows int) (*store.Store, string) {
 		tb.Skip("the benchmark ledger takes minutes to write")
 	}
 	key := fmt.Sprintf("demo rows=%d seed=1 now=%s", rows, BenchNow.Format(time.RFC3339))
-	return PersistentWithURL(tb, key, func(st *store.Store) error {
+	st, dbURL := PersistentWithURL(tb, key, func(st *store.Store) error {
 		start := time.Now()
 		sum, err := demo.Write(context.Background(), st, demo.Config{Rows: rows, Seed: 1, Now: BenchNow, SkipForeignKeyChecks: true, BuildIndexesAfter: true})
 		if err == nil {
@@ -53,7 +53,26 @@ func DemoLedger(tb testing.TB, rows int) (*store.Store, string) {
 		}
 		return err
 	})
+	// The index regdesk asks the LMS team for (README, "Beside the LMS"), built as they would
+	// build it, also on a ledger kept from before it was asked for.
+	start := time.Now()
+	tag, err := st.Pool().Exec(context.Background(), RequestedLedgerIndex)
+	if err != nil {
+		tb.Fatalf("storetest: the requested index on the kept ledger: %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		tb.Logf("storetest: %s in %s", tag, d.Round(100*time.Millisecond))
+	}
+	return st, dbURL
 }
+
+// RequestedLedgerIndexName is the index on the LMS's credit_registrations that regdesk asks the
+// LMS team for: its copy's every-2-second read of what changed is then a range of it, not a scan
+// of the ledger. regdesk is correct without it; the benchmark ledger has it, as the LMS's would.
+const RequestedLedgerIndexName = "idx_credit_registrations_updated_at"
+
+// RequestedLedgerIndex builds RequestedLedgerIndexName (a no-op when it is there).
+const RequestedLedgerIndex = `CREATE INDEX IF NOT EXISTS ` + RequestedLedgerIndexName + ` ON public.credit_registrations (updated_at)`
 
 // BenchTargets are the rows a benchmark of the pages asks about.
 type BenchTargets struct {
