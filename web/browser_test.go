@@ -4,11 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,138 +15,24 @@ import (
 	"regdesk/store/storetest"
 	"regdesk/store/suotar/suotarfake"
 	"regdesk/web"
+	"regdesk/web/browsertest"
 )
 
-// One headless Chromium serves the whole package; each test opens its own browser context, so
-// cookies and storage never leak between tests.
-var (
-	browserOnce sync.Once
-	browserCtx  context.Context
-	browserErr  string
-)
-
-func chromiumPath() string {
-	if p := os.Getenv("CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
-
-func startBrowser() {
-	path := chromiumPath()
-	if path == "" {
-		browserErr = "no chromium found (apt-get install chromium, or set CHROMIUM)"
-		return
-	}
-	dir, err := os.MkdirTemp("", "regdesk-chromium-")
-	if err != nil {
-		browserErr = err.Error()
-		return
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(path),
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-quic", true),
-		chromedp.NoFirstRun,
-		chromedp.UserDataDir(dir),
-		chromedp.WindowSize(1400, 1000),
-	)
-	allocCtx, _ := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, _ := chromedp.NewContext(allocCtx)
-	// The first Do starts the browser; it gets no timeout, which would stop the browser itself.
-	if err := chromedp.Do(ctx); err != nil {
-		browserErr = "start chromium: " + err.Error()
-		return
-	}
-	browserCtx = ctx
-}
-
-// browserTest is a tab of its own and the console messages it collects.
+// browserTest is a tab of its own (browsertest.Tab) with the steps the tests take in it.
 type browserTest struct {
-	ctx      context.Context
-	mu       sync.Mutex
-	messages []string
-	allowed  []string
+	ctx context.Context
+	tab *browsertest.Tab
 }
 
-// newTab opens an isolated tab with a 40 s budget. Without Chromium the test is skipped, except
-// in CI, where it fails: a browser suite that skips must not pass silently. Under -short it skips.
+// newTab opens an isolated tab with a 40 s budget (browsertest.NewTab).
 func newTab(t *testing.T) *browserTest {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("browser test: skipped under -short")
-	}
-	browserOnce.Do(startBrowser)
-	if browserCtx == nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("browser test: %s", browserErr)
-		}
-		t.Skipf("browser test: %s", browserErr)
-	}
-	tabCtx, cancelTab := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
-	ctx, cancel := context.WithTimeout(tabCtx, 40*time.Second)
-	bt := &browserTest{ctx: ctx}
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("open tab: %v", err)
-	}
-	go func() {
-		for m, err := range chromedp.Console(ctx) {
-			if err != nil {
-				return
-			}
-			bt.mu.Lock()
-			if m.IsException() || strings.Contains(m.Text, "Content Security Policy") || m.Type == chromedp.ConsoleError {
-				bt.messages = append(bt.messages, string(m.Type)+": "+m.Text)
-			}
-			bt.mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		if t.Failed() {
-			if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err == nil {
-				p := filepath.Join(os.TempDir(), strings.ReplaceAll(t.Name(), "/", "_")+".png")
-				if os.WriteFile(p, png, 0o644) == nil {
-					t.Logf("screenshot of the failed page: %s", p)
-				}
-			}
-		}
-		cancel()
-		cancelTab()
-		bt.mu.Lock()
-		defer bt.mu.Unlock()
-		for _, m := range bt.messages {
-			if !bt.isAllowed(m) {
-				t.Errorf("browser console: %s", m)
-			}
-		}
-	})
-	return bt
+	tab := browsertest.NewTab(t, 40*time.Second)
+	return &browserTest{ctx: tab.Ctx, tab: tab}
 }
 
 // allow lets console messages containing s pass, for tests that provoke an error on purpose.
-func (bt *browserTest) allow(s string) {
-	bt.mu.Lock()
-	defer bt.mu.Unlock()
-	bt.allowed = append(bt.allowed, s)
-}
-
-func (bt *browserTest) isAllowed(m string) bool {
-	for _, a := range bt.allowed {
-		if strings.Contains(m, a) {
-			return true
-		}
-	}
-	return false
-}
+func (bt *browserTest) allow(s string) { bt.tab.Allow(s) }
 
 func (bt *browserTest) do(t *testing.T, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
@@ -215,21 +97,12 @@ func (bt *browserTest) eval(t *testing.T, js string) string {
 
 // login signs in through the real form and waits for the page it leads to.
 func login(base, email, password string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(
-		chromedp.Navigate(base+"/login"),
-		fillLogin(email, password),
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="whoami"]`)),
-	)
+	return browsertest.Login(base, email, password)
 }
 
 // fillLogin fills in and submits the sign-in form the tab shows.
 func fillLogin(email, password string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(
-		chromedp.WaitVisible(chromedp.CSS(`[data-testid="login-form"]`)),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid="login-email"]`), email),
-		chromedp.SendKeys(chromedp.CSS(`[data-testid="login-password"]`), password),
-		chromedp.Click(chromedp.CSS(`[data-testid="login-submit"]`)),
-	)
+	return browsertest.FillLogin(email, password)
 }
 
 func TestBrowserQueueFiltersAndOpensARow(t *testing.T) {

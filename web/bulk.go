@@ -447,6 +447,10 @@ func (s *Server) bulkResultVM(r *http.Request, action schedule.Action, reason st
 			rv.Words = loc.T("bulk.words.risk", "Risk", loc.Code("risk", risk), "Warning", loc.CodeExplain("risk", risk))
 		case store.BulkNotFound:
 			rv.URL, rv.Words = "", loc.T("bulk.words.notFound")
+		case store.BulkRefusedByLMS:
+			rv.Words = loc.T("bulk.words.refusedByLMS")
+		case store.BulkUnknown:
+			rv.Words = loc.T("bulk.words.unknown")
 		}
 		vm.Rows = append(vm.Rows, rv)
 	}

@@ -19,9 +19,11 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"regdesk/maintenance"
 	"regdesk/partner/lms/lmsfake"
 	"regdesk/store"
 	"regdesk/store/demo"
+	"regdesk/store/suotar"
 	"regdesk/store/suotar/suotarfake"
 )
 
@@ -143,7 +145,7 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	if err != nil {
 		return fmt.Errorf("demo: LMS_ACCOUNT_LINKING_SINCE: %q is not an RFC 3339 time", linkingSince)
 	}
-	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, dbURL, *lmsAddr, since, fakeLog)
+	lmsURL, lmsToken, lmsFake, stopLMS, err := startDemoLMS(ctx, dbURL, *lmsAddr, since, fakeLog)
 	if err != nil {
 		return err
 	}
@@ -176,12 +178,19 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 			fmt.Fprintf(stdout, "demo: alert mails go to Mailpit; read them on http://%s/\n", *mailAddr)
 		}
 	}
-	return serveCommand(ctx, nil, func(k string) string {
+	// No LMS pipeline runs here: the stand-in for its verify phase asks the fake Suotar, so Check
+	// now on a row Sisu holds ends registered within a minute, as it would beside the LMS.
+	sisu, err := suotar.New(suotar.Config{BaseURL: suotarURL, Token: token})
+	if err != nil {
+		return err
+	}
+	pipeline := &lmsfake.Pipeline{Server: lmsFake, Sisu: demoSisu{sisu}, Log: fakeLog, Since: time.Now()}
+	return serve(ctx, nil, func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
 		return getenv(k)
-	}, stdout, stderr)
+	}, stdout, stderr, []maintenance.Job{pipeline})
 }
 
 // prepareDemoDatabase readies a demo or seed database: the LMS's tables when it has none (they
@@ -241,28 +250,28 @@ const demoAccountLinkingSince = "2000-01-01T00:00:00Z"
 // writing the demo database as the LMS's owner, with the fix to the LMS's audit table that regdesk
 // asks the LMS team for (so bulk transitions can record their audit row), under the LMS's
 // account_linking_since linkingSince. It returns the LMS_URL and LMS_TOKEN the dashboard reaches
-// it with.
-func startDemoLMS(ctx context.Context, dbURL, addr string, linkingSince time.Time, log *slog.Logger) (url, token string, stop func(), err error) {
+// it with, and the fake itself.
+func startDemoLMS(ctx context.Context, dbURL, addr string, linkingSince time.Time, log *slog.Logger) (url, token string, fake *lmsfake.Server, stop func(), err error) {
 	pool, err := pgxpool.New(ctx, dbURL)
 	if err != nil {
-		return "", "", nil, fmt.Errorf("demo: the fake LMS's database: %w", err)
+		return "", "", nil, nil, fmt.Errorf("demo: the fake LMS's database: %w", err)
 	}
 	if err := lmsfake.RelaxAuditTargetCheck(ctx, pool); err != nil {
 		pool.Close()
-		return "", "", nil, fmt.Errorf("demo: %w", err)
+		return "", "", nil, nil, fmt.Errorf("demo: %w", err)
 	}
 	var b [32]byte
 	_, _ = rand.Read(b[:])
 	token = "lms_" + hex.EncodeToString(b[:])
-	fake, err := lmsfake.New(pool, lmsfake.Options{Token: token, Logger: log, AccountLinkingSince: &linkingSince})
+	fake, err = lmsfake.New(pool, lmsfake.Options{Token: token, Logger: log, AccountLinkingSince: &linkingSince})
 	if err != nil {
 		pool.Close()
-		return "", "", nil, err
+		return "", "", nil, nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		pool.Close()
-		return "", "", nil, fmt.Errorf("demo: the fake LMS cannot listen on %s (set REGDESK_DEMO_LMS_ADDR): %w", addr, err)
+		return "", "", nil, nil, fmt.Errorf("demo: the fake LMS cannot listen on %s (set REGDESK_DEMO_LMS_ADDR): %w", addr, err)
 	}
 	srv := &http.Server{Handler: fake, ReadHeaderTimeout: 5 * time.Second}
 	go func() {
@@ -270,9 +279,54 @@ func startDemoLMS(ctx context.Context, dbURL, addr string, linkingSince time.Tim
 			log.Error("the fake LMS stopped serving; hand actions will fail", "addr", ln.Addr().String(), "err", err)
 		}
 	}()
-	return "http://" + ln.Addr().String(), token, func() {
+	return "http://" + ln.Addr().String(), token, fake, func() {
 		fake.Close()
 		_ = srv.Close()
 		pool.Close()
 	}, nil
+}
+
+// demoSisu answers the demo pipeline's questions (lmsfake.Sisu) from Suotar.
+type demoSisu struct{ c *suotar.Client }
+
+// Verify asks verify_attainments about one submitted attainment.
+func (d demoSisu) Verify(ctx context.Context, id string) (lmsfake.SisuAnswer, error) {
+	b, err := d.c.VerifyAttainments(ctx, []string{id})
+	if err != nil {
+		return lmsfake.SisuAnswer{}, err
+	}
+	a := b.Items[0]
+	if !a.OK() {
+		return lmsfake.SisuAnswer{}, nil
+	}
+	switch a.Code {
+	case suotar.CodeRegistered:
+		if a.Attainment == nil {
+			return lmsfake.SisuAnswer{}, nil
+		}
+		out := lmsfake.SisuAnswer{Outcome: lmsfake.SisuPartial, AttainmentID: a.Attainment.ID, AttainmentType: a.Attainment.Type}
+		if a.Attainment.Type == "CourseUnitAttainment" {
+			out.Outcome = lmsfake.SisuRegistered
+		}
+		return out, nil
+	case suotar.CodeNotRegistered:
+		return lmsfake.SisuAnswer{Outcome: lmsfake.SisuNotRegistered}, nil
+	case suotar.CodeMisregistered:
+		return lmsfake.SisuAnswer{Outcome: lmsfake.SisuMisregistered}, nil
+	}
+	return lmsfake.SisuAnswer{}, nil
+}
+
+// Existing asks resolve_enrolments for the student's course unit attainment on the code.
+func (d demoSisu) Existing(ctx context.Context, studentNumber, courseCode string) (lmsfake.SisuAnswer, error) {
+	got, err := d.c.Attainments(ctx, studentNumber, courseCode)
+	if err != nil {
+		return lmsfake.SisuAnswer{}, err
+	}
+	for _, a := range got.Attainments {
+		if a.Type == "CourseUnitAttainment" {
+			return lmsfake.SisuAnswer{Outcome: lmsfake.SisuRegistered, AttainmentID: a.ID, AttainmentType: a.Type}, nil
+		}
+	}
+	return lmsfake.SisuAnswer{}, nil
 }

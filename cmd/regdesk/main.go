@@ -450,6 +450,12 @@ func newLogger(w io.Writer, level slog.Level) *slog.Logger {
 
 // serveCommand serves the dashboard until ctx ends.
 func serveCommand(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	return serve(ctx, args, getenv, stdout, stderr, nil)
+}
+
+// serve is serveCommand with standIns, make run's stand-ins for the LMS's own processes, run
+// beside the server's jobs (backgroundJobs); serveCommand passes none.
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, standIns []maintenance.Job) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cf := newConfigFlags(fs, getenv)
@@ -563,10 +569,7 @@ func serveCommand(ctx context.Context, args []string, getenv func(string) string
 	alertsDone := make(chan struct{})
 	go func() { defer close(alertsDone); alerts.Run(alertCtx, cfg.AlertInterval) }()
 	defer func() { stopAlerts(); <-alertsDone }()
-	// The work this server does outside requests (package maintenance), every job listed here.
-	jobs := &maintenance.Runner{Log: log, Jobs: []maintenance.Job{
-		&maintenance.LedgerMirror{Store: st, Log: log},
-	}}
+	jobs := &maintenance.Runner{Log: log, Jobs: backgroundJobs(st, log, standIns)}
 	jobs.Start(ctx)
 	defer jobs.Stop()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {

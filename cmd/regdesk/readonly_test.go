@@ -39,7 +39,7 @@ func TestServeOnAReadOnlyRoleLoadsEveryPage(t *testing.T) {
 	if _, err := ensureDemoAccounts(ctx, st); err != nil {
 		t.Fatal(err)
 	}
-	lmsURL, lmsToken, stopLMS, err := startDemoLMS(ctx, owner, "127.0.0.1:0", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), slog.New(slog.DiscardHandler))
+	lmsURL, lmsToken, _, stopLMS, err := startDemoLMS(ctx, owner, "127.0.0.1:0", time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}
