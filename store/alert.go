@@ -212,9 +212,7 @@ WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND NOT `+sqlNeedsAdmin, now)
 
 	err = q.db.QueryRow(ctx, `SELECT count(*), min(cr.submitted_at)
 FROM ledger_mirror cr
-WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state = 'submission_uncertain' AND $1::timestamptz IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM lookups l
-    WHERE l.credit_registration_id = cr.id AND l.created_at >= coalesce(cr.submitted_at, '-infinity'))`,
+WHERE `+sqlUncertainNotLookedUp,
 		now).Scan(&n, &at)
 	if err != nil {
 		return f, dbError("HealthFactsGet uncertain", err)

@@ -56,6 +56,9 @@ type Overview struct {
 	Attention RegistrationCounts
 	// NeedsAdminToday counts the rows needing a person that entered their state today.
 	NeedsAdminToday int64
+	// UncertainNotLookedUp counts the uncertain rows nobody has looked up in Sisu since they were
+	// sent: what the alert uncertain_awaiting_lookup counts.
+	UncertainNotLookedUp int64
 	// Latency holds, per series (since LatencyFrom, this week, last week), the count of
 	// registrations per LatencyEdges bin.
 	Latency [3][]int64
@@ -127,6 +130,9 @@ func (s *Store) OverviewGet(ctx context.Context, p OverviewParams) (Overview, er
 			if err := q.db.QueryRow(ctx, `SELECT count(*) FROM `+attentionFrom+`
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlNeedsAdmin+` AND cr.state_entered_at >= $2`, p.Now, p.Today).Scan(&out.NeedsAdminToday); err != nil {
 				return dbError("OverviewGet needs admin today", err)
+			}
+			if err := q.db.QueryRow(ctx, `SELECT count(*) FROM ledger_mirror cr WHERE `+sqlUncertainNotLookedUp, p.Now).Scan(&out.UncertainNotLookedUp); err != nil {
+				return dbError("OverviewGet uncertain not looked up", err)
 			}
 			var err error
 			out.Failures, err = q.FailureGroupList(ctx, p.Now)

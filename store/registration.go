@@ -152,7 +152,22 @@ type RegistrationFilter struct {
 	// Sort orders the list: SortActivity (the default) newest activity first, SortWaiting the rows
 	// that have waited longest for a person first.
 	Sort RegistrationSort
+	// NotLookedUp keeps rows nobody has looked up in Sisu since they were sent
+	// (sqlNotLookedUpSinceSent): with the state submission_uncertain, the rows the alert
+	// uncertain_awaiting_lookup and the overview's "waiting for a lookup" count.
+	NotLookedUp bool
 }
+
+// sqlNotLookedUpSinceSent is true for a row without a Sisu lookup since it was sent (any lookup
+// when it has no submitted_at). The alert uncertain_awaiting_lookup, the overview's tile and the
+// queue's filter lookup=none all read this one condition, so their numbers agree.
+const sqlNotLookedUpSinceSent = `NOT EXISTS (SELECT 1 FROM lookups l
+    WHERE l.credit_registration_id = cr.id AND l.created_at >= coalesce(cr.submitted_at, '-infinity'))`
+
+// sqlUncertainNotLookedUp is the uncertain rows waiting for a lookup, as the alert and the overview
+// count them ($1 is now) and as the queue lists them (/?show=all&state=submission_uncertain&lookup=none).
+const sqlUncertainNotLookedUp = liveSQL + ` AND cr.superseded_by_id IS NULL AND cr.state = 'submission_uncertain'
+  AND $1::timestamptz IS NOT NULL AND ` + sqlNotLookedUpSinceSent
 
 // ClaimedFilter is the queue's choice of whose rows to show.
 type ClaimedFilter string
@@ -317,6 +332,9 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 	}
 	if q := strings.TrimSpace(f.Search); q != "" {
 		w.add(w.searchCondition(q))
+	}
+	if f.NotLookedUp {
+		w.add(sqlNotLookedUpSinceSent)
 	}
 	if f.Claimed != ClaimedAnyone {
 		// now is $1 (newWhere); the cutoff is computed here so the SQL compares two instants.

@@ -70,6 +70,17 @@ type QueueFilterVM struct {
 	// for people who cannot claim.
 	Claimed []Option
 	Sorts   []Option
+	// Chips are the filters a link can set that the form has no field for (lookup=none): each is
+	// kept by a hidden field, so changing another filter keeps it, and shown with a link that drops it.
+	Chips []FilterChip
+}
+
+// FilterChip is one filter set by a link, shown on the filter form.
+type FilterChip struct {
+	// Name and Value are the query parameter.
+	Name, Value string
+	// Label says in words what the filter keeps; RemoveURL is the view without it.
+	Label, RemoveURL string
 }
 
 // QueueResultsVM is the swappable list: the table and its pager.

@@ -148,9 +148,9 @@ func (s *Server) readOverview(ctx context.Context, now time.Time) (overviewRead,
 	return overviewRead{data: data, days: days, thisWeek: back + 1, drawn: &drawnOverview{}}, nil
 }
 
-// uncertainReasons are the reasons of an uncertain row waiting for a person to look it up: the
-// LMS's one, which every submission_uncertain row carries from its first moment.
-var uncertainReasons = []schedule.Reason{schedule.ReasonOutcomeUncertain}
+// uncertainNotLookedUpPath is the queue of the uncertain rows nobody has looked up in Sisu since
+// they were sent.
+var uncertainNotLookedUpPath = "/?" + url.Values{"show": {"all"}, "state": {string(schedule.StateSubmissionUncertain)}, "lookup": {lookupNone}}.Encode()
 
 func overviewVM(loc *i18n.Localizer, read overviewRead) views.OverviewVM {
 	o := read.data
@@ -162,12 +162,10 @@ func overviewVM(loc *i18n.Localizer, read overviewRead) views.OverviewVM {
 		FailedURL:     "/?" + url.Values{"show": {"all"}, "state": {"failed_permanent"}}.Encode(),
 		Latency:       o.Latency, Days: read.days,
 	}
-	uq := url.Values{"show": {"needs_admin"}}
-	for _, r := range uncertainReasons {
-		d.Uncertain += o.Attention.Reasons[r]
-		uq.Add("reason", string(r))
-	}
-	d.UncertainURL = "/?" + uq.Encode()
+	// The uncertain rows nobody has looked up since sending, as the alert uncertain_awaiting_lookup
+	// counts them; the link lists exactly those.
+	d.Uncertain = o.UncertainNotLookedUp
+	d.UncertainURL = uncertainNotLookedUpPath
 	n := len(read.days)
 	for _, oc := range store.Outcomes() {
 		series := o.Outcomes[oc]

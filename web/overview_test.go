@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,5 +103,55 @@ func TestOverviewInEveryLanguage(t *testing.T) {
 			t.Errorf("%s: status %d, title %q shown %v, a key missing %v", lang, resp.StatusCode, title,
 				strings.Contains(body, "<h1>"+title+"</h1>"), strings.Contains(body, "⟦"))
 		}
+	}
+}
+
+// "Uncertain, waiting for a lookup" counts the uncertain rows nobody has looked up in Sisu since
+// they were sent, as the alert uncertain_awaiting_lookup does, and its link lists exactly them
+// with the same number on top (issue 27, defect 5). A lookup made before the row was sent again
+// does not count as one.
+func TestOverviewUncertainCountsOnlyRowsNotLookedUp(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sent := testNow.Add(-5 * time.Hour)
+	uncertain := func() string {
+		return storetest.AddRegistration(t, b.store, storetest.Registration{Student: b.anna, Course: b.course, State: "submission_uncertain",
+			ErrorCode: "sisu_timeout", SubmittedAt: ptr(sent), StateChangedAt: sent})
+	}
+	lookedUp, lookedUpBefore := uncertain(), uncertain()
+	b.addLookup(t, lookedUp, sent.Add(time.Hour), b.support, lookupNotInSisu)
+	b.addLookup(t, lookedUpBefore, sent.Add(-time.Hour), b.support, lookupNotInSisu)
+	// Waiting: setup's uncertainOverdue and lookedUpBefore.
+	want := []string{b.uncertainOverdue, lookedUpBefore}
+	slices.Sort(want)
+
+	_, body := b.get(t, "/overview", false)
+	if got := dataCount(body, "tile-uncertain"); got != "2" {
+		t.Errorf("tile uncertain = %q, want 2 (the row looked up since sending is not waiting)", got)
+	}
+	i := strings.Index(body, `data-testid="tile-uncertain"`)
+	m := regexp.MustCompile(`href="([^"]*)"`).FindStringSubmatch(body[i:])
+	if i < 0 || m == nil {
+		t.Fatal("the uncertain tile has no link")
+	}
+	link := strings.ReplaceAll(m[1], "&amp;", "&")
+	resp, list := b.get(t, link, false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d", link, resp.StatusCode)
+	}
+	got := rowIDs(list)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("the tile's link %s lists %v, want %v", link, got, want)
+	}
+	if !strings.Contains(list, `data-testid="queue-range" data-total="2"`) {
+		t.Errorf("the list's total is not the tile's 2")
+	}
+	if !strings.Contains(list, `data-testid="chip-lookup"`) {
+		t.Errorf("the list does not show its lookup filter")
+	}
+	// A value the filter does not know is refused in words, not ignored.
+	if resp, body := b.get(t, "/?lookup=maybe", false); resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, "lookup=none") {
+		t.Errorf("GET /?lookup=maybe = %d", resp.StatusCode)
 	}
 }

@@ -29,13 +29,18 @@ type queueParams struct {
 	courses    []string
 	errorCodes []schedule.ErrorCode
 	search     string
-	claimed    store.ClaimedFilter
-	sort       store.RegistrationSort
-	after      *store.RegistrationCursor
+	// notLookedUp is lookup=none: rows nobody has looked up in Sisu since they were sent.
+	notLookedUp bool
+	claimed     store.ClaimedFilter
+	sort        store.RegistrationSort
+	after       *store.RegistrationCursor
 	// trail are the cursors of the pages before this one, oldest first (the first page has none):
 	// what the Previous link goes back along, and how far down the list this page starts.
 	trail []store.RegistrationCursor
 }
+
+// lookupNone is lookup=none's value: rows nobody has looked up in Sisu since they were sent.
+const lookupNone = "none"
 
 // maxTrail is how many pages back the Previous link remembers: 200 pages of 50 rows, a link of
 // about 10 kB. A longer trail is a damaged or made-up link.
@@ -44,7 +49,7 @@ const maxTrail = 200
 // filterKeys are the query parameters that narrow the list. "standing" is where the LMS lists a
 // row (schedule.Standing): standing=running_late is the rows only stuck in their state, which
 // used to be the reason running_late.
-var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q"}
+var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q", "lookup"}
 
 // parseQueueParams reads the queue's URL. Without "show", the bare queue shows what needs admin
 // and any filtered view shows every registration, so a link such as ?state=registered means what
@@ -84,6 +89,13 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 			return p, badRequestKey("queue.bad.course", "Value", c)
 		}
 		p.courses = append(p.courses, c)
+	}
+	switch l := q.Get("lookup"); l {
+	case "":
+	case lookupNone:
+		p.notLookedUp = true
+	default:
+		return p, badRequestKey("queue.bad.lookup", "Value", l)
 	}
 	switch c := store.ClaimedFilter(q.Get("claimed")); c {
 	case store.ClaimedAnyone, store.ClaimedMine, store.ClaimedNobody:
@@ -221,6 +233,9 @@ func (p queueParams) values() url.Values {
 	if p.search != "" {
 		v.Set("q", p.search)
 	}
+	if p.notLookedUp {
+		v.Set("lookup", lookupNone)
+	}
 	if p.claimed != store.ClaimedAnyone {
 		v.Set("claimed", string(p.claimed))
 	}
@@ -253,6 +268,7 @@ func (p queueParams) filter(scope []string) store.RegistrationFilter {
 		ErrorCodes:     p.errorCodes,
 		CourseIDs:      p.courses,
 		Search:         p.search,
+		NotLookedUp:    p.notLookedUp,
 		ScopeCourseIDs: scope,
 	}
 }
@@ -604,6 +620,12 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 	}
 	for _, x := range schedule.ErrorCodes() {
 		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.errorCodes, x)})
+	}
+	if p.notLookedUp {
+		without := p
+		without.notLookedUp = false
+		vm.Chips = append(vm.Chips, views.FilterChip{Name: "lookup", Value: lookupNone, Label: loc.T("queue.chip.notLookedUp"),
+			RemoveURL: "/?" + without.values().Encode()})
 	}
 	return vm
 }
