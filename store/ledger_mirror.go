@@ -241,6 +241,9 @@ LIMIT `+sqlLimit(batch), from)
 				return err
 			}
 			out.Copied = tag.RowsAffected()
+			if _, err := personSearchCopyForRows(ctx, tx, ids); err != nil {
+				return err
+			}
 		}
 		// The linking facts move without the ledger row: re-derive the rows they may have moved.
 		tag, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY(ARRAY(`+linkingMovedSQL+`))`, s.linkingSince), ""), MirrorLookback)
@@ -354,6 +357,9 @@ WHERE c.id IS NULL OR m.id IS NULL OR c.state = 'pending' OR m.updated_at <> c.u
 			}
 			out.Copied += del.RowsAffected()
 		}
+		if _, err := personSearchSweep(ctx, tx); err != nil {
+			return err
+		}
 		_, err = tx.Exec(ctx, `UPDATE ledger_mirror_state SET swept_at = clock_timestamp(), refreshed_at = clock_timestamp(),
   watermark = coalesce((SELECT max(updated_at) FROM ledger_mirror), watermark)`)
 		return err
@@ -385,11 +391,16 @@ func (s *Store) ledgerMirrorRows(ctx context.Context, ids []string, settledAt *t
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, mirrorLock); err != nil {
 			return err
 		}
+		var err error
 		if settledAt != nil {
-			_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), "$2"), ids, *settledAt)
+			_, err = tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), "$2"), ids, *settledAt)
+		} else {
+			_, err = tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), ""), ids)
+		}
+		if err != nil {
 			return err
 		}
-		_, err := tx.Exec(ctx, mirrorUpsert(mirrorSelect(`c.id = ANY($1::uuid[])`, s.linkingSince), ""), ids)
+		_, err = personSearchCopyForRows(ctx, tx, ids)
 		return err
 	})
 	if err != nil {

@@ -78,16 +78,16 @@ func studentSearchSQL(query string, words []string, scope []string, limit int) (
 	default:
 		var contains []string
 		for _, w := range words {
-			contains = append(contains, sqlSearchHelperMatches("sd", arg(searchPattern(w))))
+			contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(w))))
 		}
 		if !indexed {
-			contains = append(contains, sqlSearchHelperMatches("sd", arg(searchPattern(phrase))))
+			contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(phrase))))
 		}
 		match = strings.Join(contains, " AND ")
 	}
 	var wordStart []string
 	for _, w := range words {
-		wordStart = append(wordStart, `(' ' || coalesce(sd.name_search_helper, '') || ' ' || coalesce(sd.email_search_helper, '')) ~ `+
+		wordStart = append(wordStart, `(' ' || coalesce(ps.name_search, '') || ' ' || coalesce(ps.email_search, '')) ~ `+
 			arg(" "+searchPattern(w)))
 	}
 	numberPrefix := arg(likeEscaper.Replace(strings.ToLower(query)) + "%")
@@ -101,6 +101,7 @@ func studentSearchSQL(query string, words []string, scope []string, limit int) (
     END AS rank
   FROM users s
     LEFT JOIN user_details sd ON sd.user_id = s.id
+    LEFT JOIN person_search ps ON ps.user_id = s.id
     LEFT JOIN verified_student_numbers sv ON sv.user_id = s.id AND sv.deleted_at IS NULL
   WHERE s.deleted_at IS NULL
     AND ` + match + `

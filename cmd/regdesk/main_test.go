@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+
 	"regdesk/store/storetest"
 )
 
@@ -155,6 +157,16 @@ func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
 	}
 	if got := strings.TrimSpace(out.String()); got != url {
 		t.Errorf("second devdb up printed %q, want %q", got, url)
+	}
+	// The DBA step the README names: the extension the LMS's database has and regdesk needs.
+	if conn, err := pgx.Connect(ctx, url); err != nil {
+		t.Fatal(err)
+	} else {
+		_, err := conn.Exec(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`)
+		conn.Close(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 	migrate := run(ctx, []string{"migrate", "-database-url", url}, env(nil), io.Discard, io.Discard)
 	if migrate != nil {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -45,6 +46,10 @@ func AddStudent(tb testing.TB, st *store.Store, s Student) Student {
 	if s.StudentNumber != "" {
 		LMSExecNoSync(tb, st, `INSERT INTO verified_student_numbers (user_id, student_number, sisu_person_id, verified_via_email)
 VALUES ($1, $2, $3, $4)`, s.ID, s.StudentNumber, "hy-hlo-"+s.StudentNumber, s.Email)
+	}
+	// Findable at once, as the sweep of regdesk's copy would make them within minutes.
+	if err := st.PersonSearchCopy(context.Background(), []string{s.ID}); err != nil {
+		tb.Fatalf("storetest: copy the student's search columns: %v", err)
 	}
 	return s
 }
