@@ -61,7 +61,7 @@ const LookupRecordVersion = 1
 
 // LookupRecord is what a Sisu lookup keeps in its sisu_lookup event's details: what support needs
 // to read the lookup again, and nothing personal beyond what the row already holds (no names, no
-// e-mails, no person id other than the row's own). The lookup writes it (store/lookup) and both
+// e-mails, no person id other than the row's own). The lookup writes it (sisucheck) and both
 // the rules (ParseLookupDetails) and the registration page read it, so this type is the one
 // definition of the record. Every row written since "v": 1 reads into it; a field added later
 // must leave older rows reading as they did.

@@ -5,19 +5,13 @@
 // and bulk.go apply hand actions and audit.go records them; lookup.go reads Sisu lookups
 // (LookupRecord); classify.go mirrors schedule's rules in SQL for filters and counts.
 //
-// Beneath it live the packages that deal in the same data but are not this store:
-//
-//   - store/suotar is the client of Suotar, the registry's batch API, and store/suotar/suotarfake
-//     a faithful fake of it; neither touches PostgreSQL;
-//   - store/lookup joins the two: it looks a registration up in Sisu through the client and
-//     records the lookup in the row's history through this package;
-//   - store/demo writes demo data straight into the tables with COPY, outside these query
-//     functions, for speed (its doc says why);
-//   - store/storetest gives each test a database of its own, cloned from a migrated template.
-//
-// They sit under store rather than at the top level, which keeps the design card's folders
-// (cmd, web, views, static, store, schedule, migrations), because each belongs to the data the
-// store holds: what the registry says about it, how a test or a demo fills it.
+// Beside it, not under it, live the packages that deal in the same data but are not SQL: the
+// partners (partner/suotar, partner/lms, each with its fake beside it, importing nothing of
+// regdesk's but schedule) and the services that join a partner to the store (sisucheck). Under it
+// live only what fills it: store/demo writes demo data straight into the tables with COPY, outside
+// these query functions, for speed (its doc says why), store/lmsdb holds the LMS's tables for the
+// demo and the tests, and store/storetest gives each test a database of its own, cloned from a
+// migrated template.
 package store
 
 import (

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar/suotarfake"
 	"regdesk/views"
 	"regdesk/views/i18n"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"regdesk/store/alerting"
+	"regdesk/alerting"
 	"regdesk/store/storetest"
 )
 

@@ -11,9 +11,9 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/store/demo"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar/suotarfake"
 	"regdesk/web"
 	"regdesk/web/browsertest"
 )

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/partner/suotar"
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/demo"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar"
-	"regdesk/store/suotar/suotarfake"
 	"regdesk/web"
 )
 
@@ -48,7 +48,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}, Registry: client})
+	srv := web.New(web.Deps{Store: st, Now: func() time.Time { return testNow }, Session: web.SessionConfig{Insecure: true}, Suotar: client})
 	t.Cleanup(srv.Close)
 	b := &testBundle{store: st, server: httptest.NewServer(srv.Routes())}
 	t.Cleanup(b.server.Close)

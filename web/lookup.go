@@ -10,18 +10,18 @@ import (
 	"time"
 
 	"regdesk/schedule"
+	"regdesk/sisucheck"
 	"regdesk/store"
-	"regdesk/store/lookup"
 	"regdesk/views"
 	"regdesk/views/i18n"
 )
 
-// problemKey is the catalogue's key for a problem lookup.QueryFor reports; "" for one it lacks.
+// problemKey is the catalogue's key for a problem sisucheck.QueryFor reports; "" for one it lacks.
 func problemKey(problem string) string {
 	switch problem {
-	case lookup.ProblemNoStudentNumber:
+	case sisucheck.ProblemNoStudentNumber:
 		return "lookup.nothing.noNumber"
-	case lookup.ProblemNoCourseCode:
+	case sisucheck.ProblemNoCourseCode:
 		return "lookup.nothing.noCode"
 	}
 	return ""
@@ -29,7 +29,7 @@ func problemKey(problem string) string {
 
 // registrationLookup asks Suotar what Sisu holds for the row's student on its course, judges
 // whether that is the row's submission, and records the lookup in the row's history; the row
-// itself never changes: POST /registrations/{id}/lookup. The lookup service (store/lookup) does
+// itself never changes: POST /registrations/{id}/lookup. The lookup service (sisucheck) does
 // all that; a Suotar failure is an answer too, shown in the lookup region and recorded, never an
 // error page. Only support staff and administrators reach it (requireRole); the lookup records who
 // looked.
@@ -42,19 +42,19 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	actor := actorFrom(r.Context())
-	var by *lookup.By
+	var by *sisucheck.By
 	if actor != nil && actor.ID != "" {
-		by = &lookup.By{Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, ClaimLapse: s.claimLapse}
+		by = &sisucheck.By{Actor: store.ActionActor{ID: actor.ID, Role: string(actor.Role)}, ClaimLapse: s.claimLapse}
 	}
 	// A shutdown stops the wait on Suotar; the lookup is recorded as interrupted and answered.
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	defer context.AfterFunc(s.stopping, func() { cancel(context.Cause(s.stopping)) })()
 	res, err := s.lookups.LookUp(ctx, id, s.courseScope(r), by)
-	if errors.Is(err, lookup.ErrNoRegistry) {
+	if errors.Is(err, sisucheck.ErrNoSuotar) {
 		return &Error{Status: http.StatusServiceUnavailable, Key: "lookup.noSuotar", Err: err}
 	}
-	if e, ok := errors.AsType[*lookup.NothingToAskError](err); ok {
+	if e, ok := errors.AsType[*sisucheck.NothingToAskError](err); ok {
 		return &Error{Status: http.StatusUnprocessableEntity, Message: e.Message, Key: problemKey(e.Message), Err: err}
 	}
 	if err != nil {
@@ -103,9 +103,9 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 func (s *Server) lookupVM(loc *i18n.Localizer, page store.RegistrationPage, now time.Time) views.LookupVM {
 	reg, events := page.Registration, page.Events
 	vm := views.LookupVM{ActionURL: "/registrations/" + reg.ID + "/lookup", Version: strconv.FormatInt(reg.Version, 10)}
-	if s.lookups.Registry == nil {
+	if s.lookups.Suotar == nil {
 		vm.Unavailable = loc.T("lookup.noSuotar")
-	} else if _, problem := lookup.QueryFor(reg); problem != "" {
+	} else if _, problem := sisucheck.QueryFor(reg); problem != "" {
 		vm.Unavailable = problem
 		if k := problemKey(problem); k != "" {
 			vm.Unavailable = loc.T(k)

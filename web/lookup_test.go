@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/partner/suotar"
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar"
-	"regdesk/store/suotar/suotarfake"
 	"regdesk/web"
 )
 
@@ -98,7 +98,7 @@ func setupLookup(t *testing.T, world *suotarfake.World, timeout time.Duration, o
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: basicsCode})
 	b.anna = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna.aijala@example.invalid", StudentNumber: annaNumber})
 	_, lmsClient := storetest.FakeLMS(t, st, b.clock.Now)
-	srv := web.New(web.Deps{Store: st, Now: b.clock.Now, Registry: client, Session: web.SessionConfig{Insecure: true}, LMS: lmsClient})
+	srv := web.New(web.Deps{Store: st, Now: b.clock.Now, Suotar: client, Session: web.SessionConfig{Insecure: true}, LMS: lmsClient})
 	b.server = httptest.NewServer(srv.Routes())
 	t.Cleanup(b.server.Close)
 	signIn := &testBundle{store: st, server: b.server}

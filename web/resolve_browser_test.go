@@ -8,9 +8,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/schedule"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar/suotarfake"
 	"regdesk/views"
 )
 

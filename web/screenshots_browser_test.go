@@ -9,7 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"regdesk/store/alerting"
+	"regdesk/alerting"
 )
 
 // TestScreenshots draws docs/screenshots/*.png: the queue and a registration, in Finnish, at a

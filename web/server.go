@@ -18,9 +18,9 @@ import (
 
 	"regdesk/handaction"
 	"regdesk/schedule"
+	"regdesk/sisucheck"
 	"regdesk/static"
 	"regdesk/store"
-	"regdesk/store/lookup"
 	"regdesk/views"
 	"regdesk/views/i18n"
 )
@@ -44,9 +44,9 @@ type Deps struct {
 	TrustedProxies []netip.Prefix
 	// LoginLimits bound failed sign-ins; zero fields take the defaults.
 	LoginLimits LoginLimits
-	// Registry looks students up in Sisu through Suotar; nil when Suotar is not configured, and
+	// Suotar is where regdesk looks students up in Sisu; nil when Suotar is not configured, and
 	// the lookup button then says so.
-	Registry lookup.Registry
+	Suotar sisucheck.Suotar
 	// LMS is the LMS's admin endpoints, through which every hand action is taken as the person
 	// acting; nil when LMS_URL is not set, and hand actions are off (pages say so).
 	LMS handaction.LMS
@@ -164,7 +164,7 @@ type Server struct {
 	trustedProxies []netip.Prefix
 	byAddress      store.LoginLimit
 	byAccount      store.LoginLimit
-	lookups        *lookup.Service
+	lookups        *sisucheck.Service
 	// actions takes hand actions through the LMS.
 	actions        *handaction.Service
 	counts         *countsCache
@@ -228,7 +228,7 @@ func New(d Deps) *Server {
 			s.log.Info("deleted the long exports that stopped instances left behind", "dir", exportDir, "files", swept)
 		}
 	}
-	s.lookups = &lookup.Service{Store: d.Store, Registry: d.Registry, Now: s.clock, Log: s.log}
+	s.lookups = &sisucheck.Service{Store: d.Store, Suotar: d.Suotar, Now: s.clock, Log: s.log}
 	s.actions = &handaction.Service{Store: d.Store, LMS: d.LMS, Now: s.clock, Log: s.log}
 	lim := d.LoginLimits
 	window := cmp.Or(lim.Window, 15*time.Minute)
@@ -290,7 +290,7 @@ func New(d Deps) *Server {
 // Drain tells the server it is shutting down: lookups still waiting on Suotar stop waiting,
 // record themselves as interrupted and answer, so a graceful shutdown need not outwait Suotar's
 // timeout. Call it as the HTTP server's shutdown begins (http.Server.RegisterOnShutdown).
-func (s *Server) Drain() { s.drain(lookup.ErrInterrupted) }
+func (s *Server) Drain() { s.drain(sisucheck.ErrInterrupted) }
 
 // Close stops the server's background work (the session cleanup, the daily snapshot). It does
 // not close the store.

@@ -21,10 +21,10 @@ import (
 
 	"regdesk/maintenance"
 	"regdesk/partner/lms/lmsfake"
+	"regdesk/partner/suotar"
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/store"
 	"regdesk/store/demo"
-	"regdesk/store/suotar"
-	"regdesk/store/suotar/suotarfake"
 )
 
 // demoCommand is make run's one-box setup: the private PostgreSQL (unless DATABASE_URL is set),

@@ -10,8 +10,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar/suotarfake"
 	"regdesk/web/browsertest"
 )
 

@@ -11,7 +11,7 @@ import (
 	"net/http"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 // fakeSuotarCommand runs the fake Suotar for development: `regdesk fakesuotar [flags]`. It serves

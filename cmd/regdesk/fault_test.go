@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/store"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar/suotarfake"
 )
 
 // A request whose body trickles in is cut off by the read timeout instead of holding its

@@ -34,10 +34,10 @@ import (
 
 	"regdesk/maintenance"
 	"regdesk/partner/lms"
+	"regdesk/partner/suotar"
 	"regdesk/schedule"
 	"regdesk/store"
-	"regdesk/store/alerting"
-	"regdesk/store/suotar"
+	"regdesk/alerting"
 	"regdesk/web"
 )
 
@@ -525,7 +525,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		if err != nil {
 			return fmt.Errorf("suotar: %w", err)
 		}
-		deps.Registry = client
+		deps.Suotar = client
 		log.Info("Sisu lookups go to Suotar", "url", redactedURL(cfg.SuotarURL), "timeout", cfg.SuotarTimeout)
 	} else {
 		log.Info("Suotar is not configured: Sisu lookups are off (set SUOTAR_URL and SUOTAR_TOKEN)")

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 // World collects the Sisu side of the demo data into a fake registry's world, so the fake

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 func TestAuthorization(t *testing.T) {

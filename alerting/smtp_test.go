@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"regdesk/store/alerting"
+	"regdesk/alerting"
 )
 
 // TestParseSMTPURL: only smtp:// and smtps:// with a host, and never a password in the URL,

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar"
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 // TestRequestLevelFailures drives every way a whole call can fail, over real HTTP, and checks

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 func TestControlClockAndWorld(t *testing.T) {

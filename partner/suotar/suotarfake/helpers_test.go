@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 const token = "suotar_test-token"

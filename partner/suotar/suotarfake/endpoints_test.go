@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 func TestResolveEnrolments(t *testing.T) {

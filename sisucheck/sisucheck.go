@@ -1,12 +1,10 @@
-// Package lookup looks a registration up in Sisu through Suotar: it asks for the student's
-// attainments on the course (and verifies the submitted attainment), judges with schedule.Judge
-// whether Sisu holds the row's submission, and records the lookup, as a store.LookupRecord, in
-// the row's history. The row itself never changes. The dashboard's "Look up in Sisu" runs it, and
-// its tests run it without going through a page.
-//
-// It lives under store beside the Suotar client (store/suotar) because it joins the two: the row
-// it reads and the event it writes are the store's, the calls are the client's.
-package lookup
+// Package sisucheck checks a registration against Sisu through Suotar ("Look up in Sisu"): it asks
+// for the student's attainments on the course (and verifies the submitted attainment), judges with
+// schedule.Judge whether Sisu holds the row's submission, and records the check, as a
+// store.LookupRecord, in regdesk's own history of the row. The row itself never changes. It joins
+// the store (the row it reads, the record it writes) and the Suotar client (partner/suotar), so it
+// is neither: a service of its own beside them.
+package sisucheck
 
 import (
 	"context"
@@ -19,14 +17,14 @@ import (
 	"sync"
 	"time"
 
+	"regdesk/partner/suotar"
 	"regdesk/schedule"
 	"regdesk/store"
-	"regdesk/store/suotar"
 	"regdesk/views/i18n"
 )
 
-// Registry is what a lookup needs from Suotar; *suotar.Client provides it.
-type Registry interface {
+// Suotar is what a check needs from Suotar; *suotar.Client provides it.
+type Suotar interface {
 	Attainments(ctx context.Context, studentNumber, courseCode string) (suotar.StudentAttainments, error)
 	VerifyAttainments(ctx context.Context, submittedAttainmentIDs []string) (suotar.Batch[suotar.VerifyAnswer], error)
 }
@@ -39,8 +37,8 @@ var ErrInterrupted = errors.New("regdesk is shutting down")
 // msgInterrupted is an interrupted call's failure, for the person who looked.
 const msgInterrupted = "regdesk was restarting and stopped waiting for Suotar's answer; look it up again in a moment."
 
-// ErrNoRegistry reports a lookup asked for while Suotar is not configured.
-var ErrNoRegistry = errors.New("lookup: Suotar is not configured")
+// ErrNoSuotar reports a lookup asked for while Suotar is not configured.
+var ErrNoSuotar = errors.New("lookup: Suotar is not configured")
 
 // NothingToAskError reports a row that gives nothing to ask Suotar about; Message says why, for
 // the person who asked. Nothing was called or recorded.
@@ -59,10 +57,10 @@ func (e *NothingToAskError) Error() string {
 	return "lookup " + e.RegistrationID + ": " + e.Message
 }
 
-// Service looks registrations up. Registry may be nil: every lookup is then ErrNoRegistry.
+// Service checks registrations against Sisu. Suotar may be nil: every lookup is then ErrNoSuotar.
 type Service struct {
-	Store    *store.Store
-	Registry Registry
+	Store  *store.Store
+	Suotar Suotar
 	// Now is the clock every recorded instant derives from.
 	Now func() time.Time
 	Log *slog.Logger
@@ -94,7 +92,7 @@ type By struct {
 // LookUp looks the registration up and records the lookup for by (nil: nobody signed in), with
 // what that does to the row's claim.
 // A registration that does not exist, or lies outside scope (when not nil), is
-// store.ErrNotFound; without Suotar it is ErrNoRegistry; a row with nothing to ask is a
+// store.ErrNotFound; without Suotar it is ErrNoSuotar; a row with nothing to ask is a
 // *NothingToAskError. A failed Suotar call is no error: it is part of the record. The record is
 // written even when ctx is cancelled after the calls, since the lookup happened all the same.
 func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By) (Result, error) {
@@ -102,8 +100,8 @@ func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By)
 	if err != nil {
 		return Result{}, err
 	}
-	if s.Registry == nil {
-		return Result{}, ErrNoRegistry
+	if s.Suotar == nil {
+		return Result{}, ErrNoSuotar
 	}
 	q, problem := QueryFor(reg)
 	if problem != "" {
@@ -183,14 +181,14 @@ func (s *Service) lookUp(ctx context.Context, reg store.Registration, q Query) s
 	}
 	wg.Go(func() {
 		heldCall = timed(store.EndpointResolveEnrolments, func() error {
-			held, heldErr = s.Registry.Attainments(ctx, q.StudentNumber, q.CourseCode)
+			held, heldErr = s.Suotar.Attainments(ctx, q.StudentNumber, q.CourseCode)
 			return heldErr
 		})
 	})
 	if q.SubmittedID != "" {
 		wg.Go(func() {
 			verifyCall = timed(store.EndpointVerifyAttainments, func() error {
-				verify, verifyErr = s.Registry.VerifyAttainments(ctx, []string{q.SubmittedID})
+				verify, verifyErr = s.Suotar.VerifyAttainments(ctx, []string{q.SubmittedID})
 				return verifyErr
 			})
 		})

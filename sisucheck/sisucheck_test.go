@@ -1,4 +1,4 @@
-package lookup_test
+package sisucheck_test
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/partner/suotar"
+	"regdesk/partner/suotar/suotarfake"
 	"regdesk/schedule"
+	"regdesk/sisucheck"
 	"regdesk/store"
-	"regdesk/store/lookup"
 	"regdesk/store/storetest"
-	"regdesk/store/suotar"
-	"regdesk/store/suotar/suotarfake"
 )
 
 const (
@@ -30,7 +30,7 @@ var now = storetest.Now()
 type bundle struct {
 	st      *store.Store
 	fake    *suotarfake.Server
-	svc     *lookup.Service
+	svc     *sisucheck.Service
 	course  storetest.Course
 	student storetest.Student
 }
@@ -68,7 +68,7 @@ func setup(t *testing.T) *bundle {
 		t.Fatal(err)
 	}
 	st := storetest.New(t)
-	b := &bundle{st: st, fake: fake, svc: &lookup.Service{Store: st, Registry: client, Now: func() time.Time { return now }}}
+	b := &bundle{st: st, fake: fake, svc: &sisucheck.Service{Store: st, Suotar: client, Now: func() time.Time { return now }}}
 	b.course = storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: code})
 	b.student = storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "Äijälä", Email: "anna@example.invalid", StudentNumber: number})
 	return b
@@ -139,14 +139,14 @@ func TestLookUpRefusals(t *testing.T) {
 	if _, err := b.svc.LookUp(ctx, storetest.NewID(), nil, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("an unknown row: err = %v, want ErrNotFound", err)
 	}
-	off := &lookup.Service{Store: b.st, Now: b.svc.Now}
-	if _, err := off.LookUp(ctx, id, nil, nil); !errors.Is(err, lookup.ErrNoRegistry) {
-		t.Errorf("without Suotar: err = %v, want ErrNoRegistry", err)
+	off := &sisucheck.Service{Store: b.st, Now: b.svc.Now}
+	if _, err := off.LookUp(ctx, id, nil, nil); !errors.Is(err, sisucheck.ErrNoSuotar) {
+		t.Errorf("without Suotar: err = %v, want ErrNoSuotar", err)
 	}
 	unlinked := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ville", LastName: "V", Email: "v@example.invalid"})
 	nobody := storetest.AddRegistration(t, b.st, storetest.Registration{Student: unlinked, Course: b.course, State: "pending"})
 	_, err := b.svc.LookUp(ctx, nobody, nil, nil)
-	if e, ok := errors.AsType[*lookup.NothingToAskError](err); !ok || e.Message == "" {
+	if e, ok := errors.AsType[*sisucheck.NothingToAskError](err); !ok || e.Message == "" {
 		t.Errorf("a row without a student number: err = %v, want NothingToAskError", err)
 	}
 	if calls := b.fake.Calls(); len(calls) != 0 {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar"
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 const token = "suotar_client-test-token"

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar/suotarfake"
+	"regdesk/partner/suotar/suotarfake"
 )
 
 // TestImportThenVerifyAlongTheClock walks one submission through what Sisu does with it: nothing

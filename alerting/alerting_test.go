@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"regdesk/store"
-	"regdesk/store/alerting"
+	"regdesk/alerting"
 	"regdesk/store/storetest"
 )
 

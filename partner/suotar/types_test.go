@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store/suotar"
+	"regdesk/partner/suotar"
 )
 
 func TestParseDate(t *testing.T) {
