@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"regdesk/store"
 	"regdesk/alerting"
+	"regdesk/store"
 	"regdesk/store/storetest"
 )
 

@@ -32,12 +32,12 @@ import (
 	"time"
 	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
 
+	"regdesk/alerting"
 	"regdesk/maintenance"
 	"regdesk/partner/lms"
 	"regdesk/partner/suotar"
 	"regdesk/schedule"
 	"regdesk/store"
-	"regdesk/alerting"
 	"regdesk/web"
 )
 
