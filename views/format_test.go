@@ -18,8 +18,11 @@ func TestRelativeAndAbsoluteTimes(t *testing.T) {
 		{"JustNow", now.Add(10 * time.Second), "now", "Mon 30 Nov 12:00", false},
 		{"SoonWithMinutes", now.Add(2*time.Hour + 5*time.Minute), "in 2 h 5 min", "Mon 30 Nov 14:05", false},
 		{"DaysAgo", now.Add(-(3*24 + 4) * time.Hour), "3 d 4 h ago", "Fri 27 Nov 08:00", true},
-		{"SummerTime", time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC), "152 d 1 h ago", "Wed 1 Jul 12:00", true},
-		{"OtherYear", time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), "in 32 d 14 h", "Sat 2 Jan 2027 02:00", false},
+		{"SixDays", now.Add(-(6*24 + 23) * time.Hour), "6 d 23 h ago", "Mon 23 Nov 13:00", true},
+		// A week or more away is a date: "152 d 1 h ago" makes a person count (issue 27, defect 7).
+		{"SummerTime", time.Date(2026, 7, 1, 9, 0, 0, 0, time.UTC), "Wed 1 Jul", "Wed 1 Jul 12:00", true},
+		{"OtherYear", time.Date(2027, 1, 2, 0, 0, 0, 0, time.UTC), "Sat 2 Jan 2027", "Sat 2 Jan 2027 02:00", false},
+		{"LongAgo", now.Add(-(476*24 + 8) * time.Hour), "Mon 11 Aug 2025", "Mon 11 Aug 2025 05:00", true},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

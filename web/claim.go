@@ -173,7 +173,13 @@ func (s *Server) waitingVM(loc *i18n.Localizer, st schedule.Status, row store.Sc
 		return views.WaitingVM{}
 	}
 	since := waitingSince(row)
+	// "waiting for 4 min": how long, not when; past a week, since which day.
+	label := loc.T("claim.waiting", "Span", loc.Span(now.Sub(since)))
+	if now.Sub(since) >= i18n.DatedAfter {
+		label = loc.T("claim.waitingSince", "Day", loc.Day(since, now))
+	}
 	return views.WaitingVM{
+		Label:   label,
 		Since:   loc.When(&since, now),
 		Overdue: schedule.PastWaitingTarget(since, now, s.waitingTarget),
 		Target:  loc.T("claim.waitingTarget", "Since", loc.Abs(since, now), "Count", int64(s.waitingTarget)),

@@ -3,6 +3,7 @@ package web_test
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"regdesk/schedule"
 	"regdesk/store/storetest"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 func TestClaimShowsToOthersWhereverTheRowAppears(t *testing.T) {
@@ -289,5 +291,42 @@ func TestWaitingBadgeSkipsTheWeekend(t *testing.T) {
 		if got := overdueAt(c.at); got != c.want {
 			t.Errorf("waiting since %v, at %v: %s, want %s", friday, c.at.In(hel), got, c.want)
 		}
+	}
+}
+
+// How long a row has waited is a span ("waiting for 4 min", never "waiting 4 min ago"), and a
+// moment more than a week away is a date, never "476 d 8 h ago" (issue 27, defect 7).
+func TestQueueSaysHowLongAndDatesTheDistantPast(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	recent := storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: b.anna, Course: b.course, State: "failed_permanent", ErrorCode: "course_not_allowed",
+		NeedsAdminAttention: true, StateChangedAt: testNow.Add(-4 * time.Minute),
+	})
+	longAgo := testNow.Add(-(476*24 + 8) * time.Hour)
+	old := storetest.AddRegistration(t, b.store, storetest.Registration{
+		Student: b.anna, Course: b.course, State: "failed_permanent", ErrorCode: "course_not_allowed",
+		NeedsAdminAttention: true, StateChangedAt: longAgo,
+	})
+	_, body := b.get(t, "/?show=needs_admin", false)
+	rowOf := func(id string) string {
+		i := strings.Index(body, `data-id="`+id+`"`)
+		if i < 0 {
+			t.Fatalf("row %s is not listed", id)
+		}
+		row := body[i:]
+		return row[:strings.Index(row, "</tr>")]
+	}
+	badge := regexp.MustCompile(`data-testid="waiting"[^>]*>\s*([^<]*?)\s*<`)
+	if m := badge.FindStringSubmatch(rowOf(recent)); m == nil || m[1] != "waiting for 4 min" {
+		t.Errorf("the badge of a row waiting 4 min = %q, want %q", m, "waiting for 4 min")
+	}
+	day := i18n.For(i18n.EN).Day(longAgo, testNow)
+	oldRow := rowOf(old)
+	if m := badge.FindStringSubmatch(oldRow); m == nil || m[1] != "waiting since "+day {
+		t.Errorf("the badge of a row waiting 476 days = %q, want %q", m, "waiting since "+day)
+	}
+	if regexp.MustCompile(`\d+ d( \d+ h)? ago`).MatchString(oldRow) {
+		t.Errorf("a moment 476 days ago is written as a span: %s", oldRow)
 	}
 }

@@ -151,6 +151,9 @@ func timeProperty(loc *i18n.Localizer, label string, t *time.Time, now time.Time
 		return views.Property{Label: label, Value: "—"}
 	}
 	w := loc.When(t, now)
+	if w.Dated {
+		return views.Property{Label: label, Value: w.Abs, Title: w.ISO}
+	}
 	return views.Property{Label: label, Value: w.Abs + " (" + w.Rel + ")", Title: w.ISO}
 }
 

@@ -42,14 +42,24 @@ type When struct {
 	ISO string
 	// Past is true when the moment has passed.
 	Past bool
+	// Dated is true for a moment DatedAfter or more from now: Rel is then its date ("Mon 23 Aug
+	// 2025"), since "476 d 8 h ago" makes a person count; a page shows Abs alone for it, and it
+	// does not count down.
+	Dated bool
 }
+
+// DatedAfter is how far from now a moment is written as a date rather than a span: a week.
+const DatedAfter = 7 * 24 * time.Hour
+
+// dated reports whether t is DatedAfter or more from now.
+func dated(t, now time.Time) bool { return t.Sub(now).Abs() >= DatedAfter }
 
 // When describes t as seen at now. A nil t gives the zero When (Set false).
 func (l *Localizer) When(t *time.Time, now time.Time) When {
 	if t == nil {
 		return When{}
 	}
-	return When{Set: true, Rel: l.Relative(*t, now), Abs: l.Abs(*t, now), ISO: ISO(*t), Past: !t.After(now)}
+	return When{Set: true, Rel: l.Relative(*t, now), Abs: l.Abs(*t, now), ISO: ISO(*t), Past: !t.After(now), Dated: dated(*t, now)}
 }
 
 // Abs writes t with its day and time, adding the year when it is not now's.
@@ -155,8 +165,16 @@ func (l *Localizer) AtDated(t, now time.Time) string {
 	return l.T("time.at.dated", "Day", l.day(t, now), "Clock", l.Clock(t))
 }
 
-// Relative says how far t is from now in the two largest units: "in 2 h 5 min", "3 d 4 h ago".
+// Day writes t's weekday and date, with the year only when it is not now's: "Tue 1 Dec",
+// "ti 1.12.", "tis 1 dec.".
+func (l *Localizer) Day(t, now time.Time) string { return l.day(t, now) }
+
+// Relative says how far t is from now in the two largest units: "in 2 h 5 min", "3 d 4 h ago";
+// a moment DatedAfter or more away is its date instead ("Mon 23 Aug 2025").
 func (l *Localizer) Relative(t, now time.Time) string {
+	if dated(t, now) {
+		return l.day(t, now)
+	}
 	d := t.Sub(now)
 	if d > -30*time.Second && d < 30*time.Second {
 		return l.T("time.now")

@@ -39,6 +39,9 @@ func TestMomentsInEachLanguage(t *testing.T) {
 		{fi.Relative(at, at.Add(3*24*time.Hour+4*time.Hour)), "3 pv 4 t sitten"},
 		{sv.Relative(at, at.Add(3*24*time.Hour)), "för 3 d sedan"},
 		{fi.Relative(at, at.Add(10*time.Second)), "nyt"},
+		{en.Relative(at, at.Add(476*24*time.Hour+8*time.Hour)), "Tue 1 Dec 2026"},
+		{fi.Relative(at, at.Add(7*24*time.Hour)), "ti 1.12."},
+		{sv.Relative(at, at.Add(-8*24*time.Hour)), "tis 1 dec."},
 		{i18n.Stamp(at), "2026-12-01 20:54"},
 	} {
 		if c.got != c.want {
