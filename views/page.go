@@ -49,8 +49,11 @@ type NavItem struct {
 }
 
 // htmxConfig makes htmx 2 swap error answers (so the error flash shows) and keeps it from
-// injecting inline indicator styles, which the Content-Security-Policy forbids.
-const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"historyCacheSize":0,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
+// injecting inline indicator styles, which the Content-Security-Policy forbids. A 409 (the row
+// changed under the page) and a 422 (the form refused, in words) are answers the page expects and
+// swaps like any other, so htmx must not report them as errors ("Response Status Error Code
+// 409" in the console); any other 4xx or 5xx still is one.
+const htmxConfig = `{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false,"historyCacheSize":0,"responseHandling":[{"code":"204","swap":false},{"code":"[23]..","swap":true},{"code":"409","swap":true},{"code":"422","swap":true},{"code":"[45]..","swap":true,"error":true}]}`
 
 func boolAttr(b bool) string {
 	if b {
