@@ -134,11 +134,11 @@ func (s *Server) lookupVM(loc *i18n.Localizer, page store.RegistrationPage, now 
 	case reg.StateChangedAt.After(e.CreatedAt):
 		res.Stale = loc.T("lookup.staleMoved", "State", string(reg.State))
 	}
-	res.Sent = sentProperties(loc, rec)
+	res.Sent = sentProperties(loc, rec, now)
 	res.Person = personProperties(loc, rec)
 	res.Calls = callProperties(loc, rec)
 	if rec.VerifyCall != nil {
-		res.Verify = verifyVM(loc, rec.Sent.SubmittedAttainmentID, *rec.VerifyCall)
+		res.Verify = verifyVM(loc, rec.Sent.SubmittedAttainmentID, *rec.VerifyCall, now)
 	}
 	if rec.Verdict == nil {
 		res.Error = rec.Error
@@ -251,7 +251,8 @@ func failureWords(loc *i18n.Localizer, f *store.LookupCallFailure) string {
 	return loc.T("suotarFailure.other")
 }
 
-func sentProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Property {
+// sentProperties are what the row sent, its instant written as every other on the page (loc.Abs).
+func sentProperties(loc *i18n.Localizer, rec store.LookupRecord, now time.Time) []views.Property {
 	s := rec.Sent
 	facts := []views.Property{
 		{Label: loc.T("reg.prop.student_number"), Value: rec.StudentNumber, Mono: true, Title: sourceWords(loc, rec.StudentNumberSource)},
@@ -264,7 +265,7 @@ func sentProperties(loc *i18n.Localizer, rec store.LookupRecord) []views.Propert
 	}
 	submitted := views.Property{Label: loc.T("reg.prop.submitted"), Value: "—"}
 	if s.SubmittedAt != nil {
-		submitted.Value = views.Stamp(*s.SubmittedAt)
+		submitted.Value = loc.Abs(*s.SubmittedAt, now)
 		submitted.Title = loc.T("lookup.windowTitle")
 	}
 	return append(facts, submitted)
@@ -328,7 +329,7 @@ func callProperty(loc *i18n.Localizer, label string, c store.LookupCall) views.P
 	return views.Property{Label: label, Value: v, Title: loc.T("lookup.correlationTitle")}
 }
 
-func verifyVM(loc *i18n.Localizer, submittedID string, c store.LookupCall) *views.LookupVerifyVM {
+func verifyVM(loc *i18n.Localizer, submittedID string, c store.LookupCall, now time.Time) *views.LookupVerifyVM {
 	vm := &views.LookupVerifyVM{SubmittedID: submittedID, Code: c.Code}
 	if c.Failure != nil {
 		vm.Error = failureWords(loc, c.Failure)
@@ -346,7 +347,7 @@ func verifyVM(loc *i18n.Localizer, submittedID string, c store.LookupCall) *view
 	case "submissionPending":
 		vm.Says = loc.T("lookup.verify.pending")
 		if c.RetryAfter != nil {
-			vm.Says = loc.T("lookup.verify.pendingUntil", "At", i18n.Stamp(*c.RetryAfter))
+			vm.Says = loc.T("lookup.verify.pendingUntil", "At", loc.At(*c.RetryAfter, now))
 		}
 	case "misregistered":
 		vm.Says = loc.T("lookup.verify.misregistered")
