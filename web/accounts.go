@@ -540,6 +540,20 @@ func (s *Server) passwordSet(w http.ResponseWriter, r *http.Request) error {
 		s.sessions.Put(r.Context(), sessionPasswordKey, passwordMark(acct.PasswordHash))
 	}
 	s.setFlash(r, loc.T("password.done"))
+	// The sign-in page that follows has the address filled in and leads, once signed in, to where
+	// this person works: a teacher's courses, everyone else's queue.
+	if r.Context().Value(sessionKey) != nil {
+		s.sessions.Put(r.Context(), loginEmailKey, acct.Email)
+		s.sessions.Put(r.Context(), loginNextKey, homeOf(acct.Role))
+	}
 	redirect(w, r, "/login")
 	return nil
+}
+
+// homeOf is the first screen of a role: a teacher's courses, everyone else's queue.
+func homeOf(role string) string {
+	if role == string(RoleTeacher) {
+		return "/courses"
+	}
+	return "/"
 }

@@ -55,6 +55,13 @@ const loginFailed = "login.failed"
 // sessionKey marks a request whose session identify has loaded, so page may read the flash.
 const sessionKey ctxKey = iota + 300
 
+// loginEmailKey and loginNextKey are session values a password link leaves for the sign-in page
+// that follows it, once: the address to fill in and where signing in leads.
+const (
+	loginEmailKey = "loginEmail"
+	loginNextKey  = "loginNext"
+)
+
 // flashKey is the session value holding a one-time message for the next page.
 const flashKey = "flash"
 
@@ -268,6 +275,14 @@ func (s *Server) loginForm(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	vm := views.LoginVM{Page: s.page(r, i18n.T(r.Context(), "login.title")), Next: next}
+	if r.Context().Value(sessionKey) != nil {
+		// Just after setting a password (passwordSet): the address is known, and so is where the
+		// person works. A next the link named itself still wins.
+		vm.Email = s.sessions.PopString(r.Context(), loginEmailKey)
+		if home := s.sessions.PopString(r.Context(), loginNextKey); home != "" && r.URL.Query().Get("next") == "" {
+			vm.Next = safeNext(home)
+		}
+	}
 	return s.render(w, r, http.StatusOK, views.LoginPage(vm), nil)
 }
 
