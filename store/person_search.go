@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -10,16 +11,29 @@ import (
 // (migration 0007), under the ledger copy's lock: the header's student search reads it through
 // trigram indexes of regdesk's own.
 
-// personSearchUpsert copies the user_details rows the WHERE clause picks (alias d) and says how
-// many changed.
+// personSearchColumns are person_search's copied columns, and personSearchSource the same read
+// from the LMS's tables (d: user_details, u: users, sv: the live verified number).
+const (
+	personSearchColumns = `updated_at, name_search, email_search, first_name, last_name, student_number, deleted`
+	personSearchSource  = `d.updated_at, coalesce(d.name_search_helper, ''), coalesce(d.email_search_helper, ''),
+  d.first_name, d.last_name, sv.student_number, u.deleted_at IS NOT NULL`
+	personSearchFrom = `user_details d
+  JOIN users u ON u.id = d.user_id
+  LEFT JOIN verified_student_numbers sv ON sv.user_id = d.user_id AND sv.deleted_at IS NULL`
+)
+
+// personSearchUpsert copies the students the WHERE clause picks (aliases of personSearchFrom) and
+// says how many changed.
 func personSearchUpsert(where string) string {
-	return `INSERT INTO person_search (user_id, updated_at, name_search, email_search)
-SELECT d.user_id, d.updated_at, coalesce(d.name_search_helper, ''), coalesce(d.email_search_helper, '')
-FROM user_details d
+	return `INSERT INTO person_search (user_id, ` + personSearchColumns + `)
+SELECT d.user_id, ` + personSearchSource + `
+FROM ` + personSearchFrom + `
 WHERE ` + where + `
-ON CONFLICT (user_id) DO UPDATE SET updated_at = EXCLUDED.updated_at, name_search = EXCLUDED.name_search,
-  email_search = EXCLUDED.email_search
-WHERE person_search.updated_at IS DISTINCT FROM EXCLUDED.updated_at`
+ON CONFLICT (user_id) DO UPDATE SET (` + personSearchColumns + `) = (EXCLUDED.updated_at, EXCLUDED.name_search,
+  EXCLUDED.email_search, EXCLUDED.first_name, EXCLUDED.last_name, EXCLUDED.student_number, EXCLUDED.deleted)
+WHERE (person_search.` + strings.ReplaceAll(personSearchColumns, ", ", ", person_search.") + `) IS DISTINCT FROM
+  (EXCLUDED.updated_at, EXCLUDED.name_search, EXCLUDED.email_search, EXCLUDED.first_name, EXCLUDED.last_name,
+  EXCLUDED.student_number, EXCLUDED.deleted)`
 }
 
 // personSearchCopyForRows copies the students of the given ledger rows: a registration's student
@@ -35,11 +49,12 @@ func personSearchCopyForRows(ctx context.Context, tx pgx.Tx, ledgerIDs []string)
 	return tag.RowsAffected(), nil
 }
 
-// personSearchSweep compares every student with their copy: it copies the new and the changed
-// (a rename, a new e-mail, a student with no registration yet) and removes the copies of students
-// the LMS no longer has.
+// personSearchSweep compares every student with their copy, every column: it copies the new and
+// the changed (a rename, a new e-mail, a number linked or removed, a user deleted, a student with
+// no registration yet) and removes the copies of students the LMS no longer has.
 func personSearchSweep(ctx context.Context, tx pgx.Tx) (int64, error) {
-	tag, err := tx.Exec(ctx, personSearchUpsert(`NOT EXISTS (SELECT 1 FROM person_search p WHERE p.user_id = d.user_id AND p.updated_at = d.updated_at)`))
+	tag, err := tx.Exec(ctx, personSearchUpsert(`NOT EXISTS (SELECT 1 FROM person_search p WHERE p.user_id = d.user_id
+  AND (p.`+strings.ReplaceAll(personSearchColumns, ", ", ", p.")+`) IS NOT DISTINCT FROM (`+personSearchSource+`))`))
 	if err != nil {
 		return 0, err
 	}

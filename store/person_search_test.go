@@ -65,6 +65,15 @@ SELECT c.id, c.user_id, c.course_id, c.course_module_id, $2 FROM course_module_c
 		t.Errorf("after the sweep, the student with no registration: found %v", got)
 	}
 
+	// The LMS deletes the user: the sweep hides them from the search.
+	storetest.LMSExecNoSync(t, st, `UPDATE users SET deleted_at = now() WHERE id = $1`, id)
+	if _, err := st.LedgerMirrorSweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := searchIDs(t, st, "virtanen", nil); len(got) != 0 {
+		t.Errorf("after the sweep, the deleted user is still found: %v", got)
+	}
+
 	// The LMS removes a student's details: the sweep removes the copy.
 	storetest.LMSExecNoSync(t, st, `DELETE FROM user_details WHERE user_id = $1`, other)
 	if _, err := st.LedgerMirrorSweep(ctx); err != nil {

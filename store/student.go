@@ -69,33 +69,30 @@ func studentSearchSQL(query string, words []string, scope []string, limit int) (
 		indexed = indexed || utf8.RuneCountInString(w) >= searchMinChars
 	}
 	phrase := strings.Join(words, " ")
-	var match string
-	switch {
-	case studentNumberPrefix.MatchString(query) && utf8.RuneCountInString(query) >= searchMinChars:
-		match = `sv.student_number LIKE ` + arg(likeEscaper.Replace(query)+"%")
-	case !indexed && utf8.RuneCountInString(phrase) < searchMinChars:
-		match = `sv.student_number = $1`
-	default:
-		var contains []string
-		for _, w := range words {
-			contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(w))))
-		}
-		if !indexed {
-			contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(phrase))))
-		}
-		match = strings.Join(contains, " AND ")
-	}
+	numberPrefix := func() string { return arg(likeEscaper.Replace(strings.ToLower(query)) + "%") }
 	var wordStart []string
-	for _, w := range words {
-		wordStart = append(wordStart, `(' ' || coalesce(ps.name_search, '') || ' ' || coalesce(ps.email_search, '')) ~ `+
-			arg(" "+searchPattern(w)))
+	wordStartOf := func(a string) []string {
+		var out []string
+		for _, w := range words {
+			out = append(out, `(' ' || coalesce(`+a+`.name_search, '') || ' ' || coalesce(`+a+`.email_search, '')) ~ `+arg(" "+searchPattern(w)))
+		}
+		return out
 	}
-	numberPrefix := arg(likeEscaper.Replace(strings.ToLower(query)) + "%")
-	sql := `WITH hits AS (
+	count := `(SELECT count(*) FROM ledger_mirror cr
+    WHERE cr.user_id = h.id AND cr.deleted_at IS NULL AND ` + sqlInScope(2) + `) AS registration_count`
+	numberOnly := studentNumberPrefix.MatchString(query) && utf8.RuneCountInString(query) >= searchMinChars
+	if numberOnly || (!indexed && utf8.RuneCountInString(phrase) < searchMinChars) {
+		// By number: the LMS's verified numbers, through their own index.
+		match := `sv.student_number = $1`
+		if numberOnly {
+			match = `sv.student_number LIKE ` + arg(likeEscaper.Replace(query)+"%")
+		}
+		wordStart = wordStartOf("ps")
+		sql := `WITH hits AS (
   SELECT s.id, sd.first_name, sd.last_name, sd.email, sv.student_number,
     CASE
       WHEN sv.student_number = $1 THEN 0
-      WHEN sv.student_number LIKE ` + numberPrefix + ` THEN 1
+      WHEN sv.student_number LIKE ` + numberPrefix() + ` THEN 1
       WHEN ` + strings.Join(wordStart, " AND ") + ` THEN 2
       ELSE 3
     END AS rank
@@ -111,9 +108,45 @@ func studentSearchSQL(query string, words []string, scope []string, limit int) (
 )
 SELECT h.id::text AS id, coalesce(btrim(concat_ws(' ', h.first_name, h.last_name)), '') AS name,
   coalesce(h.email, '') AS email, h.student_number,
-  (SELECT count(*) FROM ledger_mirror cr
-    WHERE cr.user_id = h.id AND cr.deleted_at IS NULL AND ` + sqlInScope(2) + `) AS registration_count
+  ` + count + `
 FROM hits h
+ORDER BY h.rank, h.last_name, h.first_name, h.id`
+		return sql, args
+	}
+	// By name or e-mail: ranked and cut to the page from regdesk's copy alone (person_search, its
+	// trigram indexes and its copies of the sort keys and the number), and the LMS's tables read
+	// for the page's rows only.
+	var contains []string
+	for _, w := range words {
+		contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(w))))
+	}
+	if !indexed {
+		contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(phrase))))
+	}
+	wordStart = wordStartOf("ps")
+	sql := `WITH hits AS (
+  SELECT ps.user_id AS id, ps.first_name, ps.last_name,
+    CASE
+      WHEN ps.student_number = $1 THEN 0
+      WHEN ps.student_number LIKE ` + numberPrefix() + ` THEN 1
+      WHEN ` + strings.Join(wordStart, " AND ") + ` THEN 2
+      ELSE 3
+    END AS rank
+  FROM person_search ps
+  WHERE NOT ps.deleted
+    AND ` + strings.Join(contains, " AND ") + `
+    AND ($2::uuid[] IS NULL OR EXISTS (SELECT 1 FROM ledger_mirror cr
+      WHERE cr.user_id = ps.user_id AND cr.deleted_at IS NULL AND cr.course_id = ANY($2::uuid[])))
+  ORDER BY rank, ps.last_name, ps.first_name, ps.user_id
+  LIMIT $3
+)
+SELECT h.id::text AS id, coalesce(btrim(concat_ws(' ', sd.first_name, sd.last_name)), '') AS name,
+  coalesce(sd.email, '') AS email, sv.student_number,
+  ` + count + `
+FROM hits h
+  JOIN users s ON s.id = h.id AND s.deleted_at IS NULL
+  LEFT JOIN user_details sd ON sd.user_id = h.id
+  LEFT JOIN verified_student_numbers sv ON sv.user_id = h.id AND sv.deleted_at IS NULL
 ORDER BY h.rank, h.last_name, h.first_name, h.id`
 	return sql, args
 }
