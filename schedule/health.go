@@ -275,7 +275,9 @@ type Alert struct {
 	Subject string
 	// CourseID is set on alerts that concern one course: teachers of it see them.
 	CourseID string
-	// Path is the view that fixes it: a queue filter, a course. A path with a query, on this site.
+	// Path is the view that fixes it, a path with a query on this site: for a rule that counts rows,
+	// the queue filtered to exactly the rows it counted (escalates=1d, lookup=none are the queue's
+	// filters for two of them); for a phase or a module, the System page.
 	Path string
 }
 
@@ -367,16 +369,16 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 		}
 	}
 	if soon > 0 {
-		add(Alert{Rule: RuleEscalatingSoon, Severity: SeverityInfo, Count: soon, At: first, Path: queuePath("all")})
+		add(Alert{Rule: RuleEscalatingSoon, Severity: SeverityInfo, Count: soon, At: first, Path: queuePath("all", "escalates", "1d")})
 	}
 	if u := f.UncertainNotLookedUp; u.Count > 0 {
 		add(Alert{Rule: RuleUncertainAwaitingLookup, Severity: SeverityWarning, Count: u.Count, At: u.LastAt,
-			Subject: string(StateSubmissionUncertain), Path: queuePath("all", "state", string(StateSubmissionUncertain))})
+			Subject: string(StateSubmissionUncertain), Path: queuePath("all", "state", string(StateSubmissionUncertain), "lookup", "none")})
 	}
 	for _, c := range f.Courses {
 		if c.Count > 0 {
 			add(Alert{Rule: RuleCourseNeedsPerson, Key: c.CourseID, Severity: SeverityInfo, Count: c.Count,
-				Subject: c.CourseName, CourseID: c.CourseID, Path: "/courses/" + url.PathEscape(c.CourseID)})
+				Subject: c.CourseName, CourseID: c.CourseID, Path: queuePath("needs_admin", "course", c.CourseID)})
 		}
 	}
 	var stale []string
@@ -451,5 +453,5 @@ func stuckAlert(stuck []StuckCount, now time.Time) (Alert, bool) {
 	}
 	oldest := worst.Oldest
 	return Alert{Rule: RuleStuckRegistrations, Severity: sev, Count: total, At: &oldest, Subject: string(worst.State),
-		Path: queuePath("all", "reason", string(ReasonStuckInState), "state", string(worst.State))}, true
+		Path: queuePath("all", "reason", string(ReasonStuckInState))}, true
 }

@@ -196,18 +196,14 @@ GROUP BY cr.course_id, c.name ORDER BY cr.course_id`, now)
 		return f, dbError("HealthFactsGet courses", err)
 	}
 
-	// When rows that need nobody yet will escalate: schedule's rule, run on the candidates.
-	rows, _ = q.db.Query(ctx, `SELECT `+scheduleColumns+`
-FROM `+attentionFrom+`
-WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND NOT `+sqlNeedsAdmin, now)
-	cands, err := pgx.CollectRows(rows, pgx.RowToStructByName[ScheduleColumns])
+	// When rows that need nobody yet will escalate: schedule's rule, run on the candidates, as
+	// the queue's escalates filter runs it.
+	escalating, err := q.EscalatingList(ctx, now, nil)
 	if err != nil {
-		return f, dbError("HealthFactsGet escalations", err)
+		return f, fmt.Errorf("HealthFactsGet escalations: %w", err)
 	}
-	for _, c := range cands {
-		if st := schedule.Classify(c.ScheduleRow(), now); !st.EscalatesAt.IsZero() {
-			f.EscalationsAt = append(f.EscalationsAt, st.EscalatesAt)
-		}
+	for _, e := range escalating {
+		f.EscalationsAt = append(f.EscalationsAt, e.At)
 	}
 
 	err = q.db.QueryRow(ctx, `SELECT count(*), min(cr.submitted_at)

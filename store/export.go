@@ -61,6 +61,9 @@ func eachRow[T any](rows pgx.Rows, op string, fn func(T) error) error {
 func (s *Store) RegistrationExport(ctx context.Context, now time.Time, f RegistrationFilter, limit int, head func(ExportHead) error, row func(RegistrationListRow) error) error {
 	limit = min(max(limit, 1), ExportMaxRows)
 	return s.inExport(ctx, func(q *Queries) error {
+		if err := q.resolve(ctx, now, &f); err != nil {
+			return err
+		}
 		n, err := q.RegistrationCountCapped(ctx, now, f, limit+1)
 		if err != nil {
 			return err

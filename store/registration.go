@@ -156,6 +156,66 @@ type RegistrationFilter struct {
 	// (sqlNotLookedUpSinceSent): with the state submission_uncertain, the rows the alert
 	// uncertain_awaiting_lookup and the overview's "waiting for a lookup" count.
 	NotLookedUp bool
+	// EscalatesWithin, when positive, keeps the rows that need nobody yet and will escalate
+	// (schedule.Classify's EscalatesAt) within that much of now: what the alert escalating_soon
+	// counts (EscalatingList). The rows are classified in Go, so the filter resolves them to ids
+	// first (resolve).
+	EscalatesWithin time.Duration
+	// escalating are the ids EscalatesWithin resolved to; resolved says resolve ran.
+	escalating []string
+	resolved   bool
+}
+
+// Escalation is a row that needs nobody yet and will escalate at At.
+type Escalation struct {
+	ID string
+	At time.Time
+}
+
+// EscalatingList returns the rows that need nobody yet and will escalate (schedule.Classify's
+// EscalatesAt) after now, within scope when it is not nil: the attention candidates not on the
+// needs-a-person list, classified as the queue classifies them. The alert escalating_soon counts
+// those within schedule.EscalatingSoonWindow, and the queue's escalates filter lists the same.
+func (q *Queries) EscalatingList(ctx context.Context, now time.Time, scope []string) ([]Escalation, error) {
+	type candidate struct {
+		ScheduleColumns
+		ID string `db:"id"`
+	}
+	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.id::text AS id
+FROM `+attentionFrom+`
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND NOT `+sqlNeedsAdmin+`
+  AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, now, scope)
+	cands, err := pgx.CollectRows(rows, pgx.RowToStructByName[candidate])
+	if err != nil {
+		return nil, dbError("EscalatingList", err)
+	}
+	var out []Escalation
+	for _, c := range cands {
+		if st := schedule.Classify(c.ScheduleRow(), now); !st.EscalatesAt.IsZero() && st.EscalatesAt.After(now) {
+			out = append(out, Escalation{ID: c.ID, At: st.EscalatesAt})
+		}
+	}
+	return out, nil
+}
+
+// resolve reads what f's conditions need before they can be written as SQL: the ids of the rows
+// that escalate within f.EscalatesWithin.
+func (q *Queries) resolve(ctx context.Context, now time.Time, f *RegistrationFilter) error {
+	if f.resolved || f.EscalatesWithin <= 0 {
+		return nil
+	}
+	list, err := q.EscalatingList(ctx, now, f.ScopeCourseIDs)
+	if err != nil {
+		return err
+	}
+	f.escalating = []string{}
+	for _, e := range list {
+		if !e.At.After(now.Add(f.EscalatesWithin)) {
+			f.escalating = append(f.escalating, e.ID)
+		}
+	}
+	f.resolved = true
+	return nil
 }
 
 // sqlNotLookedUpSinceSent is true for a row without a Sisu lookup since it was sent (any lookup
@@ -336,6 +396,9 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 	if f.NotLookedUp {
 		w.add(sqlNotLookedUpSinceSent)
 	}
+	if f.EscalatesWithin > 0 {
+		w.add(`cr.id = ANY(` + w.arg(f.escalating) + `::uuid[])`)
+	}
 	if f.Claimed != ClaimedAnyone {
 		// now is $1 (newWhere); the cutoff is computed here so the SQL compares two instants.
 		cutoff := w.args[0].(time.Time).Add(-f.ClaimLapse)
@@ -385,6 +448,9 @@ func (w *whereBuilder) searchCondition(q string) string {
 // this was the last). A cursor holds the sort's key: updated_at, or for SortWaiting when the row
 // began waiting.
 func (q *Queries) RegistrationList(ctx context.Context, now time.Time, f RegistrationFilter, after *RegistrationCursor, limit int) ([]RegistrationListRow, *RegistrationCursor, error) {
+	if err := q.resolve(ctx, now, &f); err != nil {
+		return nil, nil, fmt.Errorf("RegistrationList: %w", err)
+	}
 	w := newWhere(now)
 	w.apply(f)
 	order := `cr.updated_at DESC, cr.id DESC`
@@ -710,6 +776,9 @@ const attemptColumns = `cr2.id::text AS id, cr2.attempt_number, cr2.state::text 
 // stops at limit: a result of limit means "limit or more". Bulk selection shows it, and bulk
 // actions are capped, so counting past the cap would only cost.
 func (q *Queries) RegistrationCountCapped(ctx context.Context, now time.Time, f RegistrationFilter, limit int) (int, error) {
+	if err := q.resolve(ctx, now, &f); err != nil {
+		return 0, fmt.Errorf("RegistrationCountCapped: %w", err)
+	}
 	w := newWhere(now)
 	w.apply(f)
 	var n int

@@ -31,9 +31,11 @@ type queueParams struct {
 	search     string
 	// notLookedUp is lookup=none: rows nobody has looked up in Sisu since they were sent.
 	notLookedUp bool
-	claimed     store.ClaimedFilter
-	sort        store.RegistrationSort
-	after       *store.RegistrationCursor
+	// escalatesSoon is escalates=1d: rows that need nobody yet and will escalate within a day.
+	escalatesSoon bool
+	claimed       store.ClaimedFilter
+	sort          store.RegistrationSort
+	after         *store.RegistrationCursor
 	// trail are the cursors of the pages before this one, oldest first (the first page has none):
 	// what the Previous link goes back along, and how far down the list this page starts.
 	trail []store.RegistrationCursor
@@ -42,6 +44,10 @@ type queueParams struct {
 // lookupNone is lookup=none's value: rows nobody has looked up in Sisu since they were sent.
 const lookupNone = "none"
 
+// escalatesDay is escalates=1d's value: rows that will escalate within a day
+// (schedule.EscalatingSoonWindow), what the alert escalating_soon counts.
+const escalatesDay = "1d"
+
 // maxTrail is how many pages back the Previous link remembers: 200 pages of 50 rows, a link of
 // about 10 kB. A longer trail is a damaged or made-up link.
 const maxTrail = 200
@@ -49,7 +55,7 @@ const maxTrail = 200
 // filterKeys are the query parameters that narrow the list. "standing" is where the LMS lists a
 // row (schedule.Standing): standing=running_late is the rows only stuck in their state, which
 // used to be the reason running_late.
-var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q", "lookup"}
+var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q", "lookup", "escalates"}
 
 // parseQueueParams reads the queue's URL. Without "show", the bare queue shows what needs admin
 // and any filtered view shows every registration, so a link such as ?state=registered means what
@@ -96,6 +102,13 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 		p.notLookedUp = true
 	default:
 		return p, badRequestKey("queue.bad.lookup", "Value", l)
+	}
+	switch e := q.Get("escalates"); e {
+	case "":
+	case escalatesDay:
+		p.escalatesSoon = true
+	default:
+		return p, badRequestKey("queue.bad.escalates", "Value", e)
 	}
 	switch c := store.ClaimedFilter(q.Get("claimed")); c {
 	case store.ClaimedAnyone, store.ClaimedMine, store.ClaimedNobody:
@@ -236,6 +249,9 @@ func (p queueParams) values() url.Values {
 	if p.notLookedUp {
 		v.Set("lookup", lookupNone)
 	}
+	if p.escalatesSoon {
+		v.Set("escalates", escalatesDay)
+	}
 	if p.claimed != store.ClaimedAnyone {
 		v.Set("claimed", string(p.claimed))
 	}
@@ -258,17 +274,23 @@ func (s *Server) queueFilter(r *http.Request, p queueParams, scope []string) sto
 
 func (p queueParams) filter(scope []string) store.RegistrationFilter {
 	return store.RegistrationFilter{
-		Claimed:        p.claimed,
-		Sort:           p.sort,
-		NeedsAdmin:     p.needsAdmin,
-		Phases:         p.phases,
-		Reasons:        p.reasons,
-		Standings:      p.standings,
-		States:         p.states,
-		ErrorCodes:     p.errorCodes,
-		CourseIDs:      p.courses,
-		Search:         p.search,
-		NotLookedUp:    p.notLookedUp,
+		Claimed:     p.claimed,
+		Sort:        p.sort,
+		NeedsAdmin:  p.needsAdmin,
+		Phases:      p.phases,
+		Reasons:     p.reasons,
+		Standings:   p.standings,
+		States:      p.states,
+		ErrorCodes:  p.errorCodes,
+		CourseIDs:   p.courses,
+		Search:      p.search,
+		NotLookedUp: p.notLookedUp,
+		EscalatesWithin: func() time.Duration {
+			if p.escalatesSoon {
+				return schedule.EscalatingSoonWindow
+			}
+			return 0
+		}(),
 		ScopeCourseIDs: scope,
 	}
 }
@@ -625,6 +647,12 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 		without := p
 		without.notLookedUp = false
 		vm.Chips = append(vm.Chips, views.FilterChip{Name: "lookup", Value: lookupNone, Label: loc.T("queue.chip.notLookedUp"),
+			RemoveURL: "/?" + without.values().Encode()})
+	}
+	if p.escalatesSoon {
+		without := p
+		without.escalatesSoon = false
+		vm.Chips = append(vm.Chips, views.FilterChip{Name: "escalates", Value: escalatesDay, Label: loc.T("queue.chip.escalatesDay"),
 			RemoveURL: "/?" + without.values().Encode()})
 	}
 	return vm
