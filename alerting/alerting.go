@@ -81,22 +81,6 @@ func (s *Service) Mailing() bool { return s.sender != nil }
 
 func (s *Service) clock() time.Time { return s.now().UTC().Truncate(time.Microsecond) }
 
-// Run evaluates and sends every interval until ctx ends.
-func (s *Service) Run(ctx context.Context, every time.Duration) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		if err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("alerts: evaluation or sending failed; trying again at the next tick", "err", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // Tick evaluates once and sends what is due.
 func (s *Service) Tick(ctx context.Context) error {
 	evalErr := s.Evaluate(ctx)

@@ -3,8 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -16,29 +14,15 @@ import (
 // deadline allows (scs's own pgxstore runs with context.Background()). The tokens it sees are
 // already hashed by scs.
 type SessionStore struct {
-	db   *Store
-	log  *slog.Logger
-	stop chan struct{}
-	done sync.WaitGroup
-	once sync.Once
+	db *Store
 }
 
 // sessionCallTimeout bounds the calls that come without a context (scs's plain Store methods).
 const sessionCallTimeout = 5 * time.Second
 
-// NewSessionStore returns a session store on s. With a cleanup interval above zero it deletes
-// expired sessions that often until Close.
-func NewSessionStore(s *Store, cleanupInterval time.Duration, log *slog.Logger) *SessionStore {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	ss := &SessionStore{db: s, log: log, stop: make(chan struct{})}
-	if cleanupInterval > 0 {
-		ss.done.Add(1)
-		go ss.cleanup(cleanupInterval)
-	}
-	return ss
-}
+// NewSessionStore returns a session store on s. Expired sessions are refused at once and deleted
+// by the maintenance job (maintenance.Sessions, Store.SessionsDeleteExpired).
+func NewSessionStore(s *Store) *SessionStore { return &SessionStore{db: s} }
 
 // FindCtx returns the data of the live session token; found is false for an unknown or expired
 // one.
@@ -92,35 +76,11 @@ func (ss *SessionStore) Delete(token string) error {
 	return ss.DeleteCtx(ctx, token)
 }
 
-// SessionDeleteExpired deletes the sessions past their expiry and says how many.
-func (ss *SessionStore) SessionDeleteExpired(ctx context.Context) (int64, error) {
-	tag, err := ss.db.pool.Exec(ctx, `DELETE FROM sessions WHERE expiry < current_timestamp`)
+// SessionsDeleteExpired deletes the sessions past their expiry and says how many.
+func (s *Store) SessionsDeleteExpired(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM sessions WHERE expiry < current_timestamp`)
 	if err != nil {
-		return 0, dbError("SessionDeleteExpired", err)
+		return 0, dbError("SessionsDeleteExpired", err)
 	}
 	return tag.RowsAffected(), nil
-}
-
-func (ss *SessionStore) cleanup(every time.Duration) {
-	defer ss.done.Done()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ss.stop:
-			return
-		case <-t.C:
-			ctx, cancel := context.WithTimeout(context.Background(), sessionCallTimeout)
-			if _, err := ss.SessionDeleteExpired(ctx); err != nil {
-				ss.log.Warn("deleting expired sessions failed", "err", err)
-			}
-			cancel()
-		}
-	}
-}
-
-// Close stops the cleanup and waits for it.
-func (ss *SessionStore) Close() {
-	ss.once.Do(func() { close(ss.stop) })
-	ss.done.Wait()
 }

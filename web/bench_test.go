@@ -45,7 +45,7 @@ func benchLedger(b *testing.B) *store.Store {
 // signed-in support person, the way a browser asks for a page.
 func benchPage(b *testing.B, deps web.Deps) func(path string) {
 	st := benchLedger(b)
-	// What a running server keeps up to date (snapshotLoop): the day's snapshot, the modules'
+	// What a running server keeps up to date (maintenance.Rollups): the day's snapshot, the modules'
 	// finished weeks and the registered rows' finished days. A kept ledger written before these existed gets them here, once.
 	ctx := context.Background()
 	if _, err := st.AttentionSnapshotTake(ctx, benchNow); err != nil {

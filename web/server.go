@@ -100,9 +100,6 @@ type Deps struct {
 	// PasswordChecks is how many password checks (bcrypt) this instance runs at once; the others
 	// wait while they can still end within their deadline (one per core, GOMAXPROCS, when 0).
 	PasswordChecks int
-	// SnapshotEvery is how often the server checks that today's snapshot of the needs-a-person
-	// pile exists, taking it if not; 0 never (tests take it themselves).
-	SnapshotEvery time.Duration
 }
 
 // DefaultRequestTimeout is RequestTimeout's default: the default statement timeout (5 s) and a
@@ -117,9 +114,6 @@ type SessionConfig struct {
 	IdleTimeout time.Duration
 	// Lifetime ends every session this long after sign-in, used or not (default DefaultLifetime).
 	Lifetime time.Duration
-	// CleanupInterval is how often expired sessions are deleted from the database; 0 never (they
-	// are refused anyway). Close stops the cleanup.
-	CleanupInterval time.Duration
 }
 
 // The session defaults: an idle office afternoon ends a session, and nobody stays signed in from
@@ -181,10 +175,9 @@ type Server struct {
 	mailing          bool
 	overview         *sharedReading[overviewRead]
 	// modules is support's course-module numbers on /courses, shared like the overview's.
-	modules        *sharedReading[[]store.CourseModuleStats]
-	stopBackground context.CancelFunc
-	background     sync.WaitGroup
-	exportLimit    int
+	modules     *sharedReading[[]store.CourseModuleStats]
+	background  sync.WaitGroup
+	exportLimit int
 	// exportInlineRows, exportFolder and exportJobs are the long exports (export_jobs.go,
 	// export_dir.go); exportFolder is nil when it could not be made.
 	exportInlineRows int
@@ -255,13 +248,8 @@ func New(d Deps) *Server {
 	s.lookupTimeout = d.LookupTimeout
 	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
 	s.modules = &sharedReading[[]store.CourseModuleStats]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
-	var bg context.Context
-	bg, s.stopBackground = context.WithCancel(context.Background())
-	if d.SnapshotEvery > 0 {
-		s.background.Go(func() { s.snapshotLoop(bg, d.SnapshotEvery) })
-	}
 	s.dbTrouble.every = 10 * time.Second
-	s.sessionStore = store.NewSessionStore(d.Store, d.Session.CleanupInterval, s.log)
+	s.sessionStore = store.NewSessionStore(d.Store)
 	sm := scs.New()
 	sm.Store = s.sessionStore
 	// The table holds hashes of the tokens: a leaked copy of it signs nobody in.
@@ -292,14 +280,12 @@ func New(d Deps) *Server {
 // timeout. Call it as the HTTP server's shutdown begins (http.Server.RegisterOnShutdown).
 func (s *Server) Drain() { s.drain(sisucheck.ErrInterrupted) }
 
-// Close stops the server's background work (the session cleanup, the daily snapshot). It does
-// not close the store.
+// Close waits for the work a request started in the background (a bulk apply, a long export)
+// and removes the exports' files. It does not close the store.
 func (s *Server) Close() {
-	s.stopBackground()
 	s.background.Wait()
 	s.exportJobs.removeAll()
 	s.exportFolder.close()
-	s.sessionStore.Close()
 }
 
 // clock returns now in UTC at the database's microsecond precision, so the Go rules and their SQL

@@ -2,19 +2,34 @@ package main
 
 import (
 	"log/slog"
+	"time"
 
+	"regdesk/alerting"
 	"regdesk/maintenance"
 	"regdesk/store"
 )
 
 // backgroundJobs is every job a server runs outside requests (package maintenance), listed in
-// this one place: what each does, how often, and how it keeps to one instance is in its file.
-// standIns are make run's stand-ins for the LMS's own processes (demo.go), which a server beside
-// the real LMS never runs.
-func backgroundJobs(st *store.Store, log *slog.Logger, standIns []maintenance.Job) []maintenance.Job {
+// this one place: what each does, how often, and how it keeps to one instance or why it need not
+// is in its file. standIns are make run's stand-ins for the LMS's own processes (demo.go), which a
+// server beside the real LMS never runs.
+//
+// Two kinds of work a request starts run beside a request instead, in package web: a bulk apply
+// of more than DefaultBulkInlineRows rows (its job row's heartbeat tells a restart that it was cut
+// short) and a long export (written to regdesk's own folder, lost in a restart, whose page then
+// says so).
+func backgroundJobs(st *store.Store, alerts *alerting.Service, cfg config, now func() time.Time, log *slog.Logger, standIns []maintenance.Job) []maintenance.Job {
 	jobs := []maintenance.Job{
-		// regdesk's copy of the LMS's ledger, which the lists read.
+		// regdesk's copies of the LMS's ledger and students' search columns, which the lists read.
 		&maintenance.LedgerMirror{Store: st, Log: log},
+		// The alert rules, evaluated on one instance at a time; their mails go to the outbox.
+		&maintenance.Alerts{Service: alerts, Every: cfg.AlertInterval},
+		// The outbox, sent by any instance, each mail claimed with SKIP LOCKED.
+		&maintenance.Mail{Service: alerts},
+		// The overview's history: the day's snapshot, the modules' weeks, the registered days.
+		&maintenance.Rollups{Store: st, Log: log, Now: now},
+		// Expired sessions.
+		&maintenance.Sessions{Store: st},
 	}
 	return append(jobs, standIns...)
 }

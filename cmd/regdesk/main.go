@@ -501,16 +501,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	deps := web.Deps{
 		Store: st, Log: log, Now: now,
 		Session: web.SessionConfig{
-			Insecure:        !cfg.SessionSecure,
-			IdleTimeout:     cfg.SessionIdle,
-			Lifetime:        cfg.SessionLifetime,
-			CleanupInterval: 5 * time.Minute,
+			Insecure:    !cfg.SessionSecure,
+			IdleTimeout: cfg.SessionIdle,
+			Lifetime:    cfg.SessionLifetime,
 		},
 		TrustedOrigins: cfg.TrustedOrigins,
 		// Every open queue tab asks for counts every 15 s; one count per 10 s serves them all.
 		CountsTTL:      cfg.CountsTTL,
 		OverviewTTL:    cfg.OverviewTTL,
-		SnapshotEvery:  10 * time.Minute,
 		TrustedProxies: cfg.TrustedProxies,
 		ProxyAuth:      web.ProxyAuth{Header: cfg.ProxyHeader, Trusted: cfg.ProxyTrusted},
 		// A request may wait for its statements and a second besides; a lookup for Suotar too.
@@ -565,11 +563,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	deps.AlertsTTL = 15 * time.Second
 	srv := web.New(deps)
 	defer srv.Close()
-	alertCtx, stopAlerts := context.WithCancel(ctx)
-	alertsDone := make(chan struct{})
-	go func() { defer close(alertsDone); alerts.Run(alertCtx, cfg.AlertInterval) }()
-	defer func() { stopAlerts(); <-alertsDone }()
-	jobs := &maintenance.Runner{Log: log, Jobs: backgroundJobs(st, log, standIns)}
+	jobs := &maintenance.Runner{Log: log, Jobs: backgroundJobs(st, alerts, cfg, now, log, standIns)}
 	jobs.Start(ctx)
 	defer jobs.Stop()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {
