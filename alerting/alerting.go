@@ -240,7 +240,7 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 	loaded := false
 	for _, sub := range subs {
 		if sub.Settings.DigestHour != nil {
-			slot, day := digestSlot(now, *sub.Settings.DigestHour)
+			_, day := digestSlot(now, *sub.Settings.DigestHour)
 			key := "digest/" + sub.AccountID + "/" + day
 			done, err := s.store.OutboxExists(ctx, key)
 			if err != nil {
@@ -253,7 +253,7 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 					}
 					loaded = true
 				}
-				if err := s.digest(ctx, sub, key, slot, firing, now); err != nil {
+				if err := s.digest(ctx, sub, key, firing, now); err != nil {
 					return err
 				}
 			}
@@ -267,7 +267,7 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 	return nil
 }
 
-func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, day time.Time, firing []store.AlertRow, now time.Time) error {
+func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, firing []store.AlertRow, now time.Time) error {
 	c := s.c.in(sub.Language, now)
 	return s.store.InTx(ctx, func(q *store.Queries) error {
 		var items []item
@@ -285,7 +285,7 @@ func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, 
 		if len(items) == 0 {
 			return nil
 		}
-		_, err := q.OutboxInsert(ctx, s.outbox(key, "digest", sub, "", c.digestMail(day, items)), now)
+		_, err := q.OutboxInsert(ctx, s.outbox(key, "digest", sub, "", c.digestMail(items)), now)
 		return err
 	})
 }

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"regdesk/alerting"
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
+	"regdesk/views/i18n"
 )
 
 const baseURL = "https://regdesk.example/"
@@ -409,6 +411,44 @@ VALUES ($1, $2, $3, 'Wrong code')`, b.course.ModuleID, now.Add(-time.Hour), paus
 	for _, a := range firing {
 		if a.Rule == "phase_paused" || a.Rule == "module_paused" {
 			t.Errorf("%s/%s still fires after the resume", a.Rule, a.Key)
+		}
+	}
+}
+
+// TestDigestSaysTheMomentItDescribes: a digest sent before its hour of the day (the slot it was
+// due in is yesterday's) is dated by the moment it describes, in the reader's words ("at 07:37
+// on Mon 7 Dec", "ma 7.12. klo 07.37"), not by the day before (issue 27, defect 6).
+func TestDigestSaysTheMomentItDescribes(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	now := b.clock.now()
+	// The hour after now's: the latest slot at or before now is yesterday's (or today's midnight
+	// when now is in the day's last hour, where the day is now's all the same).
+	hour := (now.In(schedule.Helsinki()).Hour() + 1) % 24
+	for _, a := range []store.Account{b.support, b.admin} {
+		if err := b.st.AlertSettingsSave(ctx, a.ID, a.ID, store.AlertSettings{DigestHour: &hour}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.st.AccountSetLanguage(ctx, b.admin.ID, "fi", now); err != nil {
+		t.Fatal(err)
+	}
+	storetest.AddRegistration(t, b.st, storetest.Registration{Student: b.student, Course: b.course, State: "misregistered",
+		NeedsAdminAttention: true, StateChangedAt: now.Add(-48 * time.Hour)})
+	b.tick(t, b.svc)
+	msgs := b.mp.WaitMessages(t, 2)
+	want := map[string]string{
+		"support@example.invalid": "at " + i18n.For(i18n.EN).AtDated(now, now),
+		"admin@example.invalid":   i18n.For(i18n.FI).AtDated(now, now),
+	}
+	for _, m := range msgs {
+		w := want[m.To[0].Address]
+		if !strings.HasSuffix(m.Subject, w) {
+			t.Errorf("digest to %s: subject %q, want it to end %q", m.To[0].Address, m.Subject, w)
+		}
+		if full := b.mp.Message(t, m.ID); !strings.Contains(full.Text, w) {
+			t.Errorf("digest to %s does not say %q:\n%s", m.To[0].Address, w, full.Text)
 		}
 	}
 }

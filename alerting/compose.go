@@ -110,9 +110,12 @@ func (c lang) alertMail(kind string, a store.AlertRow, examples []Example) Mail 
 	return c.render(subject, lead, []item{it})
 }
 
-// digestMail lists every item; nil items give no mail.
-func (c lang) digestMail(day time.Time, items []item) Mail {
-	return c.render(c.loc.T("mail.subject.digest", "Count", len(items), "Day", c.loc.Date(day)), c.loc.T("mail.digestLead"), items)
+// digestMail lists every item firing at the mail's moment (c.now), and says that moment plainly in
+// the reader's language ("at 07:37 on Mon 7 Dec"): the day it describes, not the day of the slot
+// it was due in, which is yesterday's for a digest sent before the hour. nil items give no mail.
+func (c lang) digestMail(items []item) Mail {
+	at := c.loc.AtDated(c.now, c.now)
+	return c.render(c.loc.T("mail.subject.digest", "Count", len(items), "At", at), c.loc.T("mail.digestLead", "At", at), items)
 }
 
 func (c lang) weeklyMail(n int, items []item) Mail {
