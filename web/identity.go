@@ -41,12 +41,17 @@ func (a *Actor) actionActor() store.ActionActor {
 // CanAct reports whether the actor may change registrations (every hand action, lookups).
 func (a *Actor) CanAct() bool { return a != nil && (a.Role == RoleAdmin || a.Role == RoleSupport) }
 
-// Scope returns the courses the actor may see, or nil for all of them.
+// Scope returns the courses the actor may see, or nil for all of them. It fails closed: only
+// support and admins see every course; a teacher sees their own, and anyone else (no actor, a
+// role this code does not know) none. The store reads nil as "every course", so a non-nil empty
+// scope is how "nothing" is said.
 func (a *Actor) Scope() []string {
-	if a == nil || a.Role != RoleTeacher {
+	if a != nil && (a.Role == RoleAdmin || a.Role == RoleSupport) {
 		return nil
 	}
-	// A teacher of no course sees nothing, not everything: a non-nil empty scope.
+	if a == nil || a.Role != RoleTeacher {
+		return []string{}
+	}
 	return append([]string{}, a.CourseIDs...)
 }
 
