@@ -19,10 +19,13 @@ func TestBrowserBulkClaimStaysOnTheView(t *testing.T) {
 	claimFrom := func(t *testing.T, start string, change func(), id string, want url.Values) {
 		t.Helper()
 		row := `tr[data-id="` + id + `"]`
-		bt.do(t,
-			chromedp.Navigate(b.server.URL+start),
-			chromedp.WaitVisible(chromedp.CSS(`[data-testid="queue-results"]`)),
-		)
+		// The page left behind may still be settling the last claim's swap; a navigation that
+		// lands on it is aborted by Chromium (net::ERR_ABORTED), so wait, and try once more.
+		bt.waitIdle(t)
+		if err := chromedp.Do(bt.ctx, chromedp.Navigate(b.server.URL+start)); err != nil {
+			bt.do(t, chromedp.Navigate(b.server.URL+start))
+		}
+		bt.do(t, chromedp.WaitVisible(chromedp.CSS(`[data-testid="queue-results"]`)))
 		if change != nil {
 			change()
 		}
