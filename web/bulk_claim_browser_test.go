@@ -34,8 +34,11 @@ func TestBrowserBulkClaimStaysOnTheView(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(row)),
 			chromedp.Click(chromedp.CSS(row+` [data-testid="select-row"]`)),
 			chromedp.Click(chromedp.CSS(`[data-testid="bulk-claim"]`)),
+			// The page the claim leads to says so; the row may have been ours already.
+			chromedp.WaitVisible(chromedp.CSS(`[data-testid="flash"] .flash-message`)),
 			chromedp.WaitVisible(chromedp.CSS(row+`[data-claimed="true"] [data-testid="claim"][data-mine="true"]`)),
 		)
+		bt.waitIdle(t)
 		u, err := url.Parse(bt.location(t))
 		if err != nil {
 			t.Fatal(err)
