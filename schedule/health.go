@@ -276,8 +276,9 @@ type Alert struct {
 	// CourseID is set on alerts that concern one course: teachers of it see them.
 	CourseID string
 	// Path is the view that fixes it, a path with a query on this site: for a rule that counts rows,
-	// the queue filtered to exactly the rows it counted (escalates=1d, lookup=none are the queue's
-	// filters for two of them); for a phase or a module, the System page.
+	// the queue filtered to exactly the rows it counted (escalates=1d, lookup=none, ended=1d and
+	// misregistered=1d are the queue's filters for four of them); for a phase or a module, the
+	// System page.
 	Path string
 }
 
@@ -328,7 +329,7 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 	if f.FailedPermanent >= PermanentFailureCount ||
 		(f.Terminal >= PermanentFailureMinTerminal && f.FailedPermanent*100 > PermanentFailurePercent*f.Terminal) {
 		add(Alert{Rule: RulePermanentFailuresAccumulating, Severity: SeverityWarning, Count: f.FailedPermanent, Of: f.Terminal,
-			Subject: string(StateFailedPermanent), Path: queuePath("all", "state", string(StateFailedPermanent))})
+			Subject: string(StateFailedPermanent), Path: queuePath("all", "state", string(StateFailedPermanent), "ended", "1d")})
 	}
 	if m := f.Misregistrations; m.Count > 0 {
 		sev := SeverityWarning
@@ -336,7 +337,7 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 			sev = SeverityCritical
 		}
 		add(Alert{Rule: RuleMisregistrationsDetected, Severity: sev, Count: m.Count, At: m.LastAt,
-			Subject: string(StateMisregistered), Path: queuePath("all", "state", string(StateMisregistered))})
+			Subject: string(StateMisregistered), Path: queuePath("all", "misregistered", "1d")})
 	}
 	if f.Finished == 0 && f.Queued > IdleQueued {
 		add(Alert{Rule: RulePipelineIdle, Severity: SeverityWarning, Count: f.Queued,

@@ -99,7 +99,9 @@ GROUP BY cr.state ORDER BY cr.state`, now)
 		return f, dbError("HealthFactsGet stuck", err)
 	}
 
-	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE cr.state = 'failed_permanent')
+	// The failed rows are counted as the queue lists them (/?state=failed_permanent&ended=1d): a
+	// failed attempt superseded by a new one is history there.
+	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE cr.state = 'failed_permanent' AND cr.superseded_by_id IS NULL)
 FROM ledger_mirror cr
 WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > $1`, now.Add(-schedule.PermanentFailureWindow)).Scan(&f.Terminal, &f.FailedPermanent)
 	if err != nil {
@@ -115,10 +117,11 @@ WHERE cr.terminal_at IS NOT NULL AND cr.deleted_at IS NULL AND cr.terminal_at > 
 		}
 	}
 
-	err = q.db.QueryRow(ctx, `SELECT count(DISTINCT e.credit_registration_id), max(e.created_at)
-FROM credit_registration_events e
-WHERE e.kind IN ('state_changed', 'suotar_response') AND e.to_state = 'misregistered'
-  AND e.from_state IS DISTINCT FROM 'misregistered' AND e.created_at > $1`, now.Add(-schedule.MisregistrationWindow)).Scan(&n, &at)
+	// The rows as the queue lists them (/?misregistered=1d): live, and not superseded by a new
+	// attempt; the instant is the latest reversal among them.
+	err = q.db.QueryRow(ctx, `SELECT count(*), max(m.at)
+FROM ledger_mirror cr JOIN (`+sqlMisregistrations(`$1`)+`) m ON m.id = cr.id
+WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL`, now.Add(-schedule.MisregistrationWindow)).Scan(&n, &at)
 	if err != nil {
 		return f, dbError("HealthFactsGet misregistrations", err)
 	}

@@ -161,6 +161,13 @@ type RegistrationFilter struct {
 	// counts (EscalatingList). The rows are classified in Go, so the filter resolves them to ids
 	// first (resolve).
 	EscalatesWithin time.Duration
+	// EndedWithin, when positive, keeps the rows that ended (terminal_at) within that much of now:
+	// with the state failed_permanent, what permanent_failures_accumulating counts.
+	EndedWithin time.Duration
+	// MisregisteredWithin, when positive, keeps the rows Sisu reversed (a move into misregistered
+	// in their history, sqlMisregisteredSince) within that much of now: what
+	// misregistrations_detected counts.
+	MisregisteredWithin time.Duration
 	// escalating are the ids EscalatesWithin resolved to; resolved says resolve ran.
 	escalating []string
 	resolved   bool
@@ -223,6 +230,23 @@ func (q *Queries) resolve(ctx context.Context, now time.Time, f *RegistrationFil
 // queue's filter lookup=none all read this one condition, so their numbers agree.
 const sqlNotLookedUpSinceSent = `NOT EXISTS (SELECT 1 FROM lookups l
     WHERE l.credit_registration_id = cr.id AND l.created_at >= coalesce(cr.submitted_at, '-infinity'))`
+
+// sqlMisregistrations selects, per row, the latest move into misregistered in its history after
+// the instant since (an SQL expression), as (id, at), through the events' kind and time index:
+// what misregistrations_detected counts and the queue's misregistered filter lists.
+func sqlMisregistrations(since string) string {
+	return `SELECT e.credit_registration_id AS id, max(e.created_at) AS at FROM credit_registration_events e
+    WHERE e.kind IN ('state_changed', 'suotar_response') AND e.to_state = 'misregistered'
+      AND e.from_state IS DISTINCT FROM 'misregistered' AND e.created_at > ` + since + `
+    GROUP BY e.credit_registration_id`
+}
+
+// sqlMisregisteredSince is true for a row Sisu reversed after since (sqlMisregistrations). The
+// rows are collected once (an init plan) and looked up by id, so a list never probes the history
+// of every row it walks.
+func sqlMisregisteredSince(since string) string {
+	return `cr.id = ANY(ARRAY(SELECT m.id FROM (` + sqlMisregistrations(since) + `) m))`
+}
 
 // sqlUncertainNotLookedUp is the uncertain rows waiting for a lookup, as the alert and the overview
 // count them ($1 is now) and as the queue lists them (/?show=all&state=submission_uncertain&lookup=none).
@@ -398,6 +422,12 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 	}
 	if f.EscalatesWithin > 0 {
 		w.add(`cr.id = ANY(` + w.arg(f.escalating) + `::uuid[])`)
+	}
+	if f.EndedWithin > 0 {
+		w.add(`cr.terminal_at > ` + w.cutoff(f.EndedWithin))
+	}
+	if f.MisregisteredWithin > 0 {
+		w.add(sqlMisregisteredSince(w.cutoff(f.MisregisteredWithin)))
 	}
 	if f.Claimed != ClaimedAnyone {
 		// now is $1 (newWhere); the cutoff is computed here so the SQL compares two instants.

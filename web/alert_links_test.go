@@ -60,6 +60,21 @@ func TestEveryAlertLinkListsWhatItCounted(t *testing.T) {
 			SubmittedAttainmentID: "hy-kur-" + strconv.Itoa(int(h))})
 	}
 
+	// Failed for good: setup's row and 19 more in the last day, one two days ago.
+	for i := range 19 {
+		reg(storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", StateChangedAt: testNow.Add(-time.Duration(i+1) * time.Hour)})
+	}
+	reg(storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", StateChangedAt: testNow.Add(-48 * time.Hour)})
+	// Reversed by Sisu: one in the last hour, one that has moved on since, two three days ago.
+	mis := reg(storetest.Registration{State: "misregistered", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-time.Hour)})
+	storetest.AddEvent(t, b.store, mis, testNow.Add(-time.Hour), "state_changed", "registered", "misregistered", "")
+	moved := reg(storetest.Registration{State: "registered", StateChangedAt: testNow.Add(-time.Hour), SisuAttainmentID: "otm-again"})
+	storetest.AddEvent(t, b.store, moved, testNow.Add(-3*time.Hour), "state_changed", "registered", "misregistered", "")
+	for range 2 {
+		old := reg(storetest.Registration{State: "misregistered", NeedsAdminAttention: true, StateChangedAt: testNow.Add(-72 * time.Hour)})
+		storetest.AddEvent(t, b.store, old, testNow.Add(-72*time.Hour), "state_changed", "registered", "misregistered", "")
+	}
+
 	facts, err := b.store.HealthFactsGet(ctx, testNow)
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +83,7 @@ func TestEveryAlertLinkListsWhatItCounted(t *testing.T) {
 	rowRules := map[schedule.AlertRule]bool{
 		schedule.RuleStuckRegistrations: true, schedule.RuleNeedsPerson: true, schedule.RuleEscalatingSoon: true,
 		schedule.RuleUncertainAwaitingLookup: true, schedule.RuleCourseNeedsPerson: true,
+		schedule.RulePermanentFailuresAccumulating: true, schedule.RuleMisregistrationsDetected: true,
 	}
 	seen := map[schedule.AlertRule]bool{}
 	for _, a := range alerts {

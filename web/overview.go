@@ -212,4 +212,3 @@ func overviewVM(loc *i18n.Localizer, read overviewRead) views.OverviewVM {
 	}
 	return views.NewOverview(loc, d)
 }
-

@@ -33,9 +33,12 @@ type queueParams struct {
 	notLookedUp bool
 	// escalatesSoon is escalates=1d: rows that need nobody yet and will escalate within a day.
 	escalatesSoon bool
-	claimed       store.ClaimedFilter
-	sort          store.RegistrationSort
-	after         *store.RegistrationCursor
+	// endedDay is ended=1d: rows that ended within the last day; misregisteredDay is
+	// misregistered=1d: rows Sisu reversed within the last day.
+	endedDay, misregisteredDay bool
+	claimed                    store.ClaimedFilter
+	sort                       store.RegistrationSort
+	after                      *store.RegistrationCursor
 	// trail are the cursors of the pages before this one, oldest first (the first page has none):
 	// what the Previous link goes back along, and how far down the list this page starts.
 	trail []store.RegistrationCursor
@@ -44,9 +47,18 @@ type queueParams struct {
 // lookupNone is lookup=none's value: rows nobody has looked up in Sisu since they were sent.
 const lookupNone = "none"
 
-// escalatesDay is escalates=1d's value: rows that will escalate within a day
-// (schedule.EscalatingSoonWindow), what the alert escalating_soon counts.
+// escalatesDay is the value of escalates=, ended= and misregistered=: within a day, the window of
+// the alert each lists the rows of (escalating_soon, permanent_failures_accumulating,
+// misregistrations_detected).
 const escalatesDay = "1d"
+
+// within is d when set, else 0 (no filter).
+func within(set bool, d time.Duration) time.Duration {
+	if set {
+		return d
+	}
+	return 0
+}
 
 // maxTrail is how many pages back the Previous link remembers: 200 pages of 50 rows, a link of
 // about 10 kB. A longer trail is a damaged or made-up link.
@@ -55,7 +67,7 @@ const maxTrail = 200
 // filterKeys are the query parameters that narrow the list. "standing" is where the LMS lists a
 // row (schedule.Standing): standing=running_late is the rows only stuck in their state, which
 // used to be the reason running_late.
-var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q", "lookup", "escalates"}
+var filterKeys = []string{"phase", "reason", "standing", "state", "course", "error", "q", "lookup", "escalates", "ended", "misregistered"}
 
 // parseQueueParams reads the queue's URL. Without "show", the bare queue shows what needs admin
 // and any filtered view shows every registration, so a link such as ?state=registered means what
@@ -103,12 +115,17 @@ func parseQueueParams(q url.Values) (queueParams, error) {
 	default:
 		return p, badRequestKey("queue.bad.lookup", "Value", l)
 	}
-	switch e := q.Get("escalates"); e {
-	case "":
-	case escalatesDay:
-		p.escalatesSoon = true
-	default:
-		return p, badRequestKey("queue.bad.escalates", "Value", e)
+	for _, day := range []struct {
+		key string
+		set *bool
+	}{{"escalates", &p.escalatesSoon}, {"ended", &p.endedDay}, {"misregistered", &p.misregisteredDay}} {
+		switch v := q.Get(day.key); v {
+		case "":
+		case escalatesDay:
+			*day.set = true
+		default:
+			return p, badRequestKey("queue.bad.day", "Key", day.key, "Value", v)
+		}
 	}
 	switch c := store.ClaimedFilter(q.Get("claimed")); c {
 	case store.ClaimedAnyone, store.ClaimedMine, store.ClaimedNobody:
@@ -252,6 +269,12 @@ func (p queueParams) values() url.Values {
 	if p.escalatesSoon {
 		v.Set("escalates", escalatesDay)
 	}
+	if p.endedDay {
+		v.Set("ended", escalatesDay)
+	}
+	if p.misregisteredDay {
+		v.Set("misregistered", escalatesDay)
+	}
 	if p.claimed != store.ClaimedAnyone {
 		v.Set("claimed", string(p.claimed))
 	}
@@ -274,24 +297,21 @@ func (s *Server) queueFilter(r *http.Request, p queueParams, scope []string) sto
 
 func (p queueParams) filter(scope []string) store.RegistrationFilter {
 	return store.RegistrationFilter{
-		Claimed:     p.claimed,
-		Sort:        p.sort,
-		NeedsAdmin:  p.needsAdmin,
-		Phases:      p.phases,
-		Reasons:     p.reasons,
-		Standings:   p.standings,
-		States:      p.states,
-		ErrorCodes:  p.errorCodes,
-		CourseIDs:   p.courses,
-		Search:      p.search,
-		NotLookedUp: p.notLookedUp,
-		EscalatesWithin: func() time.Duration {
-			if p.escalatesSoon {
-				return schedule.EscalatingSoonWindow
-			}
-			return 0
-		}(),
-		ScopeCourseIDs: scope,
+		Claimed:             p.claimed,
+		Sort:                p.sort,
+		NeedsAdmin:          p.needsAdmin,
+		Phases:              p.phases,
+		Reasons:             p.reasons,
+		Standings:           p.standings,
+		States:              p.states,
+		ErrorCodes:          p.errorCodes,
+		CourseIDs:           p.courses,
+		Search:              p.search,
+		NotLookedUp:         p.notLookedUp,
+		EscalatesWithin:     within(p.escalatesSoon, schedule.EscalatingSoonWindow),
+		EndedWithin:         within(p.endedDay, schedule.PermanentFailureWindow),
+		MisregisteredWithin: within(p.misregisteredDay, schedule.MisregistrationWindow),
+		ScopeCourseIDs:      scope,
 	}
 }
 
@@ -653,6 +673,18 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 		without := p
 		without.escalatesSoon = false
 		vm.Chips = append(vm.Chips, views.FilterChip{Name: "escalates", Value: escalatesDay, Label: loc.T("queue.chip.escalatesDay"),
+			RemoveURL: "/?" + without.values().Encode()})
+	}
+	if p.endedDay {
+		without := p
+		without.endedDay = false
+		vm.Chips = append(vm.Chips, views.FilterChip{Name: "ended", Value: escalatesDay, Label: loc.T("queue.chip.endedDay"),
+			RemoveURL: "/?" + without.values().Encode()})
+	}
+	if p.misregisteredDay {
+		without := p
+		without.misregisteredDay = false
+		vm.Chips = append(vm.Chips, views.FilterChip{Name: "misregistered", Value: escalatesDay, Label: loc.T("queue.chip.misregisteredDay"),
 			RemoveURL: "/?" + without.values().Encode()})
 	}
 	return vm
