@@ -194,9 +194,9 @@ type StoppedPhase struct {
 }
 
 // BlockingProblems are the problems currently holding up many rows at once, as the LMS's alert
-// rules see them (attention.rs BlockingProblems). regdesk's copy of the ledger cannot see a
-// paused phase, a failing code's lists or a module's configuration check, so the store passes
-// none yet (Classify); ClassifyWith takes them for when it can.
+// rules see them (attention.rs BlockingProblems). The store's SQL reads them from the LMS's tables
+// in every statement that decides a standing (store's sqlExplained, held to ClassifyWith by its
+// agreement test); Classify passes none.
 type BlockingProblems struct {
 	StoppedPhases []StoppedPhase
 	// FailingCourseCodes are trimmed course codes.

@@ -53,13 +53,14 @@ func HeartbeatLate(lastHeartbeat *time.Time, expectedInterval time.Duration, pau
 	return since > int64(expectedInterval/time.Second)*PhaseHeartbeatIntervalMultiplier
 }
 
-// phaseOwnedStates are the states each phase moves rows out of (W/phase.rs, domain.md §1): a
-// stopped phase explains why rows in them wait.
+// phaseOwnedStates are the states each phase moves rows out of, the LMS's owned_states
+// (credit-registration/src/phase.rs [69587564828], [69467844839]; partially_registered is in no
+// phase's list there): a stopped phase explains why rows in them wait (BlockingProblems).
 var phaseOwnedStates = map[string][]State{
 	"preconditions":      {StatePending, StateFailedRetryable, StateBlocked},
 	"resolve-enrolments": {StateReadyToSubmit, StateResolvingEnrolment, StateNoUsableEnrolment},
 	"import":             {StateCheckingEnrolment, StateSubmitting},
-	"verify":             {StateAwaitingVerification, StateSubmissionUncertain, StatePartiallyRegistered},
+	"verify":             {StateAwaitingVerification, StateSubmissionUncertain},
 }
 
 // PhaseOwnedStates returns the states the phase moves rows out of; none for a phase that moves

@@ -361,22 +361,111 @@ var attentionFrom = `ledger_mirror cr
 var sqlDismissed = `(CASE WHEN d.dismissed_reasons IS NULL THEN false ELSE (SELECT cardinality(x.r) > 0 AND x.r <@ d.dismissed_reasons::text[]
   FROM (SELECT ` + sqlReasons + ` AS r) x) END)`
 
-// sqlNeedsAdmin is true when the row stands needs_attention: a person-level reason applies and
-// the row is not dismissed. No blocking problem explains a row here: the store passes schedule
-// none (schedule.Classify), since regdesk's copy of the ledger cannot see them.
-var sqlNeedsAdmin = `(` + sqlPersonLevel + ` AND NOT ` + sqlDismissed + `)`
+// The blocking problems of the LMS's Needs attention queue, read from the LMS's tables by each
+// statement once (scalar subqueries, which PostgreSQL runs as init plans), at $1 (attention.rs
+// BlockingProblems, gathered by the LMS's attention_rules for every count it takes):
+//
+//   - a stopped phase: a live credit_registration_phase_state row of a phase the LMS knows,
+//     paused, or whose heartbeat is late (schedule.HeartbeatLate: more than
+//     PhaseHeartbeatIntervalMultiplier intervals in whole seconds; never one that never beat);
+//   - a failing course code: a roster schedule with consecutive_failures above 0, matched to a
+//     row through its module's code now, trimmed;
+//   - a misconfigured module: a live module with credit registration on whose live configuration
+//     the last check left a message.
+var (
+	sqlStoppedPhases = `SELECT ps.phase FROM credit_registration_phase_state ps
+    WHERE ps.deleted_at IS NULL AND ps.phase IN (` + quoteList(schedule.PipelinePhases()...) + `)
+      AND (ps.paused_at IS NOT NULL OR (ps.last_heartbeat_at IS NOT NULL
+        AND trunc(extract(epoch FROM ($1::timestamptz - ps.last_heartbeat_at))) > ps.expected_interval_secs * ` +
+		fmt.Sprint(schedule.PhaseHeartbeatIntervalMultiplier) + `))`
+	sqlFailingModules = `SELECT cm.id FROM course_modules cm
+    JOIN credit_registration_roster_schedules rs ON trim(rs.course_code) = trim(cm.uh_course_code)
+    WHERE rs.consecutive_failures > 0 AND trim(cm.uh_course_code) <> ''`
+	sqlMisconfiguredModules = `SELECT m.id FROM course_module_suotar_configurations conf
+    JOIN course_modules m ON m.id = conf.course_module_id
+    WHERE m.enable_credit_registration_via_suotar AND m.deleted_at IS NULL AND conf.deleted_at IS NULL
+      AND conf.config_checked_at IS NOT NULL AND conf.config_check_message IS NOT NULL`
+)
+
+// ownedStatesOf is a SQL text[] of the states the stopped phases keep (schedule.PhaseOwnedStates),
+// of those whose names pass keep.
+func ownedStatesOf(keep func(phase string) bool) string {
+	var pairs []string
+	for _, ph := range schedule.PipelinePhases() {
+		if !keep(ph) {
+			continue
+		}
+		for _, st := range schedule.PhaseOwnedStates(ph) {
+			pairs = append(pairs, `(`+quoteList(ph)+`, `+quoteList(st)+`)`)
+		}
+	}
+	if len(pairs) == 0 {
+		return `'{}'::text[]`
+	}
+	return `ARRAY(SELECT o.state FROM (VALUES ` + strings.Join(pairs, ", ") + `) o(phase, state)
+    WHERE o.phase IN (` + sqlStoppedPhases + `))`
+}
+
+// configErrorCodes are the codes a misconfigured module explains: they wait for the course's
+// setup (schedule.PermanentNeedsConfig).
+var configErrorCodes = func() []schedule.ErrorCode {
+	var out []schedule.ErrorCode
+	for _, c := range schedule.ErrorCodes() {
+		if c.Class() == schedule.PermanentNeedsConfig {
+			out = append(out, c)
+		}
+	}
+	return out
+}()
+
+// sqlExplained is true when one blocking problem accounts for every reason the row carries
+// (schedule.BlockingProblems.Explaining, attention.rs blocking_problem), reading the reasons from
+// the row's sqlReasonMask: a stopped phase explains stuck_in_state in a state it keeps, and
+// student_number_stuck when it sends linking e-mail; a failing code explains
+// student_number_stuck alone; a misconfigured module explains permanent_error or the flag alone
+// on a row whose error waits for the course's setup. With no problem known (nearly always) the
+// CASE reads one init plan and nothing of the row.
+var sqlExplained = func() string {
+	bit := func(r schedule.Reason) int64 {
+		for i, rc := range reasonConditions {
+			if rc.reason == r {
+				return 1 << i
+			}
+		}
+		panic("sqlExplained: no condition for " + string(r))
+	}
+	stuck, number, permanent := bit(schedule.ReasonStuckInState), bit(schedule.ReasonStudentNumberStuck), bit(schedule.ReasonPermanentError)
+	linking := func(ph string) bool { return ph == "enrolment-discovery" || ph == "link-emails" }
+	anyProblem := `(SELECT EXISTS (` + sqlStoppedPhases + `) OR EXISTS (` + sqlFailingModules + `) OR EXISTS (` + sqlMisconfiguredModules + `))`
+	// The mask once per row, and only when a problem is known.
+	return `(CASE WHEN ` + anyProblem + ` THEN (SELECT coalesce(
+    (x.m = ` + fmt.Sprint(stuck) + ` AND cr.state = ANY(` + ownedStatesOf(func(string) bool { return true }) + `))
+    OR (x.m = ` + fmt.Sprint(number) + ` AND ((SELECT EXISTS (SELECT 1 FROM (` + sqlStoppedPhases + `) sp WHERE sp.phase IN ('enrolment-discovery', 'link-emails')))
+      OR cr.course_module_id = ANY(ARRAY(` + sqlFailingModules + `))))
+    OR (x.m = ` + fmt.Sprint(stuck|number) + ` AND cr.state = ANY(` + ownedStatesOf(linking) + `))
+    OR (cr.error_code IN (` + quoteList(configErrorCodes...) + `) AND cr.course_module_id = ANY(ARRAY(` + sqlMisconfiguredModules + `))
+      AND (x.m = ` + fmt.Sprint(permanent) + ` OR (x.m = 0 AND cr.needs_admin_attention)))
+    , false) FROM (SELECT ` + sqlReasonMask + ` AS m) x) ELSE false END)`
+}()
+
+// sqlNeedsAdmin is true when the row stands needs_attention: a person-level reason applies, the
+// row is not dismissed, and no blocking problem explains it (attention.rs standing).
+var sqlNeedsAdmin = `(` + sqlPersonLevel + ` AND NOT ` + sqlDismissed + ` AND NOT ` + sqlExplained + `)`
 
 // standingPredicate returns the condition of standing s, on attention candidates: needs_attention
-// is sqlNeedsAdmin; running_late is stuck_in_state alone, undismissed (the flag is explained by
-// it); dismissed is sqlDismissed; explained_by_problem is false while no problem is known.
+// is sqlNeedsAdmin; running_late is stuck_in_state alone (the flag is explained by it), undismissed
+// and unexplained; dismissed is sqlDismissed; explained_by_problem is a row a blocking problem
+// accounts for, undismissed.
 func standingPredicate(s schedule.Standing, cut func(time.Duration) string) string {
 	switch s {
 	case schedule.StandingNeedsAttention:
 		return sqlNeedsAdmin
 	case schedule.StandingRunningLate:
-		return `(` + stuckCondition(cut) + ` AND NOT ` + sqlPersonLevelDetector + ` AND NOT ` + sqlDismissed + `)`
+		return `(` + stuckCondition(cut) + ` AND NOT ` + sqlPersonLevelDetector + ` AND NOT ` + sqlDismissed + ` AND NOT ` + sqlExplained + `)`
 	case schedule.StandingDismissed:
 		return sqlDismissed
+	case schedule.StandingExplainedByProblem:
+		return `(NOT ` + sqlDismissed + ` AND ` + sqlExplained + `)`
 	}
 	return `false`
 }

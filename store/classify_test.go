@@ -402,3 +402,81 @@ func first(ids []string) []string {
 	}
 	return ids
 }
+
+// TestClassifySQLAgreesWithScheduleUnderBlockingProblems is the agreement above with the LMS's
+// three kinds of blocking problem in force at once: the verify phase paused, the rows' course code
+// failing its enrolment-list fetches, and their module's configuration check failing. The SQL's
+// standings, the needs-a-person list and the counts must pick exactly the rows
+// schedule.ClassifyWith does: a row one problem accounts for is explained, not on the queue, as on
+// the LMS's Needs attention queue.
+func TestClassifySQLAgreesWithScheduleUnderBlockingProblems(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
+	linking := linkingInstants(base)
+	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linking.since})
+	r := mrand.New(mrand.NewPCG(2026, 12))
+	insertGenerated(ctx, t, st, linking, genRows(r, 3000, base))
+	facts, err := st.ScheduleRowsForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var module, code string
+	if err := st.Pool().QueryRow(ctx, `SELECT id::text, trim(uh_course_code) FROM course_modules`).Scan(&module, &code); err != nil {
+		t.Fatal(err)
+	}
+	storetest.LMSExecNoSync(t, st, `UPDATE credit_registration_phase_state SET paused_at = now(), pause_reason = 'Suotar maintenance' WHERE phase = 'verify'`)
+	storetest.LMSExecNoSync(t, st, `UPDATE credit_registration_roster_schedules SET consecutive_failures = 3 WHERE trim(course_code) = $1`, code)
+	storetest.LMSExecNoSync(t, st, `INSERT INTO course_module_suotar_configurations (course_module_id, config_checked_at, course_code_allowed, config_check_message)
+VALUES ($1, now(), false, 'courseNotAllowed')`, module)
+	problems := &schedule.BlockingProblems{
+		StoppedPhases:          []schedule.StoppedPhase{{Phase: "verify", OwnedStates: schedule.PhaseOwnedStates("verify")}},
+		FailingCourseCodes:     []string{code},
+		MisconfiguredModuleIDs: []string{module},
+	}
+
+	for _, now := range []time.Time{base, base.Add(26 * time.Hour), base.Add(15 * 24 * time.Hour)} {
+		t.Run(now.Format(time.RFC3339Nano), func(t *testing.T) {
+			wantStanding := map[schedule.Standing][]string{}
+			var wantNeedsAdmin []string
+			for id, row := range facts {
+				row.CourseModuleID, row.CourseCode = module, code
+				c := schedule.ClassifyWith(row, now, problems)
+				wantStanding[c.Standing] = append(wantStanding[c.Standing], id)
+				if c.NeedsAdmin {
+					wantNeedsAdmin = append(wantNeedsAdmin, id)
+				}
+			}
+			check := func(name string, got, want []string) {
+				t.Helper()
+				sort.Strings(want)
+				if missing, extra := diffIDs(got, want); len(missing)+len(extra) > 0 {
+					t.Errorf("%s: SQL misses %d rows schedule picks (e.g. %v) and picks %d it does not (e.g. %v)",
+						name, len(missing), first(missing), len(extra), first(extra))
+				}
+			}
+			if len(wantStanding[schedule.StandingExplainedByProblem]) == 0 {
+				t.Fatal("no row is explained by a problem: the scenario tests nothing")
+			}
+			for _, s := range schedule.Standings() {
+				check("standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Standings: []schedule.Standing{s}}), wantStanding[s])
+			}
+			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
+			check("the queue's needs-a-person list", listIDs(ctx, t, st, now, store.RegistrationFilter{NeedsAdmin: true}), wantNeedsAdmin)
+			counts, err := st.RegistrationCountsGet(ctx, now, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, pair := range map[string][2]int64{
+				"NeedsAdmin":  {counts.NeedsAdmin, int64(len(wantNeedsAdmin))},
+				"RunningLate": {counts.RunningLate, int64(len(wantStanding[schedule.StandingRunningLate]))},
+				"Dismissed":   {counts.Dismissed, int64(len(wantStanding[schedule.StandingDismissed]))},
+				"Explained":   {counts.Explained, int64(len(wantStanding[schedule.StandingExplainedByProblem]))},
+			} {
+				if pair[0] != pair[1] {
+					t.Errorf("RegistrationCountsGet().%s = %d, want %d", name, pair[0], pair[1])
+				}
+			}
+		})
+	}
+}

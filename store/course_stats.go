@@ -236,7 +236,7 @@ GROUP BY cr.course_module_id, cr.state, 3`, since, bounds, now)
 		// in Go as RegistrationCountsGet does: the dismissal check written into the count fetched
 		// every candidate from the heap.
 		rows, _ = q.db.Query(ctx, `SELECT cr.course_module_id::text, count(*) FROM ledger_mirror cr
-WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlPersonLevel+`
+WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+sqlPersonLevel+` AND NOT `+sqlExplained+`
 GROUP BY cr.course_module_id`, now)
 		_, err = pgx.ForEachRow(rows, []any{&module, &n}, func() error {
 			if m := byID[module]; m != nil {
@@ -247,13 +247,13 @@ GROUP BY cr.course_module_id`, now)
 		if err != nil {
 			return dbError("CourseModuleStatsList needs admin", err)
 		}
-		dismissed, err := q.attentionDismissedList(ctx, nil)
+		dismissed, err := q.attentionDismissedList(ctx, now, nil)
 		if err != nil {
 			return fmt.Errorf("needs admin: %w", err)
 		}
 		for _, d := range dismissed {
 			st := schedule.Classify(d.ScheduleRow(), now)
-			if m := byID[d.CourseModuleID]; m != nil && st.Dismissed && !st.Reasons.PersonLevel().Empty() {
+			if m := byID[d.CourseModuleID]; m != nil && st.Dismissed && !d.Explained && !st.Reasons.PersonLevel().Empty() {
 				m.NeedsAdmin--
 			}
 		}

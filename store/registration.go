@@ -532,8 +532,11 @@ type RegistrationCounts struct {
 	Reasons map[schedule.Reason]int64
 	// NeedsAdmin counts rows a person must look at (standing needs_attention).
 	NeedsAdmin int64
-	// RunningLate counts rows whose only reason is stuck_in_state, not dismissed.
+	// RunningLate counts rows whose only reason is stuck_in_state, not dismissed, not explained.
 	RunningLate int64
+	// Explained counts rows a blocking problem accounts for, not dismissed (the LMS lists them
+	// under the problem, not as needing a person).
+	Explained int64
 	// Dismissed counts rows whose every reason a person has dismissed.
 	Dismissed int64
 }
@@ -616,19 +619,19 @@ func (q *Queries) registrationPhaseCounts(ctx context.Context, now time.Time, sc
 func (q *Queries) registrationReasonCounts(ctx context.Context, now time.Time, scope []string, out *RegistrationCounts) error {
 	scopeCond, args := countsScope(now, scope)
 	var masks []int64
-	var flags []bool
+	var flags, explained []bool
 	var groupN []int64
-	err := q.db.QueryRow(ctx, `SELECT coalesce(array_agg(m), '{}'), coalesce(array_agg(f), '{}'), coalesce(array_agg(n), '{}')
-FROM (SELECT m, f, count(*) AS n
-  FROM (SELECT `+sqlReasonMask+` AS m, cr.needs_admin_attention AS f
+	err := q.db.QueryRow(ctx, `SELECT coalesce(array_agg(m), '{}'), coalesce(array_agg(f), '{}'), coalesce(array_agg(e), '{}'), coalesce(array_agg(n), '{}')
+FROM (SELECT m, f, e, count(*) AS n
+  FROM (SELECT `+sqlReasonMask+` AS m, cr.needs_admin_attention AS f, `+sqlExplained+` AS e
     FROM ledger_mirror cr
     WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+scopeCond+` AND $1::timestamptz IS NOT NULL) candidates
-  GROUP BY m, f) groups`, args...).Scan(&masks, &flags, &groupN)
+  GROUP BY m, f, e) groups`, args...).Scan(&masks, &flags, &explained, &groupN)
 	if err != nil {
 		return dbError("registrationReasonCounts", err)
 	}
-	if len(flags) != len(masks) || len(groupN) != len(masks) {
-		return fmt.Errorf("registrationReasonCounts: %d masks, %d flags, %d counts", len(masks), len(flags), len(groupN))
+	if len(flags) != len(masks) || len(groupN) != len(masks) || len(explained) != len(masks) {
+		return fmt.Errorf("registrationReasonCounts: %d masks, %d flags, %d explained, %d counts", len(masks), len(flags), len(explained), len(groupN))
 	}
 	reasons := schedule.Reasons()
 	reasonN := make([]int64, len(reasons))
@@ -640,13 +643,15 @@ FROM (SELECT m, f, count(*) AS n
 			}
 		}
 		switch {
+		case explained[g] && !set.Empty():
+			out.Explained += groupN[g]
 		case !set.PersonLevel().Empty():
 			out.NeedsAdmin += groupN[g]
 		case !set.Empty():
 			out.RunningLate += groupN[g]
 		}
 	}
-	dismissed, err := q.attentionDismissedList(ctx, scope)
+	dismissed, err := q.attentionDismissedList(ctx, now, scope)
 	if err != nil {
 		return fmt.Errorf("registrationReasonCounts: %w", err)
 	}
@@ -661,9 +666,12 @@ FROM (SELECT m, f, count(*) AS n
 				reasonN[i]--
 			}
 		}
-		if st.Reasons.PersonLevel().Empty() {
+		switch {
+		case d.Explained:
+			out.Explained--
+		case st.Reasons.PersonLevel().Empty():
 			out.RunningLate--
-		} else {
+		default:
 			out.NeedsAdmin--
 		}
 	}
@@ -678,17 +686,21 @@ FROM (SELECT m, f, count(*) AS n
 type dismissedCandidate struct {
 	ScheduleColumns
 	CourseModuleID string `db:"course_module_id"`
+	// Explained: a blocking problem accounts for the row's reasons (sqlExplained), which the
+	// counts' pass counted it under.
+	Explained bool `db:"explained"`
 }
 
 // attentionDismissedList reads the attention candidates that have a live dismissal, within scope
 // when it is not nil: the few rows the queue's and the courses page's counts, made as if nobody
 // had dismissed anything, take off once Go has classified them.
-func (q *Queries) attentionDismissedList(ctx context.Context, scope []string) ([]dismissedCandidate, error) {
-	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id
+func (q *Queries) attentionDismissedList(ctx context.Context, now time.Time, scope []string) ([]dismissedCandidate, error) {
+	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id,
+  `+sqlExplained+` AS explained
 FROM credit_registration_attention_dismissals d
   JOIN ledger_mirror cr ON cr.id = d.credit_registration_id
 WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+`
-  AND ($1::uuid[] IS NULL OR cr.course_id = ANY($1::uuid[]))`, scope)
+  AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, now, scope)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[dismissedCandidate])
 	if err != nil {
 		return nil, dbError("attentionDismissedList", err)
