@@ -437,11 +437,17 @@ var sqlExplained = func() string {
 	stuck, number, permanent := bit(schedule.ReasonStuckInState), bit(schedule.ReasonStudentNumberStuck), bit(schedule.ReasonPermanentError)
 	linking := func(ph string) bool { return ph == "enrolment-discovery" || ph == "link-emails" }
 	anyProblem := `(SELECT EXISTS (` + sqlStoppedPhases + `) OR EXISTS (` + sqlFailingModules + `) OR EXISTS (` + sqlMisconfiguredModules + `))`
-	// The mask once per row, and only when a problem is known.
-	return `(CASE WHEN ` + anyProblem + ` THEN (SELECT coalesce(
+	linkingStopped := `(SELECT EXISTS (SELECT 1 FROM (` + sqlStoppedPhases + `) sp WHERE sp.phase IN ('enrolment-discovery', 'link-emails')))`
+	// Only a row some problem could explain is classified further: in a state a stopped phase
+	// keeps, pending (student_number_stuck) with a linking phase stopped or its code failing, or
+	// with a setup error on a misconfigured module; each test reads only init plans. The mask is
+	// then computed once for the row.
+	candidate := `(cr.state = ANY(` + ownedStatesOf(func(string) bool { return true }) + `)
+    OR (cr.state = 'pending' AND (` + linkingStopped + ` OR cr.course_module_id = ANY(ARRAY(` + sqlFailingModules + `))))
+    OR (cr.error_code IN (` + quoteList(configErrorCodes...) + `) AND cr.course_module_id = ANY(ARRAY(` + sqlMisconfiguredModules + `))))`
+	return `(CASE WHEN ` + anyProblem + ` AND ` + candidate + ` THEN (SELECT coalesce(
     (x.m = ` + fmt.Sprint(stuck) + ` AND cr.state = ANY(` + ownedStatesOf(func(string) bool { return true }) + `))
-    OR (x.m = ` + fmt.Sprint(number) + ` AND ((SELECT EXISTS (SELECT 1 FROM (` + sqlStoppedPhases + `) sp WHERE sp.phase IN ('enrolment-discovery', 'link-emails')))
-      OR cr.course_module_id = ANY(ARRAY(` + sqlFailingModules + `))))
+    OR (x.m = ` + fmt.Sprint(number) + ` AND (` + linkingStopped + ` OR cr.course_module_id = ANY(ARRAY(` + sqlFailingModules + `))))
     OR (x.m = ` + fmt.Sprint(stuck|number) + ` AND cr.state = ANY(` + ownedStatesOf(linking) + `))
     OR (cr.error_code IN (` + quoteList(configErrorCodes...) + `) AND cr.course_module_id = ANY(ARRAY(` + sqlMisconfiguredModules + `))
       AND (x.m = ` + fmt.Sprint(permanent) + ` OR (x.m = 0 AND cr.needs_admin_attention)))

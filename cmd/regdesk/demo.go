@@ -289,6 +289,18 @@ func startDemoLMS(ctx context.Context, dbURL, addr string, linkingSince time.Tim
 // demoSisu answers the demo pipeline's questions (lmsfake.Sisu) from Suotar.
 type demoSisu struct{ c *suotar.Client }
 
+// Submit sends one registration with import_attainments.
+func (d demoSisu) Submit(ctx context.Context, it lmsfake.SubmitItem) (lmsfake.SubmitAnswer, error) {
+	b, err := d.c.ImportAttainments(ctx, []suotar.ImportItem{{StudentNumber: it.StudentNumber, CourseCode: it.CourseCode,
+		EnrolmentID: it.EnrolmentID, AttainmentDate: it.AttainmentDate, AttainmentLanguage: it.AttainmentLanguage,
+		GradeScaleID: it.GradeScaleID, GradeID: it.GradeID, Credits: it.Credits}})
+	if err != nil {
+		return lmsfake.SubmitAnswer{}, err
+	}
+	a := b.Items[0]
+	return lmsfake.SubmitAnswer{Code: a.RawCode, SubmittedAttainmentID: a.SubmittedAttainmentID, SubmittedAttainmentType: a.SubmittedAttainmentType}, nil
+}
+
 // Verify asks verify_attainments about one submitted attainment.
 func (d demoSisu) Verify(ctx context.Context, id string) (lmsfake.SisuAnswer, error) {
 	b, err := d.c.VerifyAttainments(ctx, []string{id})

@@ -237,6 +237,44 @@ ORDER BY state, id LIMIT 1), '')`)
 		t.Errorf("the LMS's audit of the cancel names %q, want Sami Support", got)
 	}
 
+	// A resubmit: the stand-in sends the row's payload to the fake Suotar again, and the page
+	// shows within a minute what became of it (sent and awaiting verification or registered, or
+	// refused by Sisu, as the import phase records a refusal).
+	resubmit := d.one(t, `SELECT coalesce((SELECT id::text FROM credit_registrations
+WHERE state IN ('misregistered', 'failed_retryable') AND deleted_at IS NULL AND superseded_by_id IS NULL
+  AND student_number IS NOT NULL AND uh_course_code IS NOT NULL AND selected_enrolment_id IS NOT NULL
+  AND grade_scale_id IS NOT NULL AND grade_id IS NOT NULL AND credits IS NOT NULL
+ORDER BY state, id LIMIT 1), '')`)
+	if resubmit == "" {
+		t.Fatal("the demo data has no misregistered or retryable row with its payload to resubmit")
+	}
+	do(
+		chromedp.Navigate(d.base+"/registrations/"+resubmit),
+		chromedp.WaitVisible(chromedp.CSS(`[data-testid="action-resubmit"][data-allowed="true"]`)),
+	)
+	act(t, tab.Ctx, "resubmit", "Sisu voided the old attainment; send it again")
+	waitFor(t, tab.Ctx, `(document.querySelector('[data-testid="flash"]') || {}).textContent`)
+	if got := d.auditActor(t, "transition_item", resubmit); got != "Sami Support" {
+		t.Errorf("the LMS's audit of the resubmit names %q, want Sami Support", got)
+	}
+	for start := time.Now(); ; time.Sleep(2 * time.Second) {
+		do(chromedp.Navigate(d.base + "/registrations/" + resubmit))
+		state, err := chromedp.Run(tab.Ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="registration"]').dataset.state`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Out of ready_to_submit: sent (and perhaps verified already), or refused by Sisu in words.
+		if state != "ready_to_submit" {
+			t.Logf("resubmitted: %s %s later", state, time.Since(start).Round(time.Second))
+			break
+		}
+		if time.Since(start) > time.Minute {
+			t.Fatalf("a minute after the resubmit the row is %s, want sent again; its events: %s", state,
+				d.one(t, `SELECT string_agg(kind || ' ' || coalesce(to_state::text, '') || ' ' || coalesce(message, ''), '; ' ORDER BY created_at)
+FROM credit_registration_events WHERE credit_registration_id = $1`, resubmit))
+		}
+	}
+
 	// Bulk: Check now on every row awaiting verification, from the queue to the result. The
 	// stand-in may settle a row between the preview and the apply; every row previewed has an
 	// outcome in words all the same.

@@ -26,11 +26,13 @@ import (
 // Endpoint is a Suotar batch endpoint's path, relative to the base URL.
 type Endpoint string
 
-// The endpoints this client calls.
+// The endpoints this client calls. regdesk itself only reads; EndpointImportAttainments is the
+// LMS pipeline's, called here only by make run's stand-in for it.
 const (
 	EndpointResolvePersons    Endpoint = "persons/resolve-by-student-numbers"
 	EndpointResolveEnrolments Endpoint = "enrolments/resolve"
 	EndpointVerifyAttainments Endpoint = "attainments/verify"
+	EndpointImportAttainments Endpoint = "attainments/import"
 )
 
 // MaxItems is the most items Suotar accepts in one call to the endpoint (registry-api.md §2.2).
@@ -38,6 +40,8 @@ func (e Endpoint) MaxItems() int {
 	switch e {
 	case EndpointResolvePersons, EndpointResolveEnrolments, EndpointVerifyAttainments:
 		return 1000
+	case EndpointImportAttainments:
+		return 100
 	}
 	return 0
 }
@@ -190,12 +194,12 @@ type PersonAnswer struct {
 // ResolveEnrolments asks Suotar for the enrolments and existing attainments of each
 // (student number, course code) pair.
 func (c *Client) ResolveEnrolments(ctx context.Context, queries []EnrolmentQuery) (Batch[EnrolmentAnswer], error) {
-	items := make([]map[string]string, len(queries))
+	items := make([]map[string]any, len(queries))
 	for i, q := range queries {
 		if q.StudentNumber == "" || q.CourseCode == "" {
 			return Batch[EnrolmentAnswer]{}, invalidInput(EndpointResolveEnrolments, fmt.Sprintf("query %d has an empty student number or course code", i+1))
 		}
-		items[i] = map[string]string{"studentNumber": q.StudentNumber, "courseCode": q.CourseCode}
+		items[i] = map[string]any{"studentNumber": q.StudentNumber, "courseCode": q.CourseCode}
 	}
 	raw, err := c.call(ctx, EndpointResolveEnrolments, items)
 	if err != nil {
@@ -215,12 +219,12 @@ func (c *Client) ResolveEnrolments(ctx context.Context, queries []EnrolmentQuery
 
 // VerifyAttainments asks Suotar what became of each submitted attainment id (hy-kur-…).
 func (c *Client) VerifyAttainments(ctx context.Context, submittedAttainmentIDs []string) (Batch[VerifyAnswer], error) {
-	items := make([]map[string]string, len(submittedAttainmentIDs))
+	items := make([]map[string]any, len(submittedAttainmentIDs))
 	for i, id := range submittedAttainmentIDs {
 		if id == "" {
 			return Batch[VerifyAnswer]{}, invalidInput(EndpointVerifyAttainments, fmt.Sprintf("attainment id %d is empty", i+1))
 		}
-		items[i] = map[string]string{"submittedAttainmentId": id}
+		items[i] = map[string]any{"submittedAttainmentId": id}
 	}
 	raw, err := c.call(ctx, EndpointVerifyAttainments, items)
 	if err != nil {
@@ -237,14 +241,61 @@ func (c *Client) VerifyAttainments(ctx context.Context, submittedAttainmentIDs [
 	return out, nil
 }
 
+// ImportItem is one attainment to register: the LMS's frozen payload of a registration.
+type ImportItem struct {
+	StudentNumber, CourseCode, EnrolmentID string
+	// AttainmentDate is YYYY-MM-DD; AttainmentLanguage fi, sv or en.
+	AttainmentDate, AttainmentLanguage string
+	GradeScaleID, GradeID              string
+	Credits                            float64
+}
+
+// ImportAnswer answers one ImportItem: sent with the submitted attainment's id and type, or a
+// refusal.
+type ImportAnswer struct {
+	Answer
+	SubmittedAttainmentID   string `json:"submittedAttainmentId,omitempty"`
+	SubmittedAttainmentType string `json:"submittedAttainmentType,omitempty"`
+}
+
+// ImportAttainments sends attainments to Sisu (attainments/import), as the LMS's import phase
+// does. regdesk never sends: make run's stand-in for the LMS's pipeline is its only caller.
+func (c *Client) ImportAttainments(ctx context.Context, items []ImportItem) (Batch[ImportAnswer], error) {
+	wire := make([]map[string]any, len(items))
+	for i, it := range items {
+		wire[i] = map[string]any{"studentNumber": it.StudentNumber, "courseCode": it.CourseCode, "enrolmentId": it.EnrolmentID,
+			"attainmentDate": it.AttainmentDate, "attainmentLanguage": it.AttainmentLanguage, "gradeScaleId": it.GradeScaleID,
+			"gradeId": it.GradeID, "credits": it.Credits}
+	}
+	raw, err := c.call(ctx, EndpointImportAttainments, wire)
+	if err != nil {
+		return Batch[ImportAnswer]{CorrelationID: raw.correlationID}, err
+	}
+	out := Batch[ImportAnswer]{CorrelationID: raw.correlationID, Stray: raw.stray, Items: make([]ImportAnswer, len(items))}
+	for i := range items {
+		var a ImportAnswer
+		if res, ok := raw.item(i, &a.Answer); ok && res != nil {
+			var w struct {
+				ID   string `json:"submittedAttainmentId"`
+				Type string `json:"submittedAttainmentType"`
+			}
+			if json.Unmarshal(res, &w) == nil {
+				a.SubmittedAttainmentID, a.SubmittedAttainmentType = w.ID, w.Type
+			}
+		}
+		out.Items[i] = a
+	}
+	return out, nil
+}
+
 // ResolvePersons asks Suotar who each student number belongs to in Sisu.
 func (c *Client) ResolvePersons(ctx context.Context, studentNumbers []string) (Batch[PersonAnswer], error) {
-	items := make([]map[string]string, len(studentNumbers))
+	items := make([]map[string]any, len(studentNumbers))
 	for i, sn := range studentNumbers {
 		if sn == "" {
 			return Batch[PersonAnswer]{}, invalidInput(EndpointResolvePersons, fmt.Sprintf("student number %d is empty", i+1))
 		}
-		items[i] = map[string]string{"studentNumber": sn}
+		items[i] = map[string]any{"studentNumber": sn}
 	}
 	raw, err := c.call(ctx, EndpointResolvePersons, items)
 	if err != nil {
@@ -429,7 +480,7 @@ func decodePersonResult(res json.RawMessage, a *PersonAnswer) {
 
 // call sends one batch and returns the answer split by requestItemId, or a typed *Error. The
 // correlation id is returned in both cases once the call was sent.
-func (c *Client) call(ctx context.Context, ep Endpoint, items []map[string]string) (rawAnswer, error) {
+func (c *Client) call(ctx context.Context, ep Endpoint, items []map[string]any) (rawAnswer, error) {
 	if max := ep.MaxItems(); len(items) > max {
 		return rawAnswer{}, &Error{Kind: KindTooLarge, Endpoint: ep, Detail: fmt.Sprintf("%d items, Suotar takes at most %d", len(items), max)}
 	}

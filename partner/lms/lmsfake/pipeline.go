@@ -6,22 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"regdesk/schedule"
 )
 
-// Pipeline stands in for the LMS's verify phase in the demo, where no LMS pipeline runs: without
-// it, Check now would make a row due and nothing would ever look at it. Each round it takes the
-// rows the verify phase owns that are due (submission_uncertain, awaiting_verification,
-// partially_registered), asks Sisu what became of each, and moves the row as the LMS's verify
-// outcomes do (domain.md §2.3): registered on a course unit attainment, partially_registered on an
-// assessment item attainment only, misregistered, failed_retryable on notRegistered, duplicate when
-// the uncertain recovery finds the credit among the student's attainments, and otherwise the row
-// waits VerifyInterval for its next poll. It settles supersessions as transition() does and writes
-// one suotar_response event per row; a move raises the attention flag on misregistered and
-// clears it otherwise. It does nothing while the verify phase or the row's module
-// is paused, as the LMS would not run them.
+// Pipeline stands in for the LMS's import and verify phases in the demo, where no LMS pipeline
+// runs: without it, Check now would make a row due and nothing would ever look at it, and a
+// resubmitted row would never go out. Each round it sends the due ready_to_submit rows that carry
+// their payload (import_attainments), then takes the due rows the verify phase owns
+// (submission_uncertain, awaiting_verification, partially_registered), asks Sisu what became of
+// each, and moves the row as the LMS's verify outcomes do (domain.md §2.3): registered on a course
+// unit attainment, partially_registered on an assessment item attainment only, misregistered,
+// failed_retryable on notRegistered, duplicate when the uncertain recovery finds the credit among
+// the student's attainments, and otherwise the row waits VerifyInterval for its next poll. It
+// settles supersessions as transition() does and writes one suotar_response event per move; a
+// move raises the attention flag on misregistered and clears it otherwise. It does nothing while
+// the phase or the row's module is paused, as the LMS would not run them.
 //
 // It is a fake's part, never started by serve: the real LMS's pipeline does this work.
 type Pipeline struct {
@@ -49,6 +53,8 @@ const VerifyInterval = 30 * time.Minute
 
 // Sisu answers what the stand-in asks the registry.
 type Sisu interface {
+	// Submit sends one registration's payload (Suotar's import_attainments).
+	Submit(ctx context.Context, item SubmitItem) (SubmitAnswer, error)
 	// Verify answers what became of one submitted attainment (Suotar's verify_attainments).
 	Verify(ctx context.Context, submittedAttainmentID string) (SisuAnswer, error)
 	// Existing answers whether Sisu holds a course unit attainment for the student on the course
@@ -80,6 +86,19 @@ type SisuAnswer struct {
 	AttainmentID, AttainmentType string
 }
 
+// SubmitItem is a registration's frozen payload as the import phase sends it.
+type SubmitItem struct {
+	StudentNumber, CourseCode, EnrolmentID, AttainmentDate, AttainmentLanguage, GradeScaleID, GradeID string
+	Credits                                                                                           float64
+}
+
+// SubmitAnswer is the import's answer: Code is Suotar's (sent, duplicateAttainment,
+// notImprovedAttainment, or a refusal), with the submitted attainment on sent.
+type SubmitAnswer struct {
+	Code                                           string
+	SubmittedAttainmentID, SubmittedAttainmentType string
+}
+
 // Name names the job in logs.
 func (p *Pipeline) Name() string { return "demo pipeline (the LMS's verify phase)" }
 
@@ -98,22 +117,165 @@ func (p *Pipeline) RunOnce(ctx context.Context) error {
 	return err
 }
 
-// Poll polls the due rows once and returns how many changed state.
+// Poll sends the due ready rows and polls the due verify rows once, and returns how many changed
+// state.
 func (p *Pipeline) Poll(ctx context.Context) (int, error) {
+	sent, err := p.submit(ctx)
+	if err != nil {
+		return sent, err
+	}
+	moved, err := p.verify(ctx)
+	return sent + moved, err
+}
+
+// due is the stand-in's condition on a due row (cr): due now, live, unsuperseded, falling due or
+// acted on since Since, its module not paused.
+const due = `cr.next_attempt_at <= ` + nowSQL + `
+  AND cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL
+  AND (@since::timestamptz IS NULL OR cr.next_attempt_at >= @since OR EXISTS (SELECT 1 FROM credit_registration_events e
+    WHERE e.credit_registration_id = cr.id AND e.kind = 'admin_action' AND e.created_at >= @since))
+  AND NOT EXISTS (SELECT 1 FROM course_module_suotar_configurations mc
+    WHERE mc.course_module_id = cr.course_module_id AND mc.paused_at IS NOT NULL AND mc.deleted_at IS NULL)`
+
+// phaseRunning is true while the named phase is not paused.
+func phaseRunning(phase string) string {
+	return `NOT EXISTS (SELECT 1 FROM credit_registration_phase_state ps
+    WHERE ps.phase = '` + phase + `' AND ps.paused_at IS NOT NULL AND ps.deleted_at IS NULL)`
+}
+
+// submit is the import phase for the due ready_to_submit rows that carry their payload (a row a
+// person resubmitted keeps the one it was sent with): sent moves a row to awaiting_verification,
+// due at once for its first poll; Sisu already holding the credit to duplicate or not_improved; a
+// refusal leaves it waiting VerifyInterval.
+func (p *Pipeline) submit(ctx context.Context) (int, error) {
+	s := p.Server
+	rows, err := s.pool.Query(ctx, `
+SELECT cr.id::text, cr.student_number, trim(cr.uh_course_code), cr.selected_enrolment_id,
+  to_char(c.completion_date AT TIME ZONE 'Europe/Helsinki', 'YYYY-MM-DD'), coalesce(cr.attainment_language, 'fi'),
+  cr.grade_scale_id, cr.grade_id, cr.credits::float8
+FROM credit_registrations cr
+  JOIN course_module_completions c ON c.id = cr.course_module_completion_id
+WHERE cr.state = 'ready_to_submit' AND `+due+` AND `+phaseRunning("import")+`
+  AND cr.student_number IS NOT NULL AND cr.uh_course_code IS NOT NULL AND cr.selected_enrolment_id IS NOT NULL
+  AND cr.grade_scale_id IS NOT NULL AND cr.grade_id IS NOT NULL AND cr.credits IS NOT NULL
+ORDER BY cr.next_attempt_at, cr.id
+LIMIT @limit`, pgx.NamedArgs{"now": s.dbNow(), "limit": cmp.Or(p.Batch, 50), "since": nilIfZero(p.Since)})
+	if err != nil {
+		return 0, fmt.Errorf("lmsfake pipeline: ready rows: %w", err)
+	}
+	type ready struct {
+		id   string
+		item SubmitItem
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (ready, error) {
+		var v ready
+		return v, r.Scan(&v.id, &v.item.StudentNumber, &v.item.CourseCode, &v.item.EnrolmentID, &v.item.AttainmentDate,
+			&v.item.AttainmentLanguage, &v.item.GradeScaleID, &v.item.GradeID, &v.item.Credits)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("lmsfake pipeline: ready rows: %w", err)
+	}
+	moved := 0
+	for _, v := range list {
+		ans, err := p.Sisu.Submit(ctx, v.item)
+		if err != nil {
+			p.log().Warn("demo pipeline: the import did not answer", "registration", v.id, "err", err)
+			continue
+		}
+		to := map[string]string{"sent": "awaiting_verification", "duplicateAttainment": "duplicate", "notImprovedAttainment": "not_improved"}[ans.Code]
+		code := schedule.ErrorCode(snakeCase(ans.Code))
+		if to == "" && code.Valid() {
+			// A refusal, as the import phase records it: a code that waits for the student, the
+			// course or a person fails the row for a person; any other is tried again.
+			to = "failed_retryable"
+			switch code.Class() {
+			case schedule.PermanentNeedsStudent, schedule.PermanentNeedsConfig, schedule.PermanentNeedsAdmin:
+				to = "failed_permanent"
+			}
+		} else {
+			code = ""
+		}
+		changed, err := p.recordSubmit(ctx, v.id, to, code, ans)
+		if err != nil {
+			return moved, err
+		}
+		if changed {
+			moved++
+		}
+	}
+	return moved, nil
+}
+
+// recordSubmit writes one import's outcome for the ready row id, as transition() would; to ""
+// leaves it ready, waiting VerifyInterval.
+func (p *Pipeline) recordSubmit(ctx context.Context, id, to string, code schedule.ErrorCode, ans SubmitAnswer) (bool, error) {
+	s := p.Server
+	tx, err := s.begin(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback(ctx)
+	var state string
+	err = tx.QueryRow(ctx, `SELECT state::text FROM credit_registrations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != "ready_to_submit") {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lmsfake pipeline: lock %s: %w", id, err)
+	}
+	stay := to == ""
+	if stay {
+		to = "ready_to_submit"
+	}
+	_, err = tx.Exec(ctx, `
+UPDATE credit_registrations cr
+SET state = @to::credit_registration_state,
+  state_entered_at = clock.at,
+  state_changed_at = CASE WHEN @moved THEN clock.at ELSE cr.state_changed_at END,
+  phase_started_at = CASE WHEN @moved THEN clock.at ELSE cr.phase_started_at END,
+  terminal_at = CASE WHEN @to IN ('duplicate', 'not_improved', 'failed_permanent') THEN COALESCE(cr.terminal_at, `+nowSQL+`) END,
+  first_failed_at = CASE WHEN @to IN ('failed_permanent', 'failed_retryable') THEN COALESCE(cr.first_failed_at, `+nowSQL+`) ELSE cr.first_failed_at END,
+  submitted_at = CASE WHEN @to = 'awaiting_verification' THEN `+nowSQL+` ELSE cr.submitted_at END,
+  submitted_attainment_id = CASE WHEN @to = 'awaiting_verification' THEN @sub_id ELSE cr.submitted_attainment_id END,
+  submitted_attainment_type = CASE WHEN @to = 'awaiting_verification' THEN @sub_type ELSE cr.submitted_attainment_type END,
+  partially_registered_at = CASE WHEN @moved THEN NULL ELSE cr.partially_registered_at END,
+  resubmit_not_before = NULL,
+  needs_admin_attention = CASE WHEN @to = 'failed_permanent' THEN true WHEN @moved THEN false ELSE cr.needs_admin_attention END,
+  error_code = CASE WHEN @code::text IS NOT NULL THEN @code::credit_registration_error_code WHEN @moved THEN NULL ELSE cr.error_code END,
+  error_message = CASE WHEN @moved THEN NULL ELSE cr.error_message END,
+  last_attempt_at = `+nowSQL+`,
+  next_attempt_at = `+nowSQL+` + CASE WHEN @moved THEN interval '0' ELSE @wait::interval END
+FROM (SELECT `+clockSQL+` AS at) clock
+WHERE cr.id = @id`, pgx.NamedArgs{"id": id, "to": to, "moved": !stay, "now": s.dbNow(), "wait": VerifyInterval.String(),
+		"sub_id": nilIfEmpty(ans.SubmittedAttainmentID), "sub_type": nilIfEmpty(ans.SubmittedAttainmentType),
+		"code": nilIfEmpty(string(code))})
+	if err != nil {
+		return false, fmt.Errorf("lmsfake pipeline: record the import of %s: %w", id, err)
+	}
+	if !stay {
+		if err := s.settle(ctx, tx, id, to); err != nil {
+			return false, err
+		}
+	}
+	from := "ready_to_submit"
+	_, err = tx.Exec(ctx, `
+INSERT INTO credit_registration_events (credit_registration_id, kind, from_state, to_state, message, created_at)
+VALUES (@id, 'suotar_response', @from::credit_registration_state, @to::credit_registration_state, @message, `+clockSQL+`)`,
+		pgx.NamedArgs{"id": id, "from": from, "to": to, "message": "import: Suotar answered " + cmp.Or(ans.Code, "nothing"), "now": s.dbNow()})
+	if err != nil {
+		return false, fmt.Errorf("lmsfake pipeline: event for %s: %w", id, err)
+	}
+	return !stay, tx.Commit(ctx)
+}
+
+// verify is the verify phase for the due rows it owns.
+func (p *Pipeline) verify(ctx context.Context) (int, error) {
 	s := p.Server
 	rows, err := s.pool.Query(ctx, `
 SELECT cr.id::text, cr.state::text, coalesce(cr.submitted_attainment_id, ''), coalesce(cr.student_number, ''),
   coalesce(trim(cr.uh_course_code), '')
 FROM credit_registrations cr
-WHERE cr.state IN ('submission_uncertain', 'awaiting_verification', 'partially_registered')
-  AND cr.next_attempt_at <= `+nowSQL+`
-  AND cr.deleted_at IS NULL AND cr.superseded_by_id IS NULL
-  AND (@since::timestamptz IS NULL OR cr.next_attempt_at >= @since OR EXISTS (SELECT 1 FROM credit_registration_events e
-    WHERE e.credit_registration_id = cr.id AND e.kind = 'admin_action' AND e.created_at >= @since))
-  AND NOT EXISTS (SELECT 1 FROM credit_registration_phase_state ps
-    WHERE ps.phase = 'verify' AND ps.paused_at IS NOT NULL AND ps.deleted_at IS NULL)
-  AND NOT EXISTS (SELECT 1 FROM course_module_suotar_configurations mc
-    WHERE mc.course_module_id = cr.course_module_id AND mc.paused_at IS NOT NULL AND mc.deleted_at IS NULL)
+WHERE cr.state IN ('submission_uncertain', 'awaiting_verification', 'partially_registered') AND `+due+` AND `+phaseRunning("verify")+`
 ORDER BY cr.next_attempt_at, cr.id
 LIMIT @limit`, pgx.NamedArgs{"now": s.dbNow(), "limit": cmp.Or(p.Batch, 50), "since": nilIfZero(p.Since)})
 	if err != nil {
@@ -280,4 +442,18 @@ func nilIfZero(t time.Time) *time.Time {
 		return nil
 	}
 	return &t
+}
+
+// snakeCase is Suotar's camelCase code as the LMS's error code enum writes it:
+// studyRightNotValid is study_right_not_valid.
+func snakeCase(code string) string {
+	var b strings.Builder
+	for _, r := range code {
+		if r >= 'A' && r <= 'Z' {
+			b.WriteByte('_')
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }

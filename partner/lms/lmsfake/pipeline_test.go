@@ -2,6 +2,7 @@ package lmsfake_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -13,9 +14,19 @@ import (
 // sisuAnswers is a Sisu whose answers the test sets, and which counts what it was asked.
 type sisuAnswers struct {
 	mu       sync.Mutex
-	verify   map[string]lmsfake.SisuAnswer // by submitted attainment id
-	existing map[string]lmsfake.SisuAnswer // by student number
+	verify   map[string]lmsfake.SisuAnswer   // by submitted attainment id
+	existing map[string]lmsfake.SisuAnswer   // by student number
+	submit   map[string]lmsfake.SubmitAnswer // by student number
+	sent     []lmsfake.SubmitItem
 	asked    int
+}
+
+func (s *sisuAnswers) Submit(_ context.Context, it lmsfake.SubmitItem) (lmsfake.SubmitAnswer, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.asked++
+	s.sent = append(s.sent, it)
+	return s.submit[it.StudentNumber], nil
 }
 
 func (s *sisuAnswers) Verify(_ context.Context, id string) (lmsfake.SisuAnswer, error) {
@@ -157,5 +168,64 @@ func TestPipelineStandInSinceLeavesOldOverdueRowsToAPerson(t *testing.T) {
 	}
 	if moved, err := p.Poll(b.ctx); err != nil || moved != 1 || b.row(overdue).State != "registered" {
 		t.Fatalf("after Check now: moved %d (err %v), state %s; want registered", moved, err, b.row(overdue).State)
+	}
+}
+
+// A row a person resubmitted goes out again: the stand-in sends its payload, records the
+// submitted attainment and makes it due for its first poll, which registers it; a row without its
+// payload, or one not yet due, stays.
+func TestPipelineStandInSendsResubmittedRows(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	sisu := &sisuAnswers{
+		submit: map[string]lmsfake.SubmitAnswer{"014000001": {Code: "sent", SubmittedAttainmentID: "hy-kur-new", SubmittedAttainmentType: "AssessmentItemAttainment"}},
+		verify: map[string]lmsfake.SisuAnswer{"hy-kur-new": {Outcome: lmsfake.SisuRegistered, AttainmentID: "hy-att-cu-new", AttainmentType: "CourseUnitAttainment"}},
+	}
+	p := &lmsfake.Pipeline{Server: b.fake, Sisu: sisu}
+	payload := reg{"student_number": "014000001", "uh_course_code": " TKT10001", "selected_enrolment_id": "hy-enr-1",
+		"grade_scale_id": "sis-0-5", "grade_id": "4", "credits": 5, "attainment_language": "fi"}
+	id := b.registration("misregistered", payload)
+	refusedPayload := reg{}
+	for k, v := range payload {
+		refusedPayload[k] = v
+	}
+	refusedPayload["student_number"] = "014000002"
+	sisu.submit["014000002"] = lmsfake.SubmitAnswer{Code: "studyRightNotValid"}
+	refused := b.registration("misregistered", refusedPayload)
+	if _, err := b.client.Transition(b.ctx, b.admin, refused, lms.Resubmit, "send again"); err != nil {
+		t.Fatal(err)
+	}
+	bare := b.registration("ready_to_submit", reg{"next_attempt_at": b.now.Add(-time.Minute)})
+	if _, err := b.client.Transition(b.ctx, b.admin, id, lms.Resubmit, "Sisu voided it; send again"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Poll(b.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(sisu.sent) != 2 || sisu.sent[0].CourseCode != "TKT10001" || sisu.sent[0].GradeID != "4" || sisu.sent[0].Credits != 5 {
+		t.Fatalf("sent %+v, want the two resubmitted rows' payloads once each", sisu.sent)
+	}
+	// Sisu's refusal is recorded as the import phase records one: failed for a person, with its code.
+	if r := b.row(refused); r.State != "failed_permanent" || deref(r.ErrorCode) != "study_right_not_valid" || !r.NeedsAdminAttention || r.TerminalAt == nil {
+		t.Errorf("the refused row = %s, code %s, flag %v; want failed_permanent, study_right_not_valid, flagged", r.State, deref(r.ErrorCode), r.NeedsAdminAttention)
+	}
+	// Sent, and due at once, so the same round's verify poll finds it registered.
+	if got := b.one(`SELECT concat_ws('|', state, submitted_attainment_id, submitted_at IS NOT NULL) FROM credit_registrations WHERE id = $1`, id); got != "registered|hy-kur-new|t" {
+		t.Fatalf("after the round the row is %s, want registered|hy-kur-new|t", got)
+	}
+	if got := b.row(bare).State; got != "ready_to_submit" {
+		t.Errorf("a ready row without its payload is %s, want left ready", got)
+	}
+	// Under the fake's frozen clock events of different transactions do not order by time: look
+	// for the two the round wrote.
+	var wrote []string
+	for _, e := range b.events(id) {
+		if e.Kind == "suotar_response" {
+			wrote = append(wrote, deref(e.From)+"→"+deref(e.To))
+		}
+	}
+	slices.Sort(wrote)
+	if want := []string{"awaiting_verification→registered", "ready_to_submit→awaiting_verification"}; !slices.Equal(wrote, want) {
+		t.Errorf("the round's events = %v, want %v", wrote, want)
 	}
 }
