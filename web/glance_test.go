@@ -155,6 +155,16 @@ func TestQueueRefreshKeepsTheAddressAndMovesTheViewMark(t *testing.T) {
 	if !strings.Contains(page, `aria-current="page" data-testid="view-needs_admin"`) {
 		t.Error("the bare queue does not mark the view needs a person")
 	}
+	// The lists support is asked about most are one click away, and mark themselves.
+	for view, path := range map[string]string{
+		"uncertain":  "/?lookup=none&show=all&state=submission_uncertain",
+		"escalating": "/?escalates=1d&show=all",
+	} {
+		resp, page := b.get(t, path, false)
+		if resp.StatusCode != http.StatusOK || !strings.Contains(page, `aria-current="page" data-testid="view-`+view+`"`) {
+			t.Errorf("%s: status %d, the saved view %s not marked", path, resp.StatusCode, view)
+		}
+	}
 	_, teacher := b.getWith(t, b.login(t, b.teacher), "/?show=all", false)
 	if strings.Contains(teacher, `data-testid="view-mine"`) || !strings.Contains(teacher, `data-testid="view-all"`) {
 		t.Error("a teacher's saved views offer Mine, or lack All")

@@ -497,7 +497,11 @@ func savedViews(loc *i18n.Localizer, p queueParams, canClaim bool) []views.Saved
 	if canClaim {
 		defs = append(defs, def{"mine", url.Values{"show": {"all"}, "claimed": {string(store.ClaimedMine)}}})
 	}
-	defs = append(defs, def{"all", url.Values{"show": {"all"}}})
+	// The two lists support is asked about most, which the alerts of the same names open too.
+	defs = append(defs,
+		def{"uncertain", url.Values{"show": {"all"}, "state": {string(schedule.StateSubmissionUncertain)}, "lookup": {"none"}}},
+		def{"escalating", url.Values{"show": {"all"}, "escalates": {"1d"}}},
+		def{"all", url.Values{"show": {"all"}}})
 	current := p.values().Encode()
 	out := make([]views.SavedViewVM, 0, len(defs))
 	for _, d := range defs {
