@@ -263,15 +263,7 @@ func diffIDs(got, want []string) (missing, extra []string) {
 func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
-	linking := linkingInstants(base)
-	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linking.since})
-	r := mrand.New(mrand.NewPCG(2026, 11))
-	insertGenerated(ctx, t, st, linking, genRows(r, 4000, base))
-	facts, err := st.ScheduleRowsForTest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, facts, base := generatedLedger(t, 11, 4000)
 
 	nows := []time.Time{
 		base,
@@ -412,15 +404,7 @@ func first(ids []string) []string {
 func TestClassifySQLAgreesWithScheduleUnderBlockingProblems(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
-	linking := linkingInstants(base)
-	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linking.since})
-	r := mrand.New(mrand.NewPCG(2026, 12))
-	insertGenerated(ctx, t, st, linking, genRows(r, 3000, base))
-	facts, err := st.ScheduleRowsForTest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, facts, base := generatedLedger(t, 12, 3000)
 	var module, code string
 	if err := st.Pool().QueryRow(ctx, `SELECT id::text, trim(uh_course_code) FROM course_modules`).Scan(&module, &code); err != nil {
 		t.Fatal(err)
@@ -479,4 +463,20 @@ VALUES ($1, now(), false, 'courseNotAllowed')`, module)
 			}
 		})
 	}
+}
+
+// generatedLedger writes n generated rows (genRows, seeded by seed) around base into a database
+// of the test's own with account linking on, and returns it with the rows as schedule reads them.
+func generatedLedger(t *testing.T, seed uint64, n int) (*store.Store, map[string]schedule.Row, time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	base := storetest.Now().Add(-45*time.Minute - 33*time.Second + 123456*time.Microsecond)
+	linking := linkingInstants(base)
+	st, _ := storetest.NewWithURL(t, storetest.Options{AccountLinkingSince: &linking.since})
+	insertGenerated(ctx, t, st, linking, genRows(mrand.New(mrand.NewPCG(2026, seed)), n, base))
+	facts, err := st.ScheduleRowsForTest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, facts, base
 }

@@ -100,7 +100,7 @@ type SubmitAnswer struct {
 }
 
 // Name names the job in logs.
-func (p *Pipeline) Name() string { return "demo pipeline (the LMS's verify phase)" }
+func (p *Pipeline) Name() string { return "demo pipeline (the LMS's import and verify phases)" }
 
 // Interval is how long the runner waits between rounds.
 func (p *Pipeline) Interval() time.Duration { return cmp.Or(p.Every, DefaultPipelineEvery) }
@@ -209,25 +209,11 @@ LIMIT @limit`, pgx.NamedArgs{"now": s.dbNow(), "limit": cmp.Or(p.Batch, 50), "si
 // recordSubmit writes one import's outcome for the ready row id, as transition() would; to ""
 // leaves it ready, waiting VerifyInterval.
 func (p *Pipeline) recordSubmit(ctx context.Context, id, to string, code schedule.ErrorCode, ans SubmitAnswer) (bool, error) {
-	s := p.Server
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return false, err
-	}
-	defer tx.Rollback(ctx)
-	var state string
-	err = tx.QueryRow(ctx, `SELECT state::text FROM credit_registrations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&state)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != "ready_to_submit") {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("lmsfake pipeline: lock %s: %w", id, err)
-	}
 	stay := to == ""
 	if stay {
 		to = "ready_to_submit"
 	}
-	_, err = tx.Exec(ctx, `
+	return p.write(ctx, id, "ready_to_submit", to, `
 UPDATE credit_registrations cr
 SET state = @to::credit_registration_state,
   state_entered_at = clock.at,
@@ -246,26 +232,9 @@ SET state = @to::credit_registration_state,
   last_attempt_at = `+nowSQL+`,
   next_attempt_at = `+nowSQL+` + CASE WHEN @moved THEN interval '0' ELSE @wait::interval END
 FROM (SELECT `+clockSQL+` AS at) clock
-WHERE cr.id = @id`, pgx.NamedArgs{"id": id, "to": to, "moved": !stay, "now": s.dbNow(), "wait": VerifyInterval.String(),
+WHERE cr.id = @id`, pgx.NamedArgs{"moved": !stay, "wait": VerifyInterval.String(),
 		"sub_id": nilIfEmpty(ans.SubmittedAttainmentID), "sub_type": nilIfEmpty(ans.SubmittedAttainmentType),
-		"code": nilIfEmpty(string(code))})
-	if err != nil {
-		return false, fmt.Errorf("lmsfake pipeline: record the import of %s: %w", id, err)
-	}
-	if !stay {
-		if err := s.settle(ctx, tx, id, to); err != nil {
-			return false, err
-		}
-	}
-	from := "ready_to_submit"
-	_, err = tx.Exec(ctx, `
-INSERT INTO credit_registration_events (credit_registration_id, kind, from_state, to_state, message, created_at)
-VALUES (@id, 'suotar_response', @from::credit_registration_state, @to::credit_registration_state, @message, `+clockSQL+`)`,
-		pgx.NamedArgs{"id": id, "from": from, "to": to, "message": "import: Suotar answered " + cmp.Or(ans.Code, "nothing"), "now": s.dbNow()})
-	if err != nil {
-		return false, fmt.Errorf("lmsfake pipeline: event for %s: %w", id, err)
-	}
-	return !stay, tx.Commit(ctx)
+		"code": nilIfEmpty(string(code))}, "import: Suotar answered "+cmp.Or(ans.Code, "nothing"))
 }
 
 // verify is the verify phase for the due rows it owns.
@@ -357,32 +326,12 @@ func outcomeState(from string, o SisuOutcome) string {
 // record writes one poll's outcome for v, as transition() would: the row locked and still in the
 // state it was read in, stamped, settled and one event. It reports whether the state changed.
 func (p *Pipeline) record(ctx context.Context, v verifyRow, ans SisuAnswer) (bool, error) {
-	s := p.Server
 	to := outcomeState(v.state, ans.Outcome)
-	tx, err := s.begin(ctx)
-	if err != nil {
-		return false, err
+	msg := "verify: no outcome yet; polled again in " + VerifyInterval.String()
+	if to != v.state {
+		msg = fmt.Sprintf("verify: Sisu answered %s", ans.Outcome)
 	}
-	defer tx.Rollback(ctx)
-	var now string
-	err = tx.QueryRow(ctx, `SELECT state::text FROM credit_registrations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, v.id).Scan(&now)
-	if errors.Is(err, pgx.ErrNoRows) || (err == nil && now != v.state) {
-		return false, nil // moved or gone since it was read: the next round reads it again
-	}
-	if err != nil {
-		return false, fmt.Errorf("lmsfake pipeline: lock %s: %w", v.id, err)
-	}
-	args := pgx.NamedArgs{
-		"id": v.id, "to": to, "now": s.dbNow(),
-		"state_changed":  to != v.state,
-		"phase_changed":  timelinePhase(to) != timelinePhase(v.state),
-		"terminal":       isTerminal(to),
-		"attainment":     nilIfEmpty(ans.AttainmentID),
-		"type":           nilIfEmpty(ans.AttainmentType),
-		"not_registered": ans.Outcome == SisuNotRegistered,
-		"wait":           VerifyInterval.String(),
-	}
-	_, err = tx.Exec(ctx, `
+	return p.write(ctx, v.id, v.state, to, `
 UPDATE credit_registrations cr
 SET state = @to::credit_registration_state,
   state_entered_at = clock.at,
@@ -403,31 +352,54 @@ SET state = @to::credit_registration_state,
   last_attempt_at = `+nowSQL+`,
   next_attempt_at = `+nowSQL+` + CASE WHEN @state_changed THEN interval '0' ELSE @wait::interval END
 FROM (SELECT `+clockSQL+` AS at) clock
-WHERE cr.id = @id`, args)
+WHERE cr.id = @id`, pgx.NamedArgs{
+		"state_changed":  to != v.state,
+		"phase_changed":  timelinePhase(to) != timelinePhase(v.state),
+		"terminal":       isTerminal(to),
+		"attainment":     nilIfEmpty(ans.AttainmentID),
+		"type":           nilIfEmpty(ans.AttainmentType),
+		"not_registered": ans.Outcome == SisuNotRegistered,
+		"wait":           VerifyInterval.String(),
+	}, msg)
+}
+
+// write is one of the stand-in's transition() calls on row id, read in state from: in one
+// transaction the row is locked and still in from (else nothing is written: it moved or went since
+// it was read, and the next round reads it again), update (an UPDATE of "cr" reading args, with
+// @id, @to and @now given here) stamps it, the rows waiting on it are settled when it moved, and
+// one suotar_response event says message. It reports whether the state changed.
+func (p *Pipeline) write(ctx context.Context, id, from, to, update string, args pgx.NamedArgs, message string) (bool, error) {
+	s := p.Server
+	tx, err := s.begin(ctx)
 	if err != nil {
-		return false, fmt.Errorf("lmsfake pipeline: record %s → %s: %w", v.id, to, err)
+		return false, err
 	}
-	if to != v.state {
-		if err := s.settle(ctx, tx, v.id, to); err != nil {
+	defer tx.Rollback(ctx)
+	var state string
+	err = tx.QueryRow(ctx, `SELECT state::text FROM credit_registrations WHERE id = $1 AND deleted_at IS NULL FOR UPDATE`, id).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && state != from) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("lmsfake pipeline: lock %s: %w", id, err)
+	}
+	args["id"], args["to"], args["now"] = id, to, s.dbNow()
+	if _, err := tx.Exec(ctx, update, args); err != nil {
+		return false, fmt.Errorf("lmsfake pipeline: record %s → %s: %w", id, to, err)
+	}
+	if to != from {
+		if err := s.settle(ctx, tx, id, to); err != nil {
 			return false, err
 		}
 	}
-	msg := "verify: no outcome yet; polled again in " + VerifyInterval.String()
-	if to != v.state {
-		msg = fmt.Sprintf("verify: Sisu answered %s", ans.Outcome)
-	}
-	from := v.state
 	_, err = tx.Exec(ctx, `
 INSERT INTO credit_registration_events (credit_registration_id, kind, from_state, to_state, message, created_at)
 VALUES (@id, 'suotar_response', @from::credit_registration_state, @to::credit_registration_state, @message, `+clockSQL+`)`,
-		pgx.NamedArgs{"id": v.id, "from": from, "to": to, "message": msg, "now": s.dbNow()})
+		pgx.NamedArgs{"id": id, "from": from, "to": to, "message": message, "now": s.dbNow()})
 	if err != nil {
-		return false, fmt.Errorf("lmsfake pipeline: event for %s: %w", v.id, err)
+		return false, fmt.Errorf("lmsfake pipeline: event for %s: %w", id, err)
 	}
-	if err := tx.Commit(ctx); err != nil {
-		return false, err
-	}
-	return to != v.state, nil
+	return to != from, tx.Commit(ctx)
 }
 
 func nilIfEmpty(s string) *string {
