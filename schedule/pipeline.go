@@ -66,3 +66,13 @@ var phaseOwnedStates = map[string][]State{
 // PhaseOwnedStates returns the states the phase moves rows out of; none for a phase that moves
 // no rows (materialize creates them, the others keep other tables).
 func PhaseOwnedStates(phase string) []State { return slices.Clone(phaseOwnedStates[phase]) }
+
+// linkingPhases are the phases a waiting student's linking e-mail goes out through
+// (attention.rs: enrolment discovery finds the student, link-emails sends the mail).
+var linkingPhases = []string{"enrolment-discovery", "link-emails"}
+
+// StoppedPhaseNamed is the blocking problem of phase name stopped: the states it keeps, and
+// whether a waiting student's linking e-mail goes out through it.
+func StoppedPhaseNamed(name string) StoppedPhase {
+	return StoppedPhase{Phase: name, OwnedStates: PhaseOwnedStates(name), SendsLinkingEmails: slices.Contains(linkingPhases, name)}
+}

@@ -208,7 +208,13 @@ type StudentSummary struct {
 // student-facing status, who it waits on, and the next step. pre is read for
 // pending and failed_retryable rows. It reads nothing but its arguments.
 func StudentView(r Row, pre Preconditions, now time.Time) StudentSummary {
-	st := Classify(r, now)
+	return StudentViewWith(r, pre, now, nil)
+}
+
+// StudentViewWith is StudentView given the blocking problems known (ClassifyWith): a row a
+// problem explains waits on what the problem holds up, not on support.
+func StudentViewWith(r Row, pre Preconditions, now time.Time, problems *BlockingProblems) StudentSummary {
+	st := ClassifyWith(r, now, problems)
 	s := StudentSummary{Status: StudentStatusOf(r, pre), Classified: st}
 	s.WaitsOn = waitsOn(r, s.Status, st)
 	s.Next = nextStep(r, pre, s, now)

@@ -96,7 +96,7 @@ type By struct {
 // *NothingToAskError. A failed Suotar call is no error: it is part of the record. The record is
 // written even when ctx is cancelled after the calls, since the lookup happened all the same.
 func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By) (Result, error) {
-	reg, err := s.Store.RegistrationGet(ctx, id, scope)
+	reg, err := s.Store.RegistrationGet(ctx, s.Now(), id, scope)
 	if err != nil {
 		return Result{}, err
 	}

@@ -95,7 +95,7 @@ func TestLookUpRecordsWhatSisuHolds(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	id := b.row(t, nil)
-	before, err := b.st.RegistrationGet(ctx, id, nil)
+	before, err := b.st.RegistrationGet(ctx, storetest.Now(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

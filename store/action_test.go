@@ -75,7 +75,7 @@ VALUES ($1, $2, $3, $4, $5)`, evID, at, id, b.anna.ID, details)
 
 func (b *actionBundle) get(t *testing.T, id string) store.Registration {
 	t.Helper()
-	r, err := b.st.RegistrationGet(context.Background(), id, nil)
+	r, err := b.st.RegistrationGet(context.Background(), storetest.Now(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,11 +65,15 @@ func BenchmarkQueue(b *testing.B) {
 			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: "virtanen"}, nil, 50)
 			return err
 		}},
+		{"SearchNameNeedsAdmin", func() error {
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{NeedsAdmin: true, Search: "virtanen"}, nil, 50)
+			return err
+		}},
 		{"SearchStudentNumber", func() error {
 			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: store.Deref(first[0].StudentNumber)}, nil, 50)
 			return err
 		}},
-		{"RegistrationGet", func() error { _, err := st.RegistrationGet(ctx, first[0].ID, nil); return err }},
+		{"RegistrationGet", func() error { _, err := st.RegistrationGet(ctx, storetest.Now(), first[0].ID, nil); return err }},
 		{"StudentSearch", func() error { _, err := st.StudentSearch(ctx, "korhonen", nil, 8); return err }},
 	}
 	for _, c := range cases {

@@ -373,11 +373,7 @@ var sqlDismissed = `(CASE WHEN d.dismissed_reasons IS NULL THEN false ELSE (SELE
 //   - a misconfigured module: a live module with credit registration on whose live configuration
 //     the last check left a message.
 var (
-	sqlStoppedPhases = `SELECT ps.phase FROM credit_registration_phase_state ps
-    WHERE ps.deleted_at IS NULL AND ps.phase IN (` + quoteList(schedule.PipelinePhases()...) + `)
-      AND (ps.paused_at IS NOT NULL OR (ps.last_heartbeat_at IS NOT NULL
-        AND trunc(extract(epoch FROM ($1::timestamptz - ps.last_heartbeat_at))) > ps.expected_interval_secs * ` +
-		fmt.Sprint(schedule.PhaseHeartbeatIntervalMultiplier) + `))`
+	sqlStoppedPhases  = stoppedPhasesAt("$1")
 	sqlFailingModules = `SELECT cm.id FROM course_modules cm
     JOIN credit_registration_roster_schedules rs ON trim(rs.course_code) = trim(cm.uh_course_code)
     WHERE rs.consecutive_failures > 0 AND trim(cm.uh_course_code) <> ''`
@@ -386,6 +382,63 @@ var (
     WHERE m.enable_credit_registration_via_suotar AND m.deleted_at IS NULL AND conf.deleted_at IS NULL
       AND conf.config_checked_at IS NOT NULL AND conf.config_check_message IS NOT NULL`
 )
+
+// stoppedPhasesAt selects the stopped phases' names at now, a parameter such as "$1".
+func stoppedPhasesAt(now string) string {
+	return `SELECT ps.phase FROM credit_registration_phase_state ps
+    WHERE ps.deleted_at IS NULL AND ps.phase IN (` + quoteList(schedule.PipelinePhases()...) + `)
+      AND (ps.paused_at IS NOT NULL OR (ps.last_heartbeat_at IS NOT NULL
+        AND trunc(extract(epoch FROM (` + now + `::timestamptz - ps.last_heartbeat_at))) > ps.expected_interval_secs * ` +
+		fmt.Sprint(schedule.PhaseHeartbeatIntervalMultiplier) + `))`
+}
+
+// ProblemColumns are the blocking problems that bear on one row, read with it in the statement
+// that reads the row (problemColumns), so a row's page and a list's rows stand where the queue's
+// SQL puts them (sqlExplained): the stopped phases, the row's module's course code when that code
+// is failing, and the row's module when it is misconfigured.
+type ProblemColumns struct {
+	ProblemPhases []string `db:"problem_phases"`
+	ProblemCode   string   `db:"problem_code"`
+	ProblemModule string   `db:"problem_module"`
+}
+
+// problemColumns selects ProblemColumns for cr and its module m at now, a parameter such as "$1".
+// Each list is an init plan, read once per statement.
+func problemColumns(now string) string {
+	return `ARRAY(` + stoppedPhasesAt(now) + ` ORDER BY 1) AS problem_phases,
+  CASE WHEN cr.course_module_id = ANY(ARRAY(` + sqlFailingModules + `)) THEN trim(m.uh_course_code) ELSE '' END AS problem_code,
+  CASE WHEN cr.course_module_id = ANY(ARRAY(` + sqlMisconfiguredModules + `)) THEN cr.course_module_id::text ELSE '' END AS problem_module`
+}
+
+// Problems are the blocking problems p names, as schedule.ClassifyWith reads them; nil when none
+// bears on the row.
+func (p ProblemColumns) Problems() *schedule.BlockingProblems {
+	if len(p.ProblemPhases) == 0 && p.ProblemCode == "" && p.ProblemModule == "" {
+		return nil
+	}
+	var out schedule.BlockingProblems
+	for _, ph := range p.ProblemPhases {
+		out.StoppedPhases = append(out.StoppedPhases, schedule.StoppedPhaseNamed(ph))
+	}
+	if p.ProblemCode != "" {
+		out.FailingCourseCodes = []string{p.ProblemCode}
+	}
+	if p.ProblemModule != "" {
+		out.MisconfiguredModuleIDs = []string{p.ProblemModule}
+	}
+	return &out
+}
+
+// classify is schedule.ClassifyWith of row at now under the problems p names.
+func (p ProblemColumns) classify(row schedule.Row, now time.Time) schedule.Status {
+	return schedule.ClassifyWith(p.matched(row), now, p.Problems())
+}
+
+// matched is row carrying the module and code p's problems are matched by.
+func (p ProblemColumns) matched(row schedule.Row) schedule.Row {
+	row.CourseModuleID, row.CourseCode = p.ProblemModule, p.ProblemCode
+	return row
+}
 
 // ownedStatesOf is a SQL text[] of the states the stopped phases keep (schedule.PhaseOwnedStates),
 // of those whose names pass keep.
@@ -435,7 +488,7 @@ var sqlExplained = func() string {
 		panic("sqlExplained: no condition for " + string(r))
 	}
 	stuck, number, permanent := bit(schedule.ReasonStuckInState), bit(schedule.ReasonStudentNumberStuck), bit(schedule.ReasonPermanentError)
-	linking := func(ph string) bool { return ph == "enrolment-discovery" || ph == "link-emails" }
+	linking := func(ph string) bool { return schedule.StoppedPhaseNamed(ph).SendsLinkingEmails }
 	anyProblem := `(SELECT EXISTS (` + sqlStoppedPhases + `) OR EXISTS (` + sqlFailingModules + `) OR EXISTS (` + sqlMisconfiguredModules + `))`
 	linkingStopped := `(SELECT EXISTS (SELECT 1 FROM (` + sqlStoppedPhases + `) sp WHERE sp.phase IN ('enrolment-discovery', 'link-emails')))`
 	// Only a row some problem could explain is classified further: in a state a stopped phase

@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	mrand "math/rand/v2"
 	"slices"
 	"sort"
@@ -343,6 +344,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 				t.Errorf("the generator no longer reaches every standing: %d running late, %d needing attention, %d dismissed",
 					len(wantStanding[schedule.StandingRunningLate]), len(wantStanding[schedule.StandingNeedsAttention]), len(wantStanding[schedule.StandingDismissed]))
 			}
+			checkRowsStandAsListed(ctx, t, st, now, len(facts), wantStanding)
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)
 
@@ -386,6 +388,49 @@ func listIDs(ctx context.Context, t *testing.T, st *store.Store, now time.Time, 
 	}
 	sort.Strings(ids)
 	return ids
+}
+
+// checkRowsStandAsListed holds what the pages show of a row (its Status, read with the blocking
+// problems bearing on it) to want, the ids of each standing: every listed row, and the
+// registration page of one row of each standing, which also names its problem exactly when it
+// stands explained. n is how many rows the ledger has.
+func checkRowsStandAsListed(ctx context.Context, t *testing.T, st *store.Store, now time.Time, n int, want map[schedule.Standing][]string) {
+	t.Helper()
+	all, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{}, nil, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOf := map[string]schedule.Standing{}
+	for s, ids := range want {
+		for _, id := range ids {
+			wantOf[id] = s
+		}
+	}
+	var differ []string
+	for _, row := range all {
+		if got := row.Status(now).Standing; got != wantOf[row.ID] {
+			differ = append(differ, fmt.Sprintf("%s: %q, schedule %q", row.ID, got, wantOf[row.ID]))
+		}
+	}
+	if len(all) < n/2 || len(differ) > 0 {
+		t.Errorf("of %d listed rows, %d stand elsewhere by their Status than by schedule.ClassifyWith: %v", len(all), len(differ), first(differ))
+	}
+	for _, s := range append(schedule.Standings(), "") {
+		ids := want[s]
+		if len(ids) == 0 {
+			continue
+		}
+		page, err := st.RegistrationPageGet(ctx, now, ids[0], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := page.Status(now).Standing; got != s {
+			t.Errorf("registration page of %s stands %q, schedule %q", ids[0], got, s)
+		}
+		if _, named := page.BlockingProblem(now); named != (s == schedule.StandingExplainedByProblem) {
+			t.Errorf("registration page of %s (standing %q) names a blocking problem: %v", ids[0], s, named)
+		}
+	}
 }
 
 func first(ids []string) []string {
@@ -445,6 +490,7 @@ VALUES ($1, now(), false, 'courseNotAllowed')`, module)
 			for _, s := range schedule.Standings() {
 				check("standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Standings: []schedule.Standing{s}}), wantStanding[s])
 			}
+			checkRowsStandAsListed(ctx, t, st, now, len(facts), wantStanding)
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("the queue's needs-a-person list", listIDs(ctx, t, st, now, store.RegistrationFilter{NeedsAdmin: true}), wantNeedsAdmin)
 			counts, err := st.RegistrationCountsGet(ctx, now, nil)

@@ -19,7 +19,7 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 	course := storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
 	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "A", Email: "a@example.invalid"})
 	id := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: course, State: "submission_uncertain"})
-	before, err := st.RegistrationGet(ctx, id, nil)
+	before, err := st.RegistrationGet(ctx, storetest.Now(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		t.Errorf("message = %v, want the words the caller gave", e.Message)
 	}
 
-	after, err := st.RegistrationGet(ctx, id, nil)
+	after, err := st.RegistrationGet(ctx, storetest.Now(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func (s *Store) RegistrationExport(ctx context.Context, now time.Time, f Registr
 		if f.Sort == SortWaiting {
 			order = sqlWaitingSince + `, cr.id`
 		}
-		rows, err := q.db.Query(ctx, `SELECT `+listColumns+`
+		rows, err := q.db.Query(ctx, `SELECT `+listColumnsAt("$1")+`
 FROM `+listFrom+`
 WHERE `+w.sql()+`
 ORDER BY `+order+`

@@ -90,7 +90,7 @@ func stuckInList(ctx context.Context, t *testing.T, st *store.Store, now time.Ti
 // now, finds the row stuck.
 func stuckOnPage(ctx context.Context, t *testing.T, st *store.Store, now time.Time, id string) bool {
 	t.Helper()
-	reg, err := st.RegistrationGet(ctx, id, nil)
+	reg, err := st.RegistrationGet(ctx, storetest.Now(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +211,7 @@ WHERE course_code = 'TKT10002'`, pressed.Add(schedule.StudentNumberStuckAfterPre
 	if ids, n := stuckInList(ctx, t, w.st, w.now); !slices.Equal(ids, []string{id}) || n != 1 {
 		t.Fatalf("after the fetch and a refresh the queue lists %v (count %d), want [%s]", ids, n, id)
 	}
-	waiting, err := w.st.RegistrationGet(ctx, id, nil)
+	waiting, err := w.st.RegistrationGet(ctx, storetest.Now(), id, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

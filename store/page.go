@@ -71,7 +71,7 @@ type matchHolder struct {
 // the newest lookup's match (rules: an attainment backs one row only), looked up by the two ids a
 // LookupRecord names a match by (the verdict's match_id, the verify answer's attainment_id).
 func registrationPageSQL(linkingSince *time.Time) string {
-	return `SELECT ` + registrationColumns + `,
+	return `SELECT ` + registrationColumnsAt("$3") + `,
   ` + preconditionColumns + `,
   (SELECT coalesce(json_agg(ev ORDER BY ev.created_at DESC, ev.id DESC), '[]'::json) FROM (` + historySQL("cr.id") + `) ev) AS events,
   (SELECT coalesce(json_agg(att ORDER BY att.attempt_number, att.created_at), '[]'::json) FROM (SELECT ` + attemptColumns + `
@@ -99,7 +99,7 @@ func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id str
 	if !IsUUID(id) {
 		return RegistrationPage{}, fmt.Errorf("RegistrationPageGet %q: %w", id, ErrNotFound)
 	}
-	rows, _ := q.db.Query(ctx, registrationPageSQL(q.linkingSince), id, scope)
+	rows, _ := q.db.Query(ctx, registrationPageSQL(q.linkingSince), id, scope, now)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[registrationPageRow])
 	if err != nil {
 		return RegistrationPage{}, dbError(op, err)

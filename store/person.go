@@ -23,16 +23,11 @@ func sqlPersonName(d string) string {
 const studentColumns = `s.id::text AS student_id, coalesce(btrim(concat_ws(' ', sd.first_name, sd.last_name)), '') AS student_name,
   coalesce(sd.email, '') AS student_email`
 
-// sqlSearchHelperMatches is true when the user_details "d" hold the pattern at param (a
-// searchPattern) in a name or the e-mail. It reads the LMS's own search columns
-// (name_search_helper: "first last last first", email_search_helper: the e-mail, both lower-cased),
-// whose trigram indexes serve a regular expression as they serve LIKE.
-func sqlSearchHelperMatches(d, param string) string {
-	return `(` + d + `.name_search_helper ~ ` + param + ` OR ` + d + `.email_search_helper ~ ` + param + `)`
-}
-
-// sqlPersonSearchMatches is sqlSearchHelperMatches on regdesk's copy of those columns
-// (person_search, alias ps), whose GIN trigram indexes answer a common name in milliseconds.
+// sqlPersonSearchMatches is true when the student's search text in regdesk's copy of the LMS's
+// search columns (person_search, alias ps: name_search_helper "first last last first" and
+// email_search_helper, both lower-cased) holds the pattern at param (a searchPattern) in a name or
+// the e-mail. Their GIN trigram indexes serve a regular expression as they serve LIKE, and answer
+// a common name in milliseconds.
 func sqlPersonSearchMatches(param string) string {
 	return `(ps.name_search ~ ` + param + ` OR ps.email_search ~ ` + param + `)`
 }
@@ -52,7 +47,7 @@ var foldClasses = func() map[rune]string {
 	return out
 }()
 
-// searchPattern turns a typed word into the regular expression sqlSearchHelperMatches compares:
+// searchPattern turns a typed word into the regular expression sqlPersonSearchMatches compares:
 // the word lower-cased, every character literal, each letter of foldClasses standing for its
 // accented and plain forms.
 func searchPattern(word string) string {

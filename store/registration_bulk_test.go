@@ -44,21 +44,21 @@ func TestRegistrationListByIDs(t *testing.T) {
 	elsewhere := storetest.AddRegistration(t, b.st, storetest.Registration{Student: b.student, Course: other, State: "pending"})
 	ctx := context.Background()
 
-	rows, err := b.st.RegistrationListByIDs(ctx, []string{second, first, elsewhere, "junk", storetest.NewID()}, nil)
+	rows, err := b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{second, first, elsewhere, "junk", storetest.NewID()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 3 {
 		t.Fatalf("got %d rows, want the 3 that exist", len(rows))
 	}
-	rows, err = b.st.RegistrationListByIDs(ctx, []string{first, elsewhere}, []string{b.course.ID})
+	rows, err = b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{first, elsewhere}, []string{b.course.ID})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 1 || rows[0].ID != first || rows[0].CourseName != "Ohjelmoinnin perusteet" {
 		t.Errorf("scoped rows = %+v, want only the row on the course in scope", rows)
 	}
-	if rows, err := b.st.RegistrationListByIDs(ctx, []string{"junk"}, nil); err != nil || rows != nil {
+	if rows, err := b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{"junk"}, nil); err != nil || rows != nil {
 		t.Errorf("only junk ids = %v, %v; want nothing", rows, err)
 	}
 }

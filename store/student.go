@@ -53,8 +53,8 @@ var studentNumberPrefix = regexp.MustCompile(`^[0-9]+$`)
 // studentSearchSQL builds the search for words (the query's words) with $1 the whole query, $2
 // the scope and $3 the limit, and returns it with its arguments. A query of digits finds students
 // whose live verified number starts with it. Anything else must have every word in the student's
-// name or e-mail as the LMS keeps them for search (sqlSearchHelperMatches; accents folded by
-// searchPattern), which the LMS's trigram indexes serve as long as one word has searchMinChars
+// name or e-mail as the LMS keeps them for search (sqlPersonSearchMatches; accents folded by
+// searchPattern), which regdesk's trigram indexes serve as long as one word has searchMinChars
 // characters; when none has, the words must also occur together as typed ("li wu"). A shorter
 // query matches only an exact student number. The patterns are parameters rather than
 // expressions, so the planner sees them and estimates from the trigram statistics.

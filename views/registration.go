@@ -36,7 +36,10 @@ type RegistrationHeaderVM struct {
 	NeedsAdmin       bool
 	Dismissed        bool
 	// RunningLate is the standing running_late: stuck in its state, nobody needs to act yet.
-	RunningLate  bool
+	RunningLate bool
+	// Explained says, in words, the blocking problem that accounts for every reason the row has
+	// (standing explained_by_problem), which keeps it off the queue; "" when none does.
+	Explained    string
 	Reasons      []ReasonVM
 	ErrorCode    string
 	ErrorLabel   string

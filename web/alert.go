@@ -128,7 +128,7 @@ func (s *Server) registrationAlert(r *http.Request, q url.Values, page store.Reg
 	if err != nil {
 		return views.AlertBannerVM{}, err
 	}
-	sum := sinceAlert(changes, schedule.StudentView(page.ScheduleRow(), page.Preconditions(), now), a.at)
+	sum := sinceAlert(changes, page.StudentView(page.Preconditions(), now), a.at)
 	return views.AlertBannerVM{
 		Show:             true,
 		Headline:         loc.SinceAlert(sum, now),

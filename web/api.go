@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views/i18n"
 )
@@ -157,7 +156,7 @@ type apiRegistration struct {
 }
 
 func (s *Server) apiRegistrationOf(r *http.Request, row store.RegistrationListRow, now time.Time) apiRegistration {
-	st := schedule.Classify(row.ScheduleRow(), now)
+	st := row.Status(now)
 	out := apiRegistration{ID: row.ID, URL: origin(r) + "/registrations/" + row.ID,
 		Student: apiStudent{ID: row.StudentID, Name: row.StudentName, Number: store.Deref(row.StudentNumber), Email: row.StudentEmail},
 		Course:  apiCourse{ID: row.CourseID, Name: row.CourseName}, Module: row.ModuleName, CourseCode: store.Deref(row.UhCourseCode),

@@ -225,7 +225,7 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 type rowLabels map[string]store.RegistrationListRow
 
 func (s *Server) rowNames(r *http.Request, ids []string) (rowLabels, error) {
-	rows, err := s.store.RegistrationListByIDs(r.Context(), ids, s.courseScope(r))
+	rows, err := s.store.RegistrationListByIDs(r.Context(), s.clock(), ids, s.courseScope(r))
 	if err != nil {
 		return nil, err
 	}

@@ -58,9 +58,8 @@ func lookupHelps(reg store.Registration) bool {
 // same history.
 func decisionVM(loc *i18n.Localizer, p store.RegistrationPage, lookup views.LookupVM, canAct bool, now time.Time) (views.DecisionVM, schedule.Action) {
 	reg := p.Registration
-	row := reg.ScheduleRow()
-	st := schedule.Classify(row, now)
-	sum := schedule.StudentView(row, p.Preconditions(), now)
+	st := reg.Status(now)
+	sum := reg.StudentView(p.Preconditions(), now)
 	d := views.DecisionVM{
 		StateWords: nextSentence(loc, sum.Next, func(t time.Time) string { return loc.At(t, now) }),
 		NextCheck:  loc.When(instant(st.NextCheckAt), now),

@@ -62,7 +62,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, row := range rows {
-		before, err := st.RegistrationGet(ctx, row.ID, nil)
+		before, err := st.RegistrationGet(ctx, storetest.Now(), row.ID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 				t.Errorf("uncertain row %s landed and shows: verdict %s, want registered or partly_registered", row.ID, verdict)
 			}
 		}
-		after, err := st.RegistrationGet(ctx, row.ID, nil)
+		after, err := st.RegistrationGet(ctx, storetest.Now(), row.ID, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

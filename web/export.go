@@ -366,7 +366,7 @@ func (s *Server) runExport(w http.ResponseWriter, r *http.Request, name string, 
 }
 
 func (s *Server) queueExportCells(row store.RegistrationListRow, now time.Time) []string {
-	st := schedule.Classify(row.ScheduleRow(), now)
+	st := row.Status(now)
 	reasons := make([]string, 0, st.Reasons.Len())
 	for _, x := range st.Reasons.List() {
 		reasons = append(reasons, string(x))

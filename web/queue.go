@@ -433,7 +433,7 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 		rv := queueRowVM(loc, row, now)
 		rv.Selectable = canAct
 		rv.Claim = s.claimVM(r, row.ClaimColumns, now)
-		rv.Waiting = s.waitingVM(loc, schedule.Classify(row.ScheduleRow(), now), row.ScheduleColumns, now)
+		rv.Waiting = s.waitingVM(loc, row.Status(now), row.ScheduleColumns, now)
 		vm.Rows = append(vm.Rows, rv)
 	}
 	// How many rows the view holds: the page itself when it is the only one, else counted up to
@@ -512,7 +512,7 @@ func savedViews(loc *i18n.Localizer, p queueParams, canClaim bool) []views.Saved
 }
 
 func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Time) views.QueueRowVM {
-	st := schedule.Classify(row.ScheduleRow(), now)
+	st := row.Status(now)
 	vm := views.QueueRowVM{
 		ID:               row.ID,
 		URL:              "/registrations/" + row.ID,

@@ -30,7 +30,7 @@ func (s *Server) registrationShow(w http.ResponseWriter, r *http.Request) error 
 		if err != nil {
 			return err
 		}
-		reg, err := s.store.RegistrationGet(r.Context(), id, s.courseScope(r))
+		reg, err := s.store.RegistrationGet(r.Context(), s.clock(), id, s.courseScope(r))
 		if err != nil {
 			return err
 		}
@@ -115,7 +115,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 
 func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.Time) views.RegistrationHeaderVM {
 	facts := reg.ScheduleRow()
-	st := schedule.Classify(facts, now)
+	st := reg.Status(now)
 	h := views.RegistrationHeaderVM{
 		StudentName:      reg.StudentName,
 		StudentURL:       "/students/" + reg.StudentID,
@@ -139,6 +139,9 @@ func registrationHeaderVM(loc *i18n.Localizer, reg store.Registration, now time.
 	}
 	if reg.ErrorCode != "" {
 		h.ErrorLabel = loc.CodeExplain("errorCode", string(reg.ErrorCode))
+	}
+	if p, ok := reg.BlockingProblem(now); ok {
+		h.Explained = loc.T(explainedKey(p.Kind), "Subject", problemSubject(loc, p, reg))
 	}
 	if reg.SupersededByID != nil {
 		h.Superseded = loc.T("reg.superseded")
@@ -348,4 +351,24 @@ func firstNonEmpty(vals ...string) string {
 		}
 	}
 	return ""
+}
+
+// problemSubject names what problem p is about in words: a phase by its name, a course code as
+// it is, a module by the row's module name.
+func problemSubject(loc *i18n.Localizer, p schedule.BlockingProblem, reg store.Registration) string {
+	if p.Kind == schedule.ProblemModuleMisconfigured {
+		return moduleLabel(loc, reg.ModuleName)
+	}
+	return p.Subject
+}
+
+// explainedKey is the catalogue's sentence for a row held up by a problem of kind k.
+func explainedKey(k schedule.BlockingProblemKind) string {
+	switch k {
+	case schedule.ProblemPhaseStopped:
+		return "reg.explained.processing_phase_stopped"
+	case schedule.ProblemCourseCodeFailing:
+		return "reg.explained.course_code_failing"
+	}
+	return "reg.explained.module_misconfigured"
 }

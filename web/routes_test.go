@@ -65,7 +65,7 @@ type routeCase struct {
 func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 	own := "/registrations/" + b.uncertainOverdue + "?from=alert"
 	// The foreign row's student and course are outside the teacher's course.
-	elsewhere, err := b.store.RegistrationGet(context.Background(), foreign, nil)
+	elsewhere, err := b.store.RegistrationGet(context.Background(), storetest.Now(), foreign, nil)
 	if err != nil {
 		panic(fmt.Sprintf("routePolicies: the foreign row: %v", err))
 	}

@@ -11,6 +11,20 @@
       evt.preventDefault();
     }
   });
+  // A response whose target has left the page (the person followed a link while a list was still
+  // filtering or refreshing) is dropped: its out-of-band parts would find nowhere to go. htmx
+  // fires beforeSwap on the target, which a detached target no longer passes to the document, so
+  // the check is bound to the target itself when the request starts.
+  function dropIfGone(evt) {
+    if (!document.body.contains(evt.currentTarget)) evt.detail.shouldSwap = false;
+  }
+  document.addEventListener("htmx:beforeRequest", function (evt) {
+    var target = evt.detail && evt.detail.target;
+    if (target && target !== document.body && target.addEventListener) {
+      target.removeEventListener("htmx:beforeSwap", dropIfGone);
+      target.addEventListener("htmx:beforeSwap", dropIfGone);
+    }
+  });
   // A list that refreshes itself (data-keep-ticks: the queue's) keeps what the person chose in it:
   // the ticked rows, the row chosen with j/k (and its focus) and the bulk action picked. A refresh
   // waits while the person is in one of its fields, so it never takes a select from under them.
