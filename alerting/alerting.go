@@ -93,6 +93,11 @@ func (s *Service) Tick(ctx context.Context) error {
 
 // Evaluate counts, evaluates and applies the rules at now, writing the mails their changes call
 // for, and the digests that are due. ErrBusy: another instance is doing it.
+//
+// It reads the facts (store), evaluates them (schedule), and then, in one transaction it opens and
+// passes down, applies the evaluation under the evaluation lock (store), composes the mails of
+// the changes (views) and writes them to the outbox (store) before it commits: a mail exists once
+// the change it tells of does. The Mail job sends them (SendDue).
 func (s *Service) Evaluate(ctx context.Context) error {
 	now := s.clock()
 	facts, err := s.store.HealthFactsGet(ctx, now)
@@ -100,18 +105,33 @@ func (s *Service) Evaluate(ctx context.Context) error {
 		return err
 	}
 	found := schedule.Evaluate(facts, now)
-	var mails func(context.Context, *store.Queries, []store.AlertChange) ([]store.OutboxMail, error)
-	if s.sender != nil {
-		mails = func(ctx context.Context, q *store.Queries, changes []store.AlertChange) ([]store.OutboxMail, error) {
-			return s.changeMails(ctx, q, changes, now)
-		}
-	}
-	changes, err := s.store.AlertSync(ctx, now, found, mails)
+
+	tx, err := s.store.Begin(ctx)
 	if err != nil {
 		return err
 	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	changes, err := tx.AlertApply(ctx, now, found)
+	if err != nil {
+		return err
+	}
+	if s.sender != nil && len(changes) > 0 {
+		mails, err := s.changeMails(ctx, tx.Queries, changes, now)
+		if err != nil {
+			return err
+		}
+		for _, m := range mails {
+			if _, err := tx.OutboxInsert(ctx, m, now); err != nil {
+				return err
+			}
+		}
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return err
+	}
+
 	for _, c := range changes {
-		s.log.Info("alert "+c.Kind, "rule", c.Alert.Rule, "key", c.Alert.Key, "severity", c.Alert.Severity, "count", c.Alert.Count)
+		s.log.Info("alert "+string(c.Kind), "rule", c.Alert.Rule, "key", c.Alert.Key, "severity", c.Alert.Severity, "count", c.Alert.Count)
 	}
 	if s.sender == nil {
 		return nil
@@ -121,7 +141,7 @@ func (s *Service) Evaluate(ctx context.Context) error {
 
 func (s *Service) messageID() string { return "<" + store.NewID() + "@" + s.host + ">" }
 
-func (s *Service) outbox(key, kind string, to store.Subscriber, alertID string, m Mail) store.OutboxMail {
+func (s *Service) outbox(key string, kind store.MailKind, to store.Subscriber, alertID string, m Mail) store.OutboxMail {
 	return store.OutboxMail{DedupeKey: key, Kind: kind, AccountID: to.AccountID, To: to.Email, AlertID: alertID,
 		MessageID: s.messageID(), Subject: m.Subject, Text: m.Text, HTML: m.HTML,
 		Headers: map[string]string{"List-Unsubscribe": "<" + s.c.settingsURL() + ">", "Auto-Submitted": "auto-generated"}}
@@ -139,8 +159,8 @@ func (s *Service) changeMails(ctx context.Context, q *store.Queries, changes []s
 		a := ch.Alert.Alert()
 		var to []store.Subscriber
 		switch ch.Kind {
-		case "cleared":
-			ids, err := q.OutboxRecipients(ctx, ch.Alert.ID, "alert_fired")
+		case schedule.AlertCleared:
+			ids, err := q.OutboxRecipients(ctx, ch.Alert.ID, store.MailAlertFired)
 			if err != nil {
 				return nil, err
 			}
@@ -160,7 +180,7 @@ func (s *Service) changeMails(ctx context.Context, q *store.Queries, changes []s
 			continue
 		}
 		var examples []Example
-		if ch.Kind != "cleared" {
+		if ch.Kind != schedule.AlertCleared {
 			if examples, err = s.examples(ctx, q, a, now); err != nil {
 				return nil, err
 			}
@@ -172,12 +192,12 @@ func (s *Service) changeMails(ctx context.Context, q *store.Queries, changes []s
 				m = s.c.in(sub.Language, now).alertMail(ch.Kind, ch.Alert, examples)
 				byLang[sub.Language] = m
 			}
-			kind, key := "alert_fired", "fired/"+ch.Alert.ID+"/"+sub.AccountID
+			kind, key := store.MailAlertFired, "fired/"+ch.Alert.ID+"/"+sub.AccountID
 			switch ch.Kind {
-			case "cleared":
-				kind, key = "alert_cleared", "cleared/"+ch.Alert.ID+"/"+sub.AccountID
-			case "reminder":
-				kind, key = "alert_reminder", "reminder/"+ch.Alert.ID+"/"+sub.AccountID+"/"+now.Format(time.DateOnly)
+			case schedule.AlertCleared:
+				kind, key = store.MailAlertCleared, "cleared/"+ch.Alert.ID+"/"+sub.AccountID
+			case schedule.AlertReminder:
+				kind, key = store.MailAlertReminder, "reminder/"+ch.Alert.ID+"/"+sub.AccountID+"/"+now.Format(time.DateOnly)
 			}
 			out = append(out, s.outbox(key, kind, sub, ch.Alert.ID, m))
 		}
@@ -269,25 +289,30 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 
 func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, firing []store.AlertRow, now time.Time) error {
 	c := s.c.in(sub.Language, now)
-	return s.store.InTx(ctx, func(q *store.Queries) error {
-		var items []item
-		for _, a := range firing {
-			al := a.Alert()
-			if !sub.Concerns(al) || !sub.Settings.WantsKind(al.Rule) {
-				continue
-			}
-			ex, err := s.examples(ctx, q, al, now)
-			if err != nil {
-				return err
-			}
-			items = append(items, c.item(a, ex))
-		}
-		if len(items) == 0 {
-			return nil
-		}
-		_, err := q.OutboxInsert(ctx, s.outbox(key, "digest", sub, "", c.digestMail(items)), now)
+	tx, err := s.store.Begin(ctx)
+	if err != nil {
 		return err
-	})
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var items []item
+	for _, a := range firing {
+		al := a.Alert()
+		if !sub.Concerns(al) || !sub.Settings.WantsKind(al.Rule) {
+			continue
+		}
+		ex, err := s.examples(ctx, tx.Queries, al, now)
+		if err != nil {
+			return err
+		}
+		items = append(items, c.item(a, ex))
+	}
+	if len(items) == 0 {
+		return nil
+	}
+	if _, err := tx.OutboxInsert(ctx, s.outbox(key, store.MailDigest, sub, "", c.digestMail(items)), now); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // weekly writes a teacher's weekly digest, Mondays from their digest hour (8 by default): the
@@ -308,32 +333,37 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 		return err
 	}
 	c := s.c.in(sub.Language, now)
-	return s.store.InTx(ctx, func(q *store.Queries) error {
-		var items []item
-		n := 0
-		for _, courseID := range sub.CourseIDs {
-			rows, err := q.RegistrationListByCourse(ctx, courseID, sub.CourseIDs, 200)
-			if err != nil {
-				return err
-			}
-			for _, r := range rows {
-				st := r.StudentStatus
-				if st != schedule.StudentNeedsStudentNumber && st != schedule.StudentNeedsEnrolment {
-					continue
-				}
-				n++
-				if len(items) < 50 {
-					items = append(items, item{Severity: c.loc.Code("studentStatus", string(st)), Title: r.StudentName, Summary: r.CourseName,
-						Explain: c.loc.CodeExplain("studentStatus", string(st)), Link: s.c.abs("/students/"+r.StudentID, slot)})
-				}
-			}
-		}
-		if n == 0 {
-			return nil
-		}
-		_, err := q.OutboxInsert(ctx, s.outbox(key, "teacher_weekly", sub, "", c.weeklyMail(n, items)), now)
+	tx, err := s.store.Begin(ctx)
+	if err != nil {
 		return err
-	})
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	var items []item
+	n := 0
+	for _, courseID := range sub.CourseIDs {
+		rows, err := tx.RegistrationListByCourse(ctx, courseID, sub.CourseIDs, 200)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			st := r.StudentStatus
+			if st != schedule.StudentNeedsStudentNumber && st != schedule.StudentNeedsEnrolment {
+				continue
+			}
+			n++
+			if len(items) < 50 {
+				items = append(items, item{Severity: c.loc.Code("studentStatus", string(st)), Title: r.StudentName, Summary: r.CourseName,
+					Explain: c.loc.CodeExplain("studentStatus", string(st)), Link: s.c.abs("/students/"+r.StudentID, slot)})
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if _, err := tx.OutboxInsert(ctx, s.outbox(key, store.MailTeacherWeekly, sub, "", c.weeklyMail(n, items)), now); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // SendDue sends every mail due at now and returns how many went; it stops at the first mail the

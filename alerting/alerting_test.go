@@ -307,7 +307,7 @@ func TestMailClaimedByADeadSenderIsSentOnceMoreWithItsMessageID(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	if _, err := b.st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: "digest", To: "support@example.invalid",
+	if _, err := b.st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: store.MailDigest, To: "support@example.invalid",
 		MessageID: "<fixed-id@regdesk.example>", Subject: "s", Text: "t", HTML: "<p>h</p>"}, b.clock.now()); err != nil {
 		t.Fatal(err)
 	}

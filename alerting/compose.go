@@ -9,6 +9,7 @@ import (
 	texttemplate "text/template"
 	"time"
 
+	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/views/i18n"
 )
@@ -95,16 +96,16 @@ func (c lang) item(a store.AlertRow, examples []Example) item {
 }
 
 // alertMail composes the mail of one change: fired, rose, reminder or cleared.
-func (c lang) alertMail(kind string, a store.AlertRow, examples []Example) Mail {
+func (c lang) alertMail(kind schedule.AlertChange, a store.AlertRow, examples []Example) Mail {
 	it := c.item(a, examples)
 	subject := c.loc.T("mail.subject.fired", "Severity", it.Severity, "Title", it.Title)
 	lead := c.loc.T("mail.firedSince", "Since", it.Since)
 	switch kind {
-	case "cleared":
+	case schedule.AlertCleared:
 		subject = c.loc.T("mail.subject.cleared", "Title", it.Title)
 		lead = c.loc.T("mail.clearedAt", "At", c.stamp(*a.ClearedAt), "Since", it.Since)
 		it.Examples = nil
-	case "reminder":
+	case schedule.AlertReminder:
 		subject = c.loc.T("mail.subject.reminder", "Title", it.Title)
 	}
 	return c.render(subject, lead, []item{it})

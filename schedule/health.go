@@ -290,6 +290,20 @@ func (a Alert) Identity() string {
 	return string(a.Rule) + "/" + a.Key
 }
 
+// AlertChange is what one evaluation did to an alert, and so what its mail says.
+type AlertChange string
+
+const (
+	// AlertFired: the alert was not firing and now is.
+	AlertFired AlertChange = "fired"
+	// AlertCleared: the alert was firing and the rules no longer find it.
+	AlertCleared AlertChange = "cleared"
+	// AlertRose: still firing, at a severity above the worst it had reached.
+	AlertRose AlertChange = "rose"
+	// AlertReminder: still firing a day after it fired or last reminded.
+	AlertReminder AlertChange = "reminder"
+)
+
 // SystemPath is the System page, where the pipeline's phases and paused modules are shown and
 // controlled.
 const SystemPath = "/system"

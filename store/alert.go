@@ -309,9 +309,7 @@ WHERE id = $1 AND cleared_at IS NULL AND acknowledged_at IS NULL`, id, accountID
 
 // AlertChange is what one evaluation did to one alert.
 type AlertChange struct {
-	// Kind is "fired", "cleared", "rose" (its severity rose past what it had reached) or
-	// "reminder" (still firing a day after it fired or last reminded).
-	Kind  string
+	Kind  schedule.AlertChange
 	Alert AlertRow
 }
 
@@ -325,83 +323,66 @@ const alertLockKey = "regdesk alerts"
 // ReminderInterval is how often a still-firing alert reminds: at most daily.
 const ReminderInterval = 24 * time.Hour
 
-// AlertSync applies one evaluation at now: alerts in found that are not firing fire, firing ones
-// not in found clear, the rest take found's numbers. In the same transaction, mails(q, changes)
-// returns the mails that tell of the changes, and they are written to the outbox. If another
-// instance holds the evaluation lock, nothing is written and the error is ErrBusy.
-func (s *Store) AlertSync(ctx context.Context, now time.Time, found []schedule.Alert,
-	mails func(ctx context.Context, q *Queries, changes []AlertChange) ([]OutboxMail, error)) ([]AlertChange, error) {
-	var changes []AlertChange
-	err := s.InTx(ctx, func(q *Queries) error {
-		changes = nil
-		var got bool
-		if err := q.db.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext($1))`, alertLockKey).Scan(&got); err != nil {
-			return dbError("AlertSync lock", err)
-		}
-		if !got {
-			return ErrBusy
-		}
-		firing, err := q.AlertListFiring(ctx)
-		if err != nil {
-			return err
-		}
-		byIdentity := map[string]AlertRow{}
-		for _, a := range firing {
-			byIdentity[a.Alert().Identity()] = a
-		}
-		seen := map[string]bool{}
-		for _, a := range found {
-			id := a.Identity()
-			seen[id] = true
-			old, ok := byIdentity[id]
-			if !ok {
-				row, err := q.alertInsert(ctx, a, now)
-				if err != nil {
-					return err
-				}
-				changes = append(changes, AlertChange{Kind: "fired", Alert: row})
-				continue
-			}
-			row, err := q.alertUpdate(ctx, old.ID, a, now)
-			if err != nil {
-				return err
-			}
-			if peak, _ := schedule.ParseSeverity(old.PeakSeverity); a.Severity > peak {
-				changes = append(changes, AlertChange{Kind: "rose", Alert: row})
-			} else if last := cmpTime(row.RemindedAt, row.FiredAt); now.Sub(last) >= ReminderInterval {
-				if _, err := q.db.Exec(ctx, `UPDATE alerts SET reminded_at = $2 WHERE id = $1`, row.ID, now); err != nil {
-					return dbError("AlertSync remind", err)
-				}
-				row.RemindedAt = &now
-				changes = append(changes, AlertChange{Kind: "reminder", Alert: row})
-			}
-		}
-		for _, old := range firing {
-			if seen[old.Alert().Identity()] {
-				continue
-			}
-			if _, err := q.db.Exec(ctx, `UPDATE alerts SET cleared_at = $2 WHERE id = $1`, old.ID, now); err != nil {
-				return dbError("AlertSync clear", err)
-			}
-			old.ClearedAt = &now
-			changes = append(changes, AlertChange{Kind: "cleared", Alert: old})
-		}
-		if mails == nil || len(changes) == 0 {
-			return nil
-		}
-		out, err := mails(ctx, q, changes)
-		if err != nil {
-			return err
-		}
-		for _, m := range out {
-			if _, err := q.OutboxInsert(ctx, m, now); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+// AlertApply applies one evaluation at now in the transaction: alerts in found that are not
+// firing fire, firing ones not in found clear, the rest take found's numbers. It first takes the
+// evaluation's advisory lock, held until the transaction ends, so that the mails the caller then
+// writes in the same transaction commit with the changes they tell of, and no other instance
+// applies an evaluation meanwhile: if another holds it, nothing is written and the error is
+// ErrBusy. It is a method of Tx, not Queries, because the lock is a transaction's.
+func (t *Tx) AlertApply(ctx context.Context, now time.Time, found []schedule.Alert) ([]AlertChange, error) {
+	q := t.Queries
+	var got bool
+	if err := q.db.QueryRow(ctx, `SELECT pg_try_advisory_xact_lock(hashtext($1))`, alertLockKey).Scan(&got); err != nil {
+		return nil, dbError("AlertApply lock", err)
+	}
+	if !got {
+		return nil, ErrBusy
+	}
+	firing, err := q.AlertListFiring(ctx)
 	if err != nil {
 		return nil, err
+	}
+	byIdentity := map[string]AlertRow{}
+	for _, a := range firing {
+		byIdentity[a.Alert().Identity()] = a
+	}
+	var changes []AlertChange
+	seen := map[string]bool{}
+	for _, a := range found {
+		id := a.Identity()
+		seen[id] = true
+		old, ok := byIdentity[id]
+		if !ok {
+			row, err := q.alertInsert(ctx, a, now)
+			if err != nil {
+				return nil, err
+			}
+			changes = append(changes, AlertChange{Kind: schedule.AlertFired, Alert: row})
+			continue
+		}
+		row, err := q.alertUpdate(ctx, old.ID, a, now)
+		if err != nil {
+			return nil, err
+		}
+		if peak, _ := schedule.ParseSeverity(old.PeakSeverity); a.Severity > peak {
+			changes = append(changes, AlertChange{Kind: schedule.AlertRose, Alert: row})
+		} else if last := cmpTime(row.RemindedAt, row.FiredAt); now.Sub(last) >= ReminderInterval {
+			if _, err := q.db.Exec(ctx, `UPDATE alerts SET reminded_at = $2 WHERE id = $1`, row.ID, now); err != nil {
+				return nil, dbError("AlertApply remind", err)
+			}
+			row.RemindedAt = &now
+			changes = append(changes, AlertChange{Kind: schedule.AlertReminder, Alert: row})
+		}
+	}
+	for _, old := range firing {
+		if seen[old.Alert().Identity()] {
+			continue
+		}
+		if _, err := q.db.Exec(ctx, `UPDATE alerts SET cleared_at = $2 WHERE id = $1`, old.ID, now); err != nil {
+			return nil, dbError("AlertApply clear", err)
+		}
+		old.ClearedAt = &now
+		changes = append(changes, AlertChange{Kind: schedule.AlertCleared, Alert: old})
 	}
 	return changes, nil
 }

@@ -131,27 +131,49 @@ func alertOf(rule schedule.AlertRule, sev schedule.Severity, n int) schedule.Ale
 	return schedule.Alert{Rule: rule, Severity: sev, Count: n, Path: "/"}
 }
 
-// TestAlertSyncFiresUpdatesClears: an alert fires once, stays one row while it keeps firing
-// (taking the new numbers and its peak), reminds after a day, and clears; the mails returned in the
+// alertApply applies found at at as the alerting service does: Begin, AlertApply, the mails
+// mails returns for the changes written to the outbox in the same transaction, Commit.
+func alertApply(ctx context.Context, st *store.Store, at time.Time, found []schedule.Alert, mails func([]store.AlertChange) []store.OutboxMail) ([]store.AlertChange, error) {
+	tx, err := st.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	changes, err := tx.AlertApply(ctx, at, found)
+	if err != nil {
+		return nil, err
+	}
+	if mails != nil {
+		for _, m := range mails(changes) {
+			if _, err := tx.OutboxInsert(ctx, m, at); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return changes, tx.Commit(ctx)
+}
+
+// TestAlertApplyFiresUpdatesClears: an alert fires once, stays one row while it keeps firing
+// (taking the new numbers and its peak), reminds after a day, and clears; the mails written in the
 // same transaction reach the outbox once per key.
-func TestAlertSyncFiresUpdatesClears(t *testing.T) {
+func TestAlertApplyFiresUpdatesClears(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.New(t)
 	now := storetest.Now()
 	var kinds []string
-	mails := func(ctx context.Context, q *store.Queries, ch []store.AlertChange) ([]store.OutboxMail, error) {
+	mails := func(ch []store.AlertChange) []store.OutboxMail {
 		var out []store.OutboxMail
 		for _, c := range ch {
-			kinds = append(kinds, c.Kind+":"+c.Alert.Rule)
-			out = append(out, store.OutboxMail{DedupeKey: c.Kind + "/" + c.Alert.ID, Kind: "alert_fired", To: "x@example.invalid",
-				AlertID: c.Alert.ID, MessageID: "<" + c.Kind + c.Alert.ID + "@t>", Subject: "s", Text: "t", HTML: "h"})
+			kinds = append(kinds, string(c.Kind)+":"+c.Alert.Rule)
+			out = append(out, store.OutboxMail{DedupeKey: string(c.Kind) + "/" + c.Alert.ID, Kind: store.MailAlertFired, To: "x@example.invalid",
+				AlertID: c.Alert.ID, MessageID: "<" + string(c.Kind) + c.Alert.ID + "@t>", Subject: "s", Text: "t", HTML: "h"})
 		}
-		return out, nil
+		return out
 	}
 	sync := func(at time.Time, found ...schedule.Alert) {
 		t.Helper()
-		if _, err := st.AlertSync(ctx, at, found, mails); err != nil {
+		if _, err := alertApply(ctx, st, at, found, mails); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,9 +209,9 @@ func TestAlertSyncFiresUpdatesClears(t *testing.T) {
 	}
 }
 
-// TestAlertSyncOneInstanceAtATime: evaluations racing on one database apply once each; one that
+// TestAlertApplyOneInstanceAtATime: evaluations racing on one database apply once each; one that
 // finds the lock held writes nothing and says so.
-func TestAlertSyncOneInstanceAtATime(t *testing.T) {
+func TestAlertApplyOneInstanceAtATime(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.New(t)
@@ -198,7 +220,7 @@ func TestAlertSyncOneInstanceAtATime(t *testing.T) {
 	errs := make([]error, 8)
 	for i := range errs {
 		wg.Go(func() {
-			_, errs[i] = st.AlertSync(ctx, now, []schedule.Alert{alertOf(schedule.RulePipelineIdle, schedule.SeverityWarning, 30)}, nil)
+			_, errs[i] = alertApply(ctx, st, now, []schedule.Alert{alertOf(schedule.RulePipelineIdle, schedule.SeverityWarning, 30)}, nil)
 		})
 	}
 	wg.Wait()
@@ -213,6 +235,37 @@ func TestAlertSyncOneInstanceAtATime(t *testing.T) {
 	}
 }
 
+// TestAlertApplyHoldsTheLockUntilCommit: the evaluation lock AlertApply takes is held by the
+// caller's transaction while it composes and writes the mails, not only while AlertApply runs: a
+// second instance meanwhile is ErrBusy and writes nothing; after the commit it evaluates.
+func TestAlertApplyHoldsTheLockUntilCommit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := storetest.New(t)
+	now := storetest.Now()
+	first, err := st.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = first.Rollback(ctx) }()
+	if _, err := first.AlertApply(ctx, now, []schedule.Alert{alertOf(schedule.RulePipelineIdle, schedule.SeverityWarning, 30)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := alertApply(ctx, st, now, []schedule.Alert{alertOf(schedule.RuleMisregistrationsDetected, schedule.SeverityWarning, 1)}, nil); !errors.Is(err, store.ErrBusy) {
+		t.Fatalf("a second evaluation while the first's transaction is open = %v, want ErrBusy", err)
+	}
+	if err := first.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	changes, err := alertApply(ctx, st, now.Add(time.Minute), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) != 1 || changes[0].Kind != schedule.AlertCleared || changes[0].Alert.Rule != string(schedule.RulePipelineIdle) {
+		t.Fatalf("after the commit: changes = %+v, want pipeline_idle cleared (and nothing of the busy one's)", changes)
+	}
+}
+
 // TestOutboxClaimBacksOffAndRecordsAttempts: a failed mail waits the submit backoff, each attempt
 // is recorded, and a claimed mail is not claimed again until its lease passes.
 func TestOutboxClaimBacksOffAndRecordsAttempts(t *testing.T) {
@@ -220,11 +273,11 @@ func TestOutboxClaimBacksOffAndRecordsAttempts(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.New(t)
 	now := storetest.Now()
-	if _, err := st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: "digest", To: "a@example.invalid", MessageID: "<m@t>",
+	if _, err := st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: store.MailDigest, To: "a@example.invalid", MessageID: "<m@t>",
 		Subject: "s", Text: "t", HTML: "h"}, now); err != nil {
 		t.Fatal(err)
 	}
-	again, err := st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: "digest", To: "a@example.invalid", MessageID: "<m2@t>"}, now)
+	again, err := st.OutboxInsert(ctx, store.OutboxMail{DedupeKey: "k", Kind: store.MailDigest, To: "a@example.invalid", MessageID: "<m2@t>"}, now)
 	if err != nil || again {
 		t.Fatalf("second insert of one key = %v, %v", again, err)
 	}
@@ -257,27 +310,25 @@ func TestOutboxClaimBacksOffAndRecordsAttempts(t *testing.T) {
 	}
 }
 
-// TestAlertSyncSeverityRise: an alert whose severity rises past the worst it reached is a "rose"
+// TestAlertApplySeverityRise: an alert whose severity rises past the worst it reached is a "rose"
 // change (those who mail at that severity now hear of it); falling back and rising again to the
 // same peak is not.
-func TestAlertSyncSeverityRise(t *testing.T) {
+func TestAlertApplySeverityRise(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	st := storetest.New(t)
 	now := storetest.Now()
-	var kinds []string
-	mails := func(_ context.Context, _ *store.Queries, ch []store.AlertChange) ([]store.OutboxMail, error) {
-		for _, c := range ch {
-			kinds = append(kinds, c.Kind)
-		}
-		return nil, nil
-	}
+	var kinds []schedule.AlertChange
 	for i, sev := range []schedule.Severity{schedule.SeverityWarning, schedule.SeverityCritical, schedule.SeverityWarning, schedule.SeverityCritical} {
-		if _, err := st.AlertSync(ctx, now.Add(time.Duration(i)*time.Minute), []schedule.Alert{alertOf(schedule.RuleStuckRegistrations, sev, 10)}, mails); err != nil {
+		changes, err := alertApply(ctx, st, now.Add(time.Duration(i)*time.Minute), []schedule.Alert{alertOf(schedule.RuleStuckRegistrations, sev, 10)}, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		for _, c := range changes {
+			kinds = append(kinds, c.Kind)
+		}
 	}
-	if len(kinds) != 2 || kinds[0] != "fired" || kinds[1] != "rose" {
+	if len(kinds) != 2 || kinds[0] != schedule.AlertFired || kinds[1] != schedule.AlertRose {
 		t.Fatalf("changes = %q, want fired then one rose", kinds)
 	}
 	firing, err := st.AlertListFiring(ctx)

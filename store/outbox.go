@@ -11,13 +11,28 @@ import (
 	"regdesk/schedule"
 )
 
+// MailKind is why a mail was written: the outbox's mail_kind.
+type MailKind string
+
+const (
+	// MailAlertFired tells that an alert fired, or rose to a severity the person is mailed at.
+	MailAlertFired MailKind = "alert_fired"
+	// MailAlertCleared tells those its firing mailed that an alert cleared.
+	MailAlertCleared MailKind = "alert_cleared"
+	// MailAlertReminder tells that an alert still fires a day on.
+	MailAlertReminder MailKind = "alert_reminder"
+	// MailDigest is an account's daily digest of what fires.
+	MailDigest MailKind = "digest"
+	// MailTeacherWeekly is a teacher's weekly digest of their students who can act.
+	MailTeacherWeekly MailKind = "teacher_weekly"
+)
+
 // OutboxMail is one mail to write to the outbox.
 type OutboxMail struct {
 	// DedupeKey names the mail's reason to exist ("fired/<alert>/<account>"): a second write of the
 	// same key is a no-op, so two evaluations of one change mail once.
 	DedupeKey string
-	// Kind is a mail_kind: alert_fired, alert_cleared, alert_reminder, digest, teacher_weekly.
-	Kind      string
+	Kind      MailKind
 	AccountID string
 	To        string
 	// AlertID is the alert the mail tells of; "" for digests.
@@ -40,7 +55,7 @@ func (q *Queries) OutboxInsert(ctx context.Context, m OutboxMail, now time.Time)
 	tag, err := q.db.Exec(ctx, `INSERT INTO mail_outbox (id, created_at, dedupe_key, kind, account_id, to_address, alert_id,
   message_id, subject, text_body, html_body, headers, next_attempt_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $2)
-ON CONFLICT (dedupe_key) DO NOTHING`, NewID(), now, m.DedupeKey, m.Kind, nullIfEmpty(m.AccountID), m.To,
+ON CONFLICT (dedupe_key) DO NOTHING`, NewID(), now, m.DedupeKey, string(m.Kind), nullIfEmpty(m.AccountID), m.To,
 		nullIfEmpty(m.AlertID), m.MessageID, m.Subject, m.Text, m.HTML, headers)
 	if err != nil {
 		return false, dbError("OutboxInsert", err)
@@ -59,9 +74,9 @@ func (q *Queries) OutboxExists(ctx context.Context, key string) (bool, error) {
 
 // OutboxRecipients returns the accounts that were written a mail of kind about alertID: a
 // cleared alert mails those its firing mailed.
-func (q *Queries) OutboxRecipients(ctx context.Context, alertID, kind string) ([]string, error) {
+func (q *Queries) OutboxRecipients(ctx context.Context, alertID string, kind MailKind) ([]string, error) {
 	rows, _ := q.db.Query(ctx, `SELECT DISTINCT account_id::text FROM mail_outbox
-WHERE alert_id = $1 AND kind = $2 AND account_id IS NOT NULL ORDER BY 1`, alertID, kind)
+WHERE alert_id = $1 AND kind = $2 AND account_id IS NOT NULL ORDER BY 1`, alertID, string(kind))
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, dbError("OutboxRecipients", err)

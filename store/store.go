@@ -195,21 +195,54 @@ func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 // /healthz uses it.
 func (s *Store) Ping(ctx context.Context) error { return s.health.Ping(ctx) }
 
-// InTx runs fn in one transaction and commits if fn returns nil. A rollback runs even when ctx is
-// cancelled, so an abandoned request never leaves a transaction open.
-func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
+// Tx is one read-write transaction its caller drives, in WTF Dial's manner: Begin, the queries
+// (Tx embeds Queries), Commit, with a deferred Rollback that undoes whatever was not committed and
+// does nothing after a Commit. The caller holds the transaction and passes it down; nothing in
+// the store calls back up into the caller with it open.
+type Tx struct {
+	*Queries
+	tx pgx.Tx
+}
+
+// Begin opens a read-write transaction.
+func (s *Store) Begin(ctx context.Context) (*Tx, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return fmt.Errorf("begin: %w", err)
+		return nil, fmt.Errorf("begin: %w", dbError("begin", err))
 	}
-	defer func() { _ = tx.Rollback(context.WithoutCancel(ctx)) }()
-	if err := fn(s.on(tx)); err != nil {
-		return err
-	}
-	if err := tx.Commit(ctx); err != nil {
+	return &Tx{Queries: s.on(tx), tx: tx}, nil
+}
+
+// Commit makes the transaction's writes stand.
+func (t *Tx) Commit(ctx context.Context) error {
+	if err := t.tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", dbError("commit", err))
 	}
 	return nil
+}
+
+// Rollback undoes the transaction unless it was committed; it runs even when ctx is cancelled,
+// so an abandoned request or job never leaves a transaction open. Defer it right after Begin.
+func (t *Tx) Rollback(ctx context.Context) error {
+	if err := t.tx.Rollback(context.WithoutCancel(ctx)); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}
+
+// InTx runs fn in one transaction (Begin, Commit) and commits if fn returns nil: for the store's
+// own methods, whose fn is their own code. A caller outside the store that has work of its own to
+// do between the queries drives a Tx instead.
+func (s *Store) InTx(ctx context.Context, fn func(q *Queries) error) error {
+	tx, err := s.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := fn(tx.Queries); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
 }
 
 // InReadTx runs fn in one read-only transaction at repeatable read: every query of fn sees the

@@ -15,7 +15,16 @@ import (
 // fire makes alerts fire as an evaluation would, without mail.
 func (b *testBundle) fire(t *testing.T, at time.Time, alerts ...schedule.Alert) {
 	t.Helper()
-	if _, err := b.store.AlertSync(context.Background(), at, alerts, nil); err != nil {
+	ctx := context.Background()
+	tx, err := b.store.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if _, err := tx.AlertApply(ctx, at, alerts); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -289,9 +289,7 @@ func TestPausedPhaseAlertsSupportAndAdmins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.store.AlertSync(ctx, testNow, schedule.Evaluate(facts, testNow), nil); err != nil {
-		t.Fatal(err)
-	}
+	b.fire(t, testNow, schedule.Evaluate(facts, testNow)...)
 	link := `href="/system?alerted_at=` + url.QueryEscape(testNow.UTC().Format(time.RFC3339)) + `"`
 	for who, c := range map[string]*http.Client{"support": b.client, "admin": admin} {
 		_, page := b.getWith(t, c, "/courses", false)
