@@ -21,6 +21,12 @@ type Job interface {
 	RunOnce(ctx context.Context) error
 }
 
+// Waker is a job a request can start before its interval is up: the runner also runs a round
+// whenever Wake's channel has a value (BulkApply, whose person watches the job's page).
+type Waker interface {
+	Wake() <-chan struct{}
+}
+
 // Runner runs jobs, each on its own goroutine, until Stop.
 type Runner struct {
 	Log  *slog.Logger
@@ -39,6 +45,10 @@ func (r *Runner) Start(ctx context.Context) {
 		log = slog.Default()
 	}
 	for _, j := range r.Jobs {
+		var wake <-chan struct{}
+		if w, ok := j.(Waker); ok {
+			wake = w.Wake()
+		}
 		r.wg.Go(func() {
 			t := time.NewTimer(0)
 			defer t.Stop()
@@ -47,6 +57,7 @@ func (r *Runner) Start(ctx context.Context) {
 				case <-ctx.Done():
 					return
 				case <-t.C:
+				case <-wake:
 				}
 				if err := j.RunOnce(ctx); err != nil && ctx.Err() == nil {
 					log.Warn("background job", "job", j.Name(), "err", err)

@@ -11,10 +11,11 @@ import (
 	"regdesk/schedule"
 )
 
-// This file keeps the background bulk applies (bulk_jobs, migration 0023), so a job's page
-// survives a restart and any instance finds it. The apply writes its job's end in its own
-// transaction (RegistrationBulkApply with BulkApplyParams.JobID), so a job reads as applied
-// exactly when its rows were changed.
+// This file keeps the background bulk applies (bulk_jobs, migrations 0004 and 0009): the request
+// writes a job with everything its apply needs, any instance claims it (BulkJobClaim, SKIP
+// LOCKED) and runs it, and the job's page, on any instance, shows how it goes. The apply writes
+// its job's end with its record of what the LMS did (RegistrationBulkRecord with
+// BulkApplyParams.JobID), so a job reads as applied exactly when that record was written.
 
 // BulkJobKeep is how long a job stays in the table after it started; older ones are deleted when a
 // new job starts.
@@ -27,7 +28,14 @@ type BulkJobOutcome string
 const (
 	BulkJobApplied BulkJobOutcome = "applied"
 	BulkJobFailed  BulkJobOutcome = "failed"
+	// BulkJobInterrupted is a job whose instance stopped while it ran: the LMS may have been
+	// asked about some of its rows, which the audit's record of the attempt names.
+	BulkJobInterrupted BulkJobOutcome = "interrupted"
 )
+
+// BulkJobStale is how long a claimed job may go without a heartbeat before it counts as cut
+// short: many beats, so a slow write or two does not end a live job.
+const BulkJobStale = 30 * time.Second
 
 // BulkJob is one background bulk apply.
 type BulkJob struct {
@@ -40,25 +48,65 @@ type BulkJob struct {
 	StartedAt   time.Time
 	HeartbeatAt time.Time
 	EndedAt     *time.Time
-	Outcome     BulkJobOutcome
+	// ClaimedAt is when an instance took the job up; nil while it waits for one.
+	ClaimedAt *time.Time
+	Outcome   BulkJobOutcome
 	// Result is what the apply did, when Outcome is BulkJobApplied.
 	Result *BulkResult
 }
 
-// BulkJobCreate records a job about to start (Done 0, its heartbeat at StartedAt), and deletes
-// the jobs started more than BulkJobKeep before it.
-func (s *Store) BulkJobCreate(ctx context.Context, j BulkJob) error {
+// BulkJobCreate queues the apply p as job id for any instance to claim (its heartbeat at
+// startedAt, so a job nobody claims reads as waiting), and deletes the jobs started more than
+// BulkJobKeep before it. p.JobID is set to id.
+func (s *Store) BulkJobCreate(ctx context.Context, id string, p BulkApplyParams, startedAt time.Time) error {
+	p.JobID = id
+	raw, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("BulkJobCreate: %w", err)
+	}
 	return s.InTx(ctx, func(q *Queries) error {
-		if _, err := q.db.Exec(ctx, `DELETE FROM bulk_jobs WHERE started_at < $1`, j.StartedAt.Add(-BulkJobKeep)); err != nil {
+		if _, err := q.db.Exec(ctx, `DELETE FROM bulk_jobs WHERE started_at < $1`, startedAt.Add(-BulkJobKeep)); err != nil {
 			return dbError("BulkJobCreate prune", err)
 		}
-		_, err := q.db.Exec(ctx, `INSERT INTO bulk_jobs (id, owner_id, action, reason, total, started_at, heartbeat_at)
-VALUES ($1, $2, $3, $4, $5, $6, $6)`, j.ID, j.OwnerID, string(j.Action), j.Reason, j.Total, j.StartedAt)
+		_, err := q.db.Exec(ctx, `INSERT INTO bulk_jobs (id, owner_id, action, reason, total, started_at, heartbeat_at, params)
+VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`, id, p.Actor.ID, string(p.Action), p.Reason, len(p.Rows), startedAt, raw)
 		if err != nil {
 			return dbError("BulkJobCreate", err)
 		}
 		return nil
 	})
+}
+
+// BulkJobClaim takes the oldest job waiting for an instance at now and returns its apply, with
+// ok false when none waits. Jobs another instance is claiming are skipped (SKIP LOCKED), so two
+// instances never take one job. First it ends the claimed jobs whose heartbeat stopped more than
+// BulkJobStale before now as interrupted: their instance stopped while the LMS may have been
+// asked, so running them again could not say truthfully what each row went through.
+func (s *Store) BulkJobClaim(ctx context.Context, now time.Time) (p BulkApplyParams, ok bool, err error) {
+	err = s.InTx(ctx, func(q *Queries) error {
+		if _, err := q.db.Exec(ctx, `UPDATE bulk_jobs SET outcome = 'interrupted', ended_at = $1
+WHERE id IN (SELECT id FROM bulk_jobs WHERE outcome IS NULL AND claimed_at IS NOT NULL AND heartbeat_at < $2
+  FOR UPDATE SKIP LOCKED)`, now, now.Add(-BulkJobStale)); err != nil {
+			return dbError("BulkJobClaim interrupted", err)
+		}
+		var raw []byte
+		err := q.db.QueryRow(ctx, `UPDATE bulk_jobs SET claimed_at = $1, heartbeat_at = greatest(heartbeat_at, $1)
+WHERE id = (SELECT id FROM bulk_jobs WHERE outcome IS NULL AND claimed_at IS NULL
+  ORDER BY started_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+RETURNING params`, now).Scan(&raw)
+		if err == pgx.ErrNoRows {
+			return nil
+		}
+		if err != nil {
+			return dbError("BulkJobClaim", err)
+		}
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return fmt.Errorf("BulkJobClaim: the job's apply does not read: %w", err)
+		}
+		ok = true
+		return nil
+	})
+	return p, ok && err == nil, err
 }
 
 // BulkJobBeat records that a running job is alive at at, having gone through done rows. A job
@@ -107,9 +155,10 @@ func (s *Store) BulkJobGet(ctx context.Context, id, ownerID string) (BulkJob, er
 	var action string
 	var outcome *string
 	var raw []byte
-	err := s.pool.QueryRow(ctx, `SELECT id::text, owner_id::text, action, reason, total, done, started_at, heartbeat_at, ended_at, outcome, result
+	err := s.pool.QueryRow(ctx, `SELECT id::text, owner_id::text, action, reason, total, done, started_at, heartbeat_at, ended_at,
+  claimed_at, outcome, result
 FROM bulk_jobs WHERE id = $1 AND owner_id = $2`, id, ownerID).Scan(&j.ID, &j.OwnerID, &action, &j.Reason, &j.Total, &j.Done,
-		&j.StartedAt, &j.HeartbeatAt, &j.EndedAt, &outcome, &raw)
+		&j.StartedAt, &j.HeartbeatAt, &j.EndedAt, &j.ClaimedAt, &outcome, &raw)
 	if err == pgx.ErrNoRows {
 		return BulkJob{}, fmt.Errorf("BulkJobGet: %w", ErrNotFound)
 	}
@@ -140,6 +189,7 @@ type BulkJobListRow struct {
 	StartedAt   time.Time
 	HeartbeatAt time.Time
 	EndedAt     *time.Time
+	ClaimedAt   *time.Time
 	Outcome     BulkJobOutcome
 	// Applied is how many rows the apply changed, when Outcome is BulkJobApplied.
 	Applied *int
@@ -149,7 +199,7 @@ type BulkJobListRow struct {
 // with its owner's name: the jobs kept for BulkJobKeep, running and ended.
 func (s *Store) BulkJobList(ctx context.Context, limit int) ([]BulkJobListRow, error) {
 	rows, err := s.pool.Query(ctx, `SELECT j.id::text, j.owner_id::text, a.name, j.action, j.reason, j.total, j.done, j.started_at,
-  j.heartbeat_at, j.ended_at, coalesce(j.outcome, ''), (j.result->>'Applied')::int
+  j.heartbeat_at, j.ended_at, j.claimed_at, coalesce(j.outcome, ''), (j.result->>'Applied')::int
 FROM bulk_jobs j JOIN accounts a ON a.id = j.owner_id
 ORDER BY j.started_at DESC, j.id
 LIMIT $1`, limit)
@@ -160,7 +210,7 @@ LIMIT $1`, limit)
 		var j BulkJobListRow
 		var action, outcome string
 		err := row.Scan(&j.ID, &j.OwnerID, &j.OwnerName, &action, &j.Reason, &j.Total, &j.Done, &j.StartedAt,
-			&j.HeartbeatAt, &j.EndedAt, &outcome, &j.Applied)
+			&j.HeartbeatAt, &j.EndedAt, &j.ClaimedAt, &outcome, &j.Applied)
 		j.Action, j.Outcome = schedule.Action(action), BulkJobOutcome(outcome)
 		return j, err
 	})

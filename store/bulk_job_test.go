@@ -2,8 +2,11 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"regdesk/schedule"
 	"regdesk/store"
@@ -28,7 +31,9 @@ func TestBulkJobListShowsEveryonesJobsNewestFirst(t *testing.T) {
 	}
 	job := func(owner string, at time.Time, total int) string {
 		id := storetest.NewID()
-		if err := st.BulkJobCreate(ctx, store.BulkJob{ID: id, OwnerID: owner, Action: schedule.ActionCheckNow, Reason: "Suotar is back", Total: total, StartedAt: at}); err != nil {
+		p := store.BulkApplyParams{Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, total),
+			Actor: store.ActionActor{ID: owner}}
+		if err := st.BulkJobCreate(ctx, id, p, at); err != nil {
 			t.Fatal(err)
 		}
 		return id
@@ -63,5 +68,67 @@ func TestBulkJobListShowsEveryonesJobsNewestFirst(t *testing.T) {
 	}
 	if r := list[2]; r.Outcome != store.BulkJobFailed || r.Applied != nil || r.Reason != "Suotar is back" || r.Action != schedule.ActionCheckNow {
 		t.Errorf("failed job = %+v", r)
+	}
+}
+
+// TestBulkJobClaimSkipsAJobBeingClaimed: while one instance holds a job's row (claiming it), a
+// second instance's claim takes the next job at once instead of waiting for the first and then
+// taking the same job again; and a job that was claimed is never claimed again.
+func TestBulkJobClaimSkipsAJobBeingClaimed(t *testing.T) {
+	t.Parallel()
+	st := storetest.New(t)
+	ctx := context.Background()
+	now := storetest.Now()
+	sami, err := st.AccountCreate(ctx, store.AccountCreateParams{Name: "Sami Support", Email: "sami@example.invalid", Role: store.AccountRoleSupport})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []string
+	for i := range 2 {
+		id := storetest.NewID()
+		p := store.BulkApplyParams{Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, 3), Actor: store.ActionActor{ID: sami.ID}}
+		if err := st.BulkJobCreate(ctx, id, p, now.Add(time.Duration(i)*time.Second)); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, id)
+	}
+	// The first instance, mid-claim of the oldest job.
+	first, err := st.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback(ctx)
+	if _, err := first.Exec(ctx, `UPDATE bulk_jobs SET claimed_at = $2 WHERE id = $1`, jobs[0], now); err != nil {
+		t.Fatal(err)
+	}
+	type claim struct {
+		p   store.BulkApplyParams
+		ok  bool
+		err error
+	}
+	second := make(chan claim, 1)
+	go func() {
+		p, ok, err := st.BulkJobClaim(ctx, now.Add(2*time.Second))
+		second <- claim{p, ok, err}
+	}()
+	var got claim
+	select {
+	case got = <-second:
+	case <-time.After(3 * time.Second):
+		// Waiting on the first's row: let it claim, and see what the second then takes.
+		if err := first.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		got = <-second
+		t.Error("the second claim waited for the first instance's job instead of skipping it")
+	}
+	if got.err != nil || !got.ok || got.p.JobID != jobs[1] {
+		t.Fatalf("the second claim took %q (%v, %v), want the next job %s", got.p.JobID, got.ok, got.err, jobs[1])
+	}
+	if err := first.Commit(ctx); err != nil && !errors.Is(err, pgx.ErrTxClosed) {
+		t.Fatal(err)
+	}
+	if p, ok, err := st.BulkJobClaim(ctx, now.Add(3*time.Second)); err != nil || ok {
+		t.Errorf("a third claim took %q (%v, %v), want none: both jobs are claimed", p.JobID, ok, err)
 	}
 }

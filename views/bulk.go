@@ -113,9 +113,12 @@ type BulkEndedVM struct {
 	ActionLabel string
 	// Outcome is "failed" or "interrupted".
 	Outcome string
-	// Words say what became of it and that no row was changed.
+	// Words say what became of it: that no row was changed, or that the audit says which rows the
+	// LMS was asked about.
 	Words    string
 	QueueURL string
+	// AuditURL is the audit log, whose record of the attempt names the rows asked.
+	AuditURL string
 }
 
 // BulkProgressVM is a long bulk apply while it runs.

@@ -1,11 +1,9 @@
 package web
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"strconv"
-	"sync/atomic"
 	"time"
 
 	"regdesk/store"
@@ -13,66 +11,44 @@ import (
 	"regdesk/views/i18n"
 )
 
-// This file is a long bulk apply's progress. A bulk action of more than BulkInlineRows rows runs in
-// the background (still one transaction, as every bulk action is), and the person is sent to
-// /bulk/jobs/{id}, which shows how many rows have been gone through and then the result. With
-// htmx the page polls a small fragment; without JavaScript it reloads itself. The job is kept in
-// the database (store/bulk_job.go), so any instance shows its page and a restart does not lose
-// it: the apply writes its result in its own transaction, and a job whose heartbeat stopped before
-// that was cut short with none of its rows changed, which its page says.
+// This file is a long bulk apply's progress. A bulk action of more than BulkInlineRows rows is
+// queued as a job (store.BulkJobCreate) that any instance's maintenance.BulkApply claims and runs,
+// and the person is sent to /bulk/jobs/{id}, which shows that it waits, that it runs, and then
+// its result. With htmx the page polls a small fragment; without JavaScript it reloads itself. The
+// job is kept in the database, so any instance shows its page and a restart does not lose it; a
+// job whose instance stopped while it ran is ended as interrupted, never run twice.
 
 // DefaultBulkInlineRows is how many rows a bulk apply may hold and still answer with its result at
 // once: a few seconds at most, under which a progress page would only flicker.
 const DefaultBulkInlineRows = 50
 
-// bulkJobBeat is how often a running job records its progress and that it is alive.
-const bulkJobBeat = time.Second
-
-// bulkJobStale is how long a job may go without a heartbeat before its page calls it cut short: many
-// beats, so a slow write or two does not make a live job read as stopped.
-const bulkJobStale = 30 * time.Second
-
-// bulkApplyInBackground starts the apply of p and sends the person to its progress page. The work
-// outlives the request (a person closing the tab does not undo their action half-way; it is one
-// transaction anyway), and Close waits for it.
+// bulkApplyInBackground queues the apply of p and sends the person to its progress page. The
+// work is the job's, not the request's: a person closing the tab does not stop it.
 func (s *Server) bulkApplyInBackground(w http.ResponseWriter, r *http.Request, p store.BulkApplyParams, now time.Time) error {
 	id := store.NewID()
-	if err := s.store.BulkJobCreate(r.Context(), store.BulkJob{ID: id, OwnerID: p.Actor.ID, Action: p.Action, Reason: p.Reason,
-		Total: len(p.Rows), StartedAt: now}); err != nil {
+	if err := s.store.BulkJobCreate(r.Context(), id, p, now); err != nil {
 		return err
 	}
-	var done atomic.Int64
-	p.JobID = id
-	ctx := context.WithoutCancel(r.Context())
-	stop := make(chan struct{})
-	s.background.Go(func() {
-		// The heartbeat: the rows gone through, and that this process still works on the job.
-		t := time.NewTicker(bulkJobBeat)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-			}
-			n := done.Load()
-			if err := s.store.BulkJobBeat(ctx, id, int(n), s.clock()); err != nil {
-				s.log.WarnContext(ctx, "bulk job heartbeat", "err", err, "job", id)
-			}
-		}
-	})
-	s.background.Go(func() {
-		defer close(stop)
-		_, err := s.actions.ApplyBulk(ctx, now, p)
-		if err != nil {
-			s.log.ErrorContext(ctx, "bulk apply failed", "err", err, "job", id, "request_id", requestIDFrom(ctx))
-			if err := s.store.BulkJobFail(ctx, id, s.clock()); err != nil {
-				s.log.ErrorContext(ctx, "bulk job not marked failed", "err", err, "job", id)
-			}
-		}
-	})
+	if s.bulkQueued != nil {
+		s.bulkQueued()
+	}
 	redirect(w, r, "/bulk/jobs/"+id)
 	return nil
+}
+
+// bulkJobState is where a job stands at now: its outcome once it has one, interrupted when its
+// instance stopped beating (which the next claim will write), waiting while no instance has
+// taken it up, else running.
+func bulkJobState(outcome store.BulkJobOutcome, claimedAt *time.Time, heartbeatAt, now time.Time) string {
+	switch {
+	case outcome != "":
+		return string(outcome)
+	case claimedAt == nil:
+		return "waiting"
+	case now.Sub(heartbeatAt) > store.BulkJobStale:
+		return string(store.BulkJobInterrupted)
+	}
+	return "running"
 }
 
 // bulkJobShow is a background bulk apply: its progress while it runs, its result once done, and
@@ -98,8 +74,8 @@ func (s *Server) bulkJobShow(w http.ResponseWriter, r *http.Request) error {
 	now := s.clock()
 	loc := i18n.From(r.Context())
 	label := loc.Code("action", string(j.Action))
-	stopped := j.Outcome == "" && now.Sub(j.HeartbeatAt) > bulkJobStale
-	if j.Outcome != "" || stopped {
+	state := bulkJobState(j.Outcome, j.ClaimedAt, j.HeartbeatAt, now)
+	if state != "waiting" && state != "running" {
 		if wantsFragment(r) {
 			redirect(w, r, "/bulk/jobs/"+id)
 			return nil
@@ -111,23 +87,28 @@ func (s *Server) bulkJobShow(w http.ResponseWriter, r *http.Request) error {
 			}
 			return s.render(w, r, http.StatusOK, views.BulkResultPage(vm), nil)
 		}
-		// Failed or cut short: the apply is one transaction, so none of its rows was changed.
 		vm := views.BulkEndedVM{Page: s.page(r, loc.T("bulk.progress.title", "Action", label)), ActionLabel: label,
-			Outcome: string(j.Outcome), QueueURL: "/"}
-		if stopped {
-			vm.Outcome = "interrupted"
-			vm.Words = loc.T("bulk.job.interrupted", "Done", int64(j.Done), "Count", int64(j.Total))
+			Outcome: state, QueueURL: "/", AuditURL: "/audit"}
+		if state == string(store.BulkJobInterrupted) {
+			// Its instance stopped while the LMS may have been asked: the audit's record of the
+			// attempt, written before the LMS was asked, names the rows.
+			vm.Words = loc.T("bulk.job.interrupted", "Count", int64(j.Total))
 		} else {
+			// The LMS refused the whole action or could not be reached: nothing was changed.
 			vm.Words = loc.T("bulk.job.failed", "Count", int64(j.Total))
 		}
 		return s.render(w, r, http.StatusOK, views.BulkEndedPage(vm), nil)
+	}
+	words := loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total))
+	if state == "waiting" {
+		words = loc.T("bulk.job.waiting", "Count", int64(j.Total))
 	}
 	vm := views.BulkProgressVM{
 		Page:        s.page(r, loc.T("bulk.progress.title", "Action", label)),
 		ActionLabel: label,
 		Done:        strconv.Itoa(j.Done),
 		Total:       strconv.Itoa(j.Total),
-		Words:       loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total)),
+		Words:       words,
 		PollURL:     "/bulk/jobs/" + id,
 	}
 	vm.Page.Refresh = "2"
@@ -157,19 +138,21 @@ func (s *Server) bulkJobsShow(w http.ResponseWriter, r *http.Request) error {
 		if row.Mine {
 			row.URL = "/bulk/jobs/" + j.ID
 		}
-		switch {
-		case j.Outcome == store.BulkJobApplied:
+		switch bulkJobState(j.Outcome, j.ClaimedAt, j.HeartbeatAt, now) {
+		case string(store.BulkJobApplied):
 			applied := 0
 			if j.Applied != nil {
 				applied = *j.Applied
 			}
 			row.Status, row.StatusLabel, row.Words = "applied", loc.T("bulk.jobs.status.applied"), loc.T("bulk.jobs.applied", "Applied", loc.Count(int64(applied)), "Count", int64(j.Total))
-		case j.Outcome == store.BulkJobFailed:
+		case string(store.BulkJobFailed):
 			row.Status, row.StatusLabel, row.Words = "failed", loc.T("bulk.jobs.status.failed"), loc.T("bulk.jobs.nothingChanged")
-		case now.Sub(j.HeartbeatAt) > bulkJobStale:
-			// As the job's own page says: its heartbeat stopped before it wrote a result, so the
-			// apply, one transaction, changed nothing.
-			row.Status, row.StatusLabel, row.Words = "interrupted", loc.T("bulk.jobs.status.interrupted"), loc.T("bulk.jobs.nothingChanged")
+		case string(store.BulkJobInterrupted):
+			// As the job's own page says: it stopped part-way, and the audit names what was asked.
+			row.Status, row.StatusLabel, row.Words = "interrupted", loc.T("bulk.jobs.status.interrupted"), loc.T("bulk.jobs.interrupted")
+		case "waiting":
+			row.Status, row.StatusLabel, row.Words = "waiting", loc.T("bulk.jobs.status.waiting"), loc.T("bulk.job.waiting", "Count", int64(j.Total))
+			list.PollURL = "/bulk/jobs"
 		default:
 			row.Status, row.StatusLabel, row.Words = "running", loc.T("bulk.jobs.status.running"), loc.T("bulk.progress.words", "Done", int64(j.Done), "Count", int64(j.Total))
 			list.PollURL = "/bulk/jobs"

@@ -364,9 +364,9 @@ func (b *testBundle) restart(t *testing.T, deps web.Deps) {
 }
 
 // A background bulk apply is kept in the database: its result is at the same address after a
-// restart; an apply that failed says nothing was changed; and a job whose server stopped before it
-// committed (its heartbeat stopped) says, once the heartbeat is long past, how far it had got and
-// that none of its rows was changed, which is so: the apply is one transaction.
+// restart; an apply that failed says nothing was changed; and a job whose server stopped while it
+// ran (its heartbeat stopped) says, once the heartbeat is long past, that the LMS may have been
+// asked about some rows, and points to the audit log's record of the attempt, which names them.
 func TestBulkJobsOutliveARestart(t *testing.T) {
 	t.Parallel()
 	var deps web.Deps
@@ -464,10 +464,11 @@ WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '
 		t.Errorf("another person's job after a restart = %d, want 404", resp.StatusCode)
 	}
 
-	// A job whose server stopped: recorded and beating as the server left it, never ended.
+	// A job whose server stopped while it ran: claimed and beating as the server left it, never
+	// ended. (Written as a stopped instance leaves it: no instance of this test would run it.)
 	cut := storetest.NewID()
-	if err := b.store.BulkJobCreate(ctx, store.BulkJob{ID: cut, OwnerID: b.support.ID, Action: "clear_flag", Reason: "Config fixed",
-		Total: 3, StartedAt: b.clock.Now()}); err != nil {
+	if _, err := b.store.Pool().Exec(ctx, `INSERT INTO bulk_jobs (id, owner_id, action, reason, total, started_at, heartbeat_at, claimed_at, params)
+VALUES ($1, $2, 'clear_flag', 'Config fixed', 3, $3, $3, $3, '{}')`, cut, b.support.ID, b.clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := b.store.BulkJobBeat(ctx, cut, 2, b.clock.Now().Add(time.Second)); err != nil {
@@ -479,8 +480,9 @@ WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '
 	}
 	b.clock.Advance(time.Minute)
 	_, body = b.get(t, "/bulk/jobs/"+cut, false)
-	if !strings.Contains(body, `data-outcome="interrupted"`) || !strings.Contains(body, "after going through 2 of 3 rows. Nothing was changed") {
-		t.Errorf("a job cut short:\n%s", body)
+	if !strings.Contains(body, `data-outcome="interrupted"`) || !strings.Contains(body, "The LMS may have been asked about some of them already") ||
+		!strings.Contains(body, `data-testid="bulk-audit-link"`) {
+		t.Errorf("a job cut short does not say the LMS may have acted, and where to see on which rows:\n%s", body)
 	}
 	if resp, _ := b.get(t, "/bulk/jobs/"+cut, true); resp.Header.Get("HX-Redirect") != "/bulk/jobs/"+cut {
 		t.Errorf("htmx's poll of a job cut short: HX-Redirect %q", resp.Header.Get("HX-Redirect"))

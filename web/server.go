@@ -78,6 +78,9 @@ type Deps struct {
 	// once; a larger one runs in the background with a progress page (DefaultBulkInlineRows when 0,
 	// none inline when negative).
 	BulkInlineRows int
+	// BulkQueued, when not nil, is told that a request queued a bulk apply (store.BulkJobCreate),
+	// so this instance's maintenance.BulkApply takes it up at once rather than at its next round.
+	BulkQueued func()
 	// WaitingTarget is how many working days a row may wait for a person before the queue marks
 	// it (schedule.DefaultWaitingTarget when 0).
 	WaitingTarget int
@@ -165,6 +168,7 @@ type Server struct {
 	claimLapse     time.Duration
 	waitingTarget  int
 	bulkInlineRows int
+	bulkQueued     func()
 	// passwordLinkTTL is how long a one-time password link works.
 	passwordLinkTTL time.Duration
 	alerts          *bannerCache[[]store.AlertRow]
@@ -201,7 +205,7 @@ func New(d Deps) *Server {
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
 		alerts: &bannerCache[[]store.AlertRow]{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
 		mirror: &bannerCache[store.MirrorStatus]{ttl: mirrorStatusTTL}, mirrorStaleAfter: cmp.Or(d.MirrorStaleAfter, DefaultMirrorStaleAfter),
-		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows),
+		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows), bulkQueued: d.BulkQueued,
 		exportInlineRows: cmp.Or(d.ExportInlineRows, DefaultExportInlineRows), instance: store.NewID()[:8]}
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
 		s.exportLimit = d.ExportLimit
@@ -280,8 +284,8 @@ func New(d Deps) *Server {
 // timeout. Call it as the HTTP server's shutdown begins (http.Server.RegisterOnShutdown).
 func (s *Server) Drain() { s.drain(sisucheck.ErrInterrupted) }
 
-// Close waits for the work a request started in the background (a bulk apply, a long export)
-// and removes the exports' files. It does not close the store.
+// Close waits for the long exports a request started in the background and removes their files.
+// It does not close the store.
 func (s *Server) Close() {
 	s.background.Wait()
 	s.exportJobs.removeAll()

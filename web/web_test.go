@@ -4,6 +4,7 @@ import (
 	"context"
 	"html"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"regdesk/handaction"
+	"regdesk/maintenance"
 	"regdesk/partner/lms"
 	"regdesk/partner/lms/lmsfake"
 	"regdesk/store"
@@ -122,6 +124,13 @@ func setupOn(t *testing.T, st *store.Store, edit func(*web.Deps)) *testBundle {
 	if edit != nil {
 		edit(&deps)
 	}
+	// The bulk applies a request queues run in this instance's job, as a server's do.
+	bulk := &maintenance.BulkApply{Store: deps.Store, Actions: &handaction.Service{Store: deps.Store, LMS: deps.LMS, Now: b.clock.Now},
+		Now: b.clock.Now, Log: slog.New(slog.DiscardHandler)}
+	runner := &maintenance.Runner{Jobs: []maintenance.Job{bulk}, Log: slog.New(slog.DiscardHandler)}
+	runner.Start(context.Background())
+	t.Cleanup(runner.Stop)
+	deps.BulkQueued = bulk.Queued
 	srv := web.New(deps)
 	t.Cleanup(srv.Close)
 	b.server = httptest.NewServer(srv.Routes())

@@ -14,12 +14,15 @@ import (
 // is in its file. standIns are make run's stand-ins for the LMS's own processes (demo.go), which a
 // server beside the real LMS never runs.
 //
-// Two kinds of work a request starts run beside a request instead, in package web: a bulk apply
-// of more than DefaultBulkInlineRows rows (its job row's heartbeat tells a restart that it was cut
-// short) and a long export (written to regdesk's own folder, lost in a restart, whose page then
-// says so).
-func backgroundJobs(st *store.Store, alerts *alerting.Service, cfg config, now func() time.Time, log *slog.Logger, standIns []maintenance.Job) []maintenance.Job {
+// One kind of work a request starts runs beside the request instead, in package web: a long
+// export (written to regdesk's own folder, lost in a restart, whose page then says so). It is the
+// one exception: a person waits for their file, and a file on one instance's disk cannot move to
+// another.
+func backgroundJobs(st *store.Store, alerts *alerting.Service, bulk *maintenance.BulkApply, cfg config, now func() time.Time, log *slog.Logger, standIns []maintenance.Job) []maintenance.Job {
 	jobs := []maintenance.Job{
+		// The bulk applies requests queued, each claimed with SKIP LOCKED by any instance; the
+		// request that queued one wakes this instance's (web.Deps.BulkQueued).
+		bulk,
 		// regdesk's copies of the LMS's ledger and students' search columns, which the lists read.
 		&maintenance.LedgerMirror{Store: st, Log: log},
 		// The alert rules, evaluated on one instance at a time; their mails go to the outbox.

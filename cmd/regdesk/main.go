@@ -33,6 +33,7 @@ import (
 	_ "time/tzdata" // Europe/Helsinki must resolve on machines without a zoneinfo database.
 
 	"regdesk/alerting"
+	"regdesk/handaction"
 	"regdesk/maintenance"
 	"regdesk/partner/lms"
 	"regdesk/partner/suotar"
@@ -561,9 +562,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	deps.Mailing = alerts.Mailing()
 	deps.AlertsTTL = 15 * time.Second
+	bulk := &maintenance.BulkApply{Store: st, Actions: &handaction.Service{Store: st, LMS: deps.LMS, Now: now, Log: log}, Now: now, Log: log}
+	deps.BulkQueued = bulk.Queued
 	srv := web.New(deps)
 	defer srv.Close()
-	jobs := &maintenance.Runner{Log: log, Jobs: backgroundJobs(st, alerts, cfg, now, log, standIns)}
+	jobs := &maintenance.Runner{Log: log, Jobs: backgroundJobs(st, alerts, bulk, cfg, now, log, standIns)}
 	jobs.Start(ctx)
 	defer jobs.Stop()
 	return listenAndServe(ctx, cfg.Addr, srv.Routes(), log, serveLimits(cfg, srv.Drain), func(addr string) {
