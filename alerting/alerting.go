@@ -21,9 +21,15 @@ import (
 	"strings"
 	"time"
 
+	"regdesk/partner/smtp"
 	"regdesk/schedule"
 	"regdesk/store"
 )
+
+// Sender hands one message to a mail server: a *smtp.Client (partner/smtp) in production.
+type Sender interface {
+	Send(ctx context.Context, from, to string, msg []byte) error
+}
 
 // Service evaluates and sends. Build it with New.
 type Service struct {
@@ -383,7 +389,7 @@ func (s *Service) SendDue(ctx context.Context) (int, error) {
 		if err != nil {
 			return sent, err
 		}
-		msg, err := Message{From: s.from, To: item.To, MessageID: item.MessageID, Date: item.CreatedAt, Subject: item.Subject,
+		msg, err := smtp.Message{From: s.from, To: item.To, MessageID: item.MessageID, Date: item.CreatedAt, Subject: item.Subject,
 			Text: item.Text, HTML: item.HTML, Headers: item.Headers}.Bytes()
 		if err == nil {
 			err = s.sender.Send(ctx, s.envelope, item.To, msg)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"regdesk/alerting"
+	"regdesk/partner/smtp"
+	"regdesk/partner/smtp/smtptest"
 	"regdesk/schedule"
 	"regdesk/store"
 	"regdesk/store/storetest"
@@ -32,7 +34,7 @@ func (c *clock) add(d time.Duration) {
 
 type bundle struct {
 	st      *store.Store
-	mp      *storetest.Mailpit
+	mp      *smtptest.Mailpit
 	clock   *clock
 	svc     *alerting.Service
 	support store.Account
@@ -44,7 +46,7 @@ type bundle struct {
 
 func (b *bundle) service(t *testing.T) *alerting.Service {
 	t.Helper()
-	sender, err := alerting.NewSMTP(alerting.SMTPConfig{URL: "smtp://" + b.mp.SMTPAddr, Timeout: 5 * time.Second})
+	sender, err := smtp.New(smtp.Config{URL: "smtp://" + b.mp.SMTPAddr, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func (b *bundle) service(t *testing.T) *alerting.Service {
 func setup(t *testing.T) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	b := &bundle{st: storetest.New(t), mp: storetest.StartMailpit(t), clock: &clock{t: storetest.Now()}}
+	b := &bundle{st: storetest.New(t), mp: smtptest.StartMailpit(t), clock: &clock{t: storetest.Now()}}
 	b.course = storetest.AddCourse(t, b.st, storetest.Course{Name: "Java Programming", Code: "TKT1"})
 	b.student = storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Anna", LastName: "Virtanen", Email: "anna@example.invalid"})
 	var err error
@@ -104,7 +106,7 @@ func (b *bundle) tick(t *testing.T, svc *alerting.Service) {
 	}
 }
 
-func recipients(msgs []storetest.MailpitMessage) []string {
+func recipients(msgs []smtptest.MailpitMessage) []string {
 	var out []string
 	for _, m := range msgs {
 		for _, to := range m.To {
@@ -115,8 +117,8 @@ func recipients(msgs []storetest.MailpitMessage) []string {
 	return out
 }
 
-func bySubject(msgs []storetest.MailpitMessage, prefix string) []storetest.MailpitMessage {
-	var out []storetest.MailpitMessage
+func bySubject(msgs []smtptest.MailpitMessage, prefix string) []smtptest.MailpitMessage {
+	var out []smtptest.MailpitMessage
 	for _, m := range msgs {
 		if strings.HasPrefix(m.Subject, prefix) {
 			out = append(out, m)

@@ -37,8 +37,9 @@ func TestLayering(t *testing.T) {
 			checked[pkg] = true
 		}
 	}
-	// The rule must have something to hold: store, a partner and a fake.
-	for _, p := range []string{"regdesk/store", "regdesk/partner/suotar", "regdesk/partner/lms/lmsfake"} {
+	// The rule must have something to hold: store, each partner and a fake.
+	for _, p := range []string{"regdesk/store", "regdesk/partner/suotar", "regdesk/partner/lms/lmsfake", "regdesk/partner/smtp",
+		"regdesk/partner/smtp/smtptest"} {
 		if !checked[p] {
 			t.Errorf("the layering test did not see %s: has the layout moved?", p)
 		}

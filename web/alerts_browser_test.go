@@ -9,7 +9,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"regdesk/alerting"
-	"regdesk/store/storetest"
+	"regdesk/partner/smtp"
+	"regdesk/partner/smtp/smtptest"
 )
 
 // TestBrowserMailLinkLeadsToTheRegistrationSinceTheAlert is the whole way of an alert: the
@@ -18,9 +19,9 @@ import (
 func TestBrowserMailLinkLeadsToTheRegistrationSinceTheAlert(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
-	mp := storetest.StartMailpit(t)
+	mp := smtptest.StartMailpit(t)
 	bt := newTab(t)
-	sender, err := alerting.NewSMTP(alerting.SMTPConfig{URL: "smtp://" + mp.SMTPAddr})
+	sender, err := smtp.New(smtp.Config{URL: "smtp://" + mp.SMTPAddr})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"regdesk/partner/smtp/smtptest"
 	"regdesk/partner/suotar/suotarfake"
 	"regdesk/store/storetest"
 	"regdesk/web/browsertest"
@@ -35,7 +36,7 @@ func startDemo(t *testing.T) demoRun {
 		"REGDESK_DEMO_LMS_ADDR":    freeAddr(t),
 		"REGDESK_DEMO_SMTP_ADDR":   freeAddr(t),
 		"REGDESK_DEMO_MAIL_ADDR":   freeAddr(t),
-		"REGDESK_DEMO_MAILPIT":     storetest.MailpitBinary(t),
+		"REGDESK_DEMO_MAILPIT":     smtptest.MailpitBinary(t),
 		"REGDESK_PGDATA":           pgdata,
 	}
 	ctx, cancel := context.WithCancel(context.Background())

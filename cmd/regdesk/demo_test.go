@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"regdesk/partner/smtp/smtptest"
 	"regdesk/store/storetest"
 )
 
@@ -66,7 +67,7 @@ func TestDemoMailsSupportADigestWithinAMinute(t *testing.T) {
 		"REGDESK_DEMO_SUOTAR_ADDR": freeAddr(t),
 		"REGDESK_DEMO_SMTP_ADDR":   freeAddr(t),
 		"REGDESK_DEMO_MAIL_ADDR":   mailAddr,
-		"REGDESK_DEMO_MAILPIT":     storetest.MailpitBinary(t),
+		"REGDESK_DEMO_MAILPIT":     smtptest.MailpitBinary(t),
 		"REGDESK_PGDATA":           t.TempDir(),
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -36,6 +36,7 @@ import (
 	"regdesk/handaction"
 	"regdesk/maintenance"
 	"regdesk/partner/lms"
+	"regdesk/partner/smtp"
 	"regdesk/partner/suotar"
 	"regdesk/schedule"
 	"regdesk/store"
@@ -426,7 +427,7 @@ func (c *configFlags) validateMail(cfg *config) {
 		}
 		return
 	}
-	if _, err := alerting.ParseSMTPURL(cfg.SMTPURL); err != nil {
+	if _, err := smtp.ParseURL(cfg.SMTPURL); err != nil {
 		c.problem("%s", err)
 	}
 	if cfg.MailFrom == "" {
@@ -547,7 +548,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	var sender alerting.Sender
 	if cfg.SMTPURL != "" {
-		smtpSender, err := alerting.NewSMTP(alerting.SMTPConfig{URL: cfg.SMTPURL, Password: cfg.SMTPPassword})
+		smtpSender, err := smtp.New(smtp.Config{URL: cfg.SMTPURL, Password: cfg.SMTPPassword})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,8 @@
-package alerting
+// Package smtp is the mail server as a partner: a client that hands one message to an SMTP
+// server with the standard library's net/smtp (STARTTLS, or TLS from the first byte, and PLAIN
+// authentication only over TLS), and Message, a mail as it goes on the wire. Like every partner it
+// imports nothing of regdesk's; smtptest beside it runs a real Mailpit for tests.
+package smtp
 
 import (
 	"bytes"
@@ -11,7 +15,7 @@ import (
 	"mime/quotedprintable"
 	"net"
 	"net/mail"
-	"net/smtp"
+	netsmtp "net/smtp"
 	"net/textproto"
 	"net/url"
 	"slices"
@@ -19,13 +23,8 @@ import (
 	"time"
 )
 
-// Sender hands one message to a mail server.
-type Sender interface {
-	Send(ctx context.Context, from, to string, msg []byte) error
-}
-
-// SMTPConfig is a mail server: SMTP_URL and the password from the environment.
-type SMTPConfig struct {
+// Config is a mail server: SMTP_URL and the password from the environment.
+type Config struct {
 	// URL is smtp://[user@]host[:port] (STARTTLS when the server offers it, and required when a
 	// user is given) or smtps://[user@]host[:port] (TLS from the first byte).
 	URL string
@@ -37,8 +36,8 @@ type SMTPConfig struct {
 	TLS *tls.Config
 }
 
-// ParseSMTPURL checks an SMTP_URL and says what is wrong with it in words.
-func ParseSMTPURL(raw string) (*url.URL, error) {
+// ParseURL checks an SMTP_URL and says what is wrong with it in words.
+func ParseURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, fmt.Errorf("SMTP_URL is not a URL: %w", err)
@@ -58,29 +57,29 @@ func ParseSMTPURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-// SMTP delivers through one mail server with the standard library's client.
-type SMTP struct {
+// Client delivers through one mail server with the standard library's client.
+type Client struct {
 	u   *url.URL
-	cfg SMTPConfig
+	cfg Config
 }
 
-// NewSMTP checks cfg and returns a sender.
-func NewSMTP(cfg SMTPConfig) (*SMTP, error) {
-	u, err := ParseSMTPURL(cfg.URL)
+// New checks cfg and returns a client.
+func New(cfg Config) (*Client, error) {
+	u, err := ParseURL(cfg.URL)
 	if err != nil {
 		return nil, err
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = 30 * time.Second
 	}
-	return &SMTP{u: u, cfg: cfg}, nil
+	return &Client{u: u, cfg: cfg}, nil
 }
 
 // Redacted is the server's URL as logs and pages may show it.
-func (s *SMTP) Redacted() string { return s.u.Redacted() }
+func (s *Client) Redacted() string { return s.u.Redacted() }
 
 // Send delivers msg from from to to.
-func (s *SMTP) Send(ctx context.Context, from, to string, msg []byte) error {
+func (s *Client) Send(ctx context.Context, from, to string, msg []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.Timeout)
 	defer cancel()
 	host := s.u.Hostname()
@@ -106,7 +105,7 @@ func (s *SMTP) Send(ctx context.Context, from, to string, msg []byte) error {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = conn.SetDeadline(dl)
 	}
-	c, err := smtp.NewClient(conn, host)
+	c, err := netsmtp.NewClient(conn, host)
 	if err != nil {
 		conn.Close()
 		return fmt.Errorf("greeting of %s: %w", addr, err)
@@ -127,7 +126,7 @@ func (s *SMTP) Send(ctx context.Context, from, to string, msg []byte) error {
 		}
 	}
 	if user != "" {
-		if err := c.Auth(smtp.PlainAuth("", user, s.cfg.Password, host)); err != nil {
+		if err := c.Auth(netsmtp.PlainAuth("", user, s.cfg.Password, host)); err != nil {
 			return fmt.Errorf("AUTH: %w", err)
 		}
 	}

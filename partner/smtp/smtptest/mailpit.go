@@ -1,4 +1,6 @@
-package storetest
+// Package smtptest is the SMTP partner's test server: a real Mailpit on free loopback ports, sent
+// to through its SMTP port and read back through its HTTP API.
+package smtptest
 
 import (
 	"context"
