@@ -18,12 +18,13 @@ import (
 	"net/mail"
 	"net/url"
 	"slices"
-	"strings"
 	"time"
 
 	"regdesk/partner/smtp"
 	"regdesk/schedule"
 	"regdesk/store"
+	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // Sender hands one message to a mail server: a *smtp.Client (partner/smtp) in production.
@@ -41,7 +42,7 @@ type Service struct {
 	// envelope is MAIL_FROM's bare address, for the SMTP envelope.
 	envelope string
 	host     string
-	c        composer
+	site     views.MailSite
 }
 
 // Config is what a Service is built from.
@@ -68,11 +69,8 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("MAIL_FROM %q is not an e-mail address: %w", cfg.From, err)
 	}
-	if !strings.HasSuffix(base.Path, "/") {
-		base.Path += "/"
-	}
 	s := &Service{store: cfg.Store, sender: cfg.Sender, now: cfg.Now, log: cfg.Log, from: from.String(),
-		envelope: from.Address, host: base.Hostname(), c: composer{base: base}}
+		envelope: from.Address, host: base.Hostname(), site: views.NewMailSite(base)}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -147,10 +145,10 @@ func (s *Service) Evaluate(ctx context.Context) error {
 
 func (s *Service) messageID() string { return "<" + store.NewID() + "@" + s.host + ">" }
 
-func (s *Service) outbox(key string, kind store.MailKind, to store.Subscriber, alertID string, m Mail) store.OutboxMail {
+func (s *Service) outbox(key string, kind store.MailKind, to store.Subscriber, alertID string, m views.Mail) store.OutboxMail {
 	return store.OutboxMail{DedupeKey: key, Kind: kind, AccountID: to.AccountID, To: to.Email, AlertID: alertID,
 		MessageID: s.messageID(), Subject: m.Subject, Text: m.Text, HTML: m.HTML,
-		Headers: map[string]string{"List-Unsubscribe": "<" + s.c.settingsURL() + ">", "Auto-Submitted": "auto-generated"}}
+		Headers: map[string]string{"List-Unsubscribe": "<" + s.site.Settings() + ">", "Auto-Submitted": "auto-generated"}}
 }
 
 // changeMails: a firing alert mails everyone whose settings ask for it at once; a clearing one
@@ -185,17 +183,19 @@ func (s *Service) changeMails(ctx context.Context, q *store.Queries, changes []s
 		if len(to) == 0 {
 			continue
 		}
-		var examples []Example
+		vm := mailAlert(ch.Alert)
 		if ch.Kind != schedule.AlertCleared {
-			if examples, err = s.examples(ctx, q, a, now); err != nil {
+			if vm.Examples, err = s.examples(ctx, q, a, now); err != nil {
 				return nil, err
 			}
 		}
-		byLang := map[string]Mail{}
+		byLang := map[string]views.Mail{}
 		for _, sub := range to {
 			m, ok := byLang[sub.Language]
 			if !ok {
-				m = s.c.in(sub.Language, now).alertMail(ch.Kind, ch.Alert, examples)
+				if m, err = views.AlertMail(localizer(sub.Language), s.site, ch.Kind, vm, now); err != nil {
+					return nil, err
+				}
 				byLang[sub.Language] = m
 			}
 			kind, key := store.MailAlertFired, "fired/"+ch.Alert.ID+"/"+sub.AccountID
@@ -214,8 +214,19 @@ func (s *Service) changeMails(ctx context.Context, q *store.Queries, changes []s
 // exampleCount is how many registrations an alert's mail names.
 const exampleCount = 5
 
+// localizer speaks a recipient's chosen language ("" or one regdesk does not speak: English).
+func localizer(language string) *i18n.Localizer {
+	l, _ := i18n.Parse(language)
+	return i18n.For(l)
+}
+
+// mailAlert is an alert row as a mail's view model.
+func mailAlert(a store.AlertRow) views.MailAlertVM {
+	return views.MailAlertVM{Alert: a.Alert(), FiredAt: a.FiredAt, ClearedAt: a.ClearedAt}
+}
+
 // examples are a few of the registrations an alert is about, each a link to its page.
-func (s *Service) examples(ctx context.Context, q *store.Queries, a schedule.Alert, now time.Time) ([]Example, error) {
+func (s *Service) examples(ctx context.Context, q *store.Queries, a schedule.Alert, now time.Time) ([]views.MailExampleVM, error) {
 	var f store.RegistrationFilter
 	switch a.Rule {
 	case schedule.RuleNeedsPerson:
@@ -235,9 +246,9 @@ func (s *Service) examples(ctx context.Context, q *store.Queries, a schedule.Ale
 	if err != nil {
 		return nil, err
 	}
-	out := make([]Example, 0, len(rows))
+	out := make([]views.MailExampleVM, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, Example{Label: r.StudentName + ", " + r.CourseName, Path: "/registrations/" + r.ID})
+		out = append(out, views.MailExampleVM{Label: r.StudentName + ", " + r.CourseName, Path: "/registrations/" + r.ID})
 	}
 	return out, nil
 }
@@ -294,13 +305,12 @@ func (s *Service) digests(ctx context.Context, now time.Time) error {
 }
 
 func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, firing []store.AlertRow, now time.Time) error {
-	c := s.c.in(sub.Language, now)
 	tx, err := s.store.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	var items []item
+	var items []views.MailAlertVM
 	for _, a := range firing {
 		al := a.Alert()
 		if !sub.Concerns(al) || !sub.Settings.WantsKind(al.Rule) {
@@ -310,12 +320,18 @@ func (s *Service) digest(ctx context.Context, sub store.Subscriber, key string, 
 		if err != nil {
 			return err
 		}
-		items = append(items, c.item(a, ex))
+		vm := mailAlert(a)
+		vm.Examples = ex
+		items = append(items, vm)
 	}
 	if len(items) == 0 {
 		return nil
 	}
-	if _, err := tx.OutboxInsert(ctx, s.outbox(key, store.MailDigest, sub, "", c.digestMail(items)), now); err != nil {
+	m, err := views.DigestMail(localizer(sub.Language), s.site, items, now)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.OutboxInsert(ctx, s.outbox(key, store.MailDigest, sub, "", m), now); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -338,13 +354,12 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 	if err != nil || done {
 		return err
 	}
-	c := s.c.in(sub.Language, now)
 	tx, err := s.store.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer func() { _ = tx.Rollback(ctx) }()
-	var items []item
+	var items []views.MailStudentVM
 	n := 0
 	for _, courseID := range sub.CourseIDs {
 		rows, err := tx.RegistrationListByCourse(ctx, courseID, sub.CourseIDs, 200)
@@ -358,15 +373,18 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 			}
 			n++
 			if len(items) < 50 {
-				items = append(items, item{Severity: c.loc.Code("studentStatus", string(st)), Title: r.StudentName, Summary: r.CourseName,
-					Explain: c.loc.CodeExplain("studentStatus", string(st)), Link: s.c.abs("/students/"+r.StudentID, slot)})
+				items = append(items, views.MailStudentVM{Status: st, StudentID: r.StudentID, Name: r.StudentName, Course: r.CourseName})
 			}
 		}
 	}
 	if n == 0 {
 		return nil
 	}
-	if _, err := tx.OutboxInsert(ctx, s.outbox(key, store.MailTeacherWeekly, sub, "", c.weeklyMail(n, items)), now); err != nil {
+	m, err := views.WeeklyMail(localizer(sub.Language), s.site, n, items, slot)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.OutboxInsert(ctx, s.outbox(key, store.MailTeacherWeekly, sub, "", m), now); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
