@@ -12,8 +12,8 @@ import (
 
 // Alerts evaluates the alert rules (alerting.Service.Evaluate): counts, applies the rules, and
 // writes the mails their changes and the digests call for into the outbox, which Mail sends. One
-// instance evaluates at a time: the store takes an advisory lock, and a round that finds it taken
-// (store.ErrBusy) does nothing.
+// instance evaluates at a time: (*store.Tx).AlertApply takes an advisory lock held to the commit,
+// and a round that finds it taken (store.ErrBusy) does nothing.
 type Alerts struct {
 	Service *alerting.Service
 	// Every is how often a round runs; DefaultAlertsEvery when 0 (ALERT_INTERVAL).
