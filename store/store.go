@@ -208,7 +208,7 @@ type Tx struct {
 func (s *Store) Begin(ctx context.Context) (*Tx, error) {
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("begin: %w", dbError("begin", err))
+		return nil, fmt.Errorf("begin: %w", err)
 	}
 	return &Tx{Queries: s.on(tx), tx: tx}, nil
 }
