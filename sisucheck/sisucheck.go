@@ -40,21 +40,38 @@ const msgInterrupted = "regdesk was restarting and stopped waiting for Suotar's 
 // ErrNoSuotar reports a lookup asked for while Suotar is not configured.
 var ErrNoSuotar = errors.New("lookup: Suotar is not configured")
 
-// NothingToAskError reports a row that gives nothing to ask Suotar about; Message says why, for
-// the person who asked. Nothing was called or recorded.
-// The problems QueryFor reports, in English; the pages word them by which one it is.
+// Problem is why a row gives nothing to ask Suotar about, as a code: pages word it from their
+// catalogue by which one it is, logs and the command line by Sentence.
+type Problem string
+
+// The problems QueryFor reports.
 const (
-	ProblemNoStudentNumber = "This row has no student number, frozen or linked to the student, so there is nobody to look up in Sisu."
-	ProblemNoCourseCode    = "This row's module has no course code, so there is no course to look up in Sisu."
+	// ProblemNoStudentNumber: the row has no student number, frozen or linked to the student.
+	ProblemNoStudentNumber Problem = "no_student_number"
+	// ProblemNoCourseCode: the row's module has no course code.
+	ProblemNoCourseCode Problem = "no_course_code"
 )
 
+// Sentence is the problem in English, for logs and the command line.
+func (p Problem) Sentence() string {
+	switch p {
+	case ProblemNoStudentNumber:
+		return "This row has no student number, frozen or linked to the student, so there is nobody to look up in Sisu."
+	case ProblemNoCourseCode:
+		return "This row's module has no course code, so there is no course to look up in Sisu."
+	}
+	return string(p)
+}
+
+// NothingToAskError reports a row that gives nothing to ask Suotar about, and why. Nothing was
+// called or recorded.
 type NothingToAskError struct {
 	RegistrationID string
-	Message        string
+	Problem        Problem
 }
 
 func (e *NothingToAskError) Error() string {
-	return "lookup " + e.RegistrationID + ": " + e.Message
+	return "lookup " + e.RegistrationID + ": " + e.Problem.Sentence()
 }
 
 // Service checks registrations against Sisu. Suotar may be nil: every lookup is then ErrNoSuotar.
@@ -105,7 +122,7 @@ func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By)
 	}
 	q, problem := QueryFor(reg)
 	if problem != "" {
-		return Result{}, &NothingToAskError{RegistrationID: reg.ID, Message: problem}
+		return Result{}, &NothingToAskError{RegistrationID: reg.ID, Problem: problem}
 	}
 	rec := s.lookUp(ctx, reg, q)
 	call := rec.AttainmentsCall
@@ -135,8 +152,8 @@ type Query struct {
 
 // QueryFor picks what to ask: the frozen payload where the row has one, since that is what
 // was sent, else the student's linked number and the module's course code. The second result
-// says why nothing can be asked.
-func QueryFor(reg store.Registration) (Query, string) {
+// says why nothing can be asked ("" when something can).
+func QueryFor(reg store.Registration) (Query, Problem) {
 	q := Query{SubmittedID: strings.TrimSpace(store.Deref(reg.SubmittedAttempt))}
 	if n := strings.TrimSpace(store.Deref(reg.FrozenStudentNumber)); n != "" {
 		q.StudentNumber, q.NumberSource = n, "frozen"

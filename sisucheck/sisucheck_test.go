@@ -146,7 +146,7 @@ func TestLookUpRefusals(t *testing.T) {
 	unlinked := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ville", LastName: "V", Email: "v@example.invalid"})
 	nobody := storetest.AddRegistration(t, b.st, storetest.Registration{Student: unlinked, Course: b.course, State: "pending"})
 	_, err := b.svc.LookUp(ctx, nobody, nil, nil)
-	if e, ok := errors.AsType[*sisucheck.NothingToAskError](err); !ok || e.Message == "" {
+	if e, ok := errors.AsType[*sisucheck.NothingToAskError](err); !ok || e.Problem != sisucheck.ProblemNoStudentNumber {
 		t.Errorf("a row without a student number: err = %v, want NothingToAskError", err)
 	}
 	if calls := b.fake.Calls(); len(calls) != 0 {

@@ -70,7 +70,7 @@ func (s *Server) courseModulesVM(r *http.Request, vm *views.CoursesVM) error {
 	// Every module's numbers take a pass over the ledger's unsettled rows (27 ms at a million
 	// rows); like the overview's, one reading is shared for OverviewTTL, and the page says when
 	// it was counted.
-	shared, at, err := s.modules.get(r.Context(), now, func(ctx context.Context, at time.Time) ([]store.CourseModuleStats, error) {
+	shared, at, err := s.modules.get(r.Context(), "", now, func(ctx context.Context, at time.Time) ([]store.CourseModuleStats, error) {
 		return s.store.CourseModuleStatsList(ctx, at, courseSparkWeeks)
 	})
 	if err != nil {

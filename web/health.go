@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"regdesk/schedule"
@@ -15,55 +14,8 @@ import (
 	"regdesk/views/i18n"
 )
 
-// bannerCache keeps what every page's banners show (the firing alerts, how far behind the ledger
-// copy is) in process, read at most once per ttl however many pages are drawn: a banner must not
-// add a statement to every page. Its freshness is measured on the process's own monotonic clock,
-// not the page clock (which tests stop), since it is about the cache, not about what happened
-// when.
-type bannerCache[T any] struct {
-	ttl time.Duration
-
-	mu      sync.Mutex
-	loaded  time.Time
-	loading bool
-	value   T
-}
-
 // DefaultAlertsTTL is how stale the banner may be: the alerts are evaluated every minute anyway.
 const DefaultAlertsTTL = 15 * time.Second
-
-// get returns the cached value, reading it with load when it is older than ttl, and when it was
-// read. While one request reads, the others take what is cached rather than wait: no page waits on
-// a banner, so a database that hangs holds only the request that happened to ask.
-func (c *bannerCache[T]) get(ctx context.Context, load func(context.Context) (T, error)) (T, time.Time, error) {
-	c.mu.Lock()
-	if c.loading || (!c.loaded.IsZero() && time.Since(c.loaded) < c.ttl) {
-		v, at := c.value, c.loaded
-		c.mu.Unlock()
-		return v, at, nil
-	}
-	c.loading = true
-	c.mu.Unlock()
-	v, err := load(ctx)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.loading = false
-	// A failed read is not tried again on every page either: while the database is in trouble
-	// each page would wait on it once more. The last value stands until the next try.
-	c.loaded = time.Now()
-	if err != nil {
-		return c.value, c.loaded, err
-	}
-	c.value = v
-	return v, c.loaded, nil
-}
-
-// expire makes the next page read the alerts again.
-func (c *bannerCache[T]) expire() {
-	c.mu.Lock()
-	c.loaded = time.Time{}
-	c.mu.Unlock()
-}
 
 // concerns reports whether a is an alert a's person is told of: a teacher of their courses'
 // alerts only, everyone else of those that concern no single course (store.Subscriber's rule).
@@ -106,7 +58,11 @@ func (s *Server) bannerAlerts(r *http.Request, a *Actor) []views.HealthAlertVM {
 	if s.alerts == nil || s.store == nil {
 		return nil // a Server put together by hand in a test, without New
 	}
-	list, _, err := s.alerts.get(r.Context(), s.store.AlertListFiring)
+	// Read on the process's own clock, not the page's (which tests stop): the banner's freshness
+	// is about the reading, not about what happened when.
+	list, _, err := s.alerts.get(r.Context(), "", time.Now(), func(ctx context.Context, _ time.Time) ([]store.AlertRow, error) {
+		return s.store.AlertListFiring(ctx)
+	})
 	if err != nil {
 		s.dbTrouble.note(r.Context(), s, "banner alerts not read", err)
 	}
@@ -189,7 +145,7 @@ func (s *Server) alertAcknowledge(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	s.alerts.expire()
+	s.alerts.expire("")
 	s.setFlash(r, i18n.T(r.Context(), "health.ackDone"))
 	redirect(w, r, "/alerts")
 	return nil
@@ -208,7 +164,11 @@ func (s *Server) mirrorBehind(r *http.Request) views.MirrorVM {
 	if s.mirror == nil || s.store == nil || s.mirrorStaleAfter < 0 {
 		return views.MirrorVM{}
 	}
-	st, readAt, err := s.mirror.get(r.Context(), s.store.LedgerMirrorStatus)
+	// Read on the process's own clock, not the page's (which tests stop): how far behind is
+	// a span measured since the reading.
+	st, readAt, err := s.mirror.get(r.Context(), "", time.Now(), func(ctx context.Context, _ time.Time) (store.MirrorStatus, error) {
+		return s.store.LedgerMirrorStatus(ctx)
+	})
 	if err != nil {
 		s.dbTrouble.note(r.Context(), s, "ledger copy status not read", err)
 	}

@@ -17,7 +17,7 @@ import (
 )
 
 // problemKey is the catalogue's key for a problem sisucheck.QueryFor reports; "" for one it lacks.
-func problemKey(problem string) string {
+func problemKey(problem sisucheck.Problem) string {
 	switch problem {
 	case sisucheck.ProblemNoStudentNumber:
 		return "lookup.nothing.noNumber"
@@ -55,7 +55,7 @@ func (s *Server) registrationLookup(w http.ResponseWriter, r *http.Request) erro
 		return &Error{Status: http.StatusServiceUnavailable, Key: "lookup.noSuotar", Err: err}
 	}
 	if e, ok := errors.AsType[*sisucheck.NothingToAskError](err); ok {
-		return &Error{Status: http.StatusUnprocessableEntity, Message: e.Message, Key: problemKey(e.Message), Err: err}
+		return &Error{Status: http.StatusUnprocessableEntity, Message: e.Problem.Sentence(), Key: problemKey(e.Problem), Err: err}
 	}
 	if err != nil {
 		return err
@@ -106,7 +106,7 @@ func (s *Server) lookupVM(loc *i18n.Localizer, page store.RegistrationPage, now 
 	if s.lookups.Suotar == nil {
 		vm.Unavailable = loc.T("lookup.noSuotar")
 	} else if _, problem := sisucheck.QueryFor(reg); problem != "" {
-		vm.Unavailable = problem
+		vm.Unavailable = problem.Sentence()
 		if k := problemKey(problem); k != "" {
 			vm.Unavailable = loc.T(k)
 		}

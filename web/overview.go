@@ -20,57 +20,6 @@ import (
 // overviewDays is how many Helsinki days the overview's day charts span.
 const overviewDays = 60
 
-// sharedReading shares one reading of something expensive between every request for ttl. The
-// reading runs on its own context (bounded by timeout), not the first requester's, so a person who
-// gives up does not fail the reading for the others waiting on it; they stop waiting when their
-// own request ends.
-type sharedReading[T any] struct {
-	ttl, timeout time.Duration
-
-	mu      sync.Mutex
-	current *reading[T]
-}
-
-type reading[T any] struct {
-	done chan struct{}
-	at   time.Time
-	val  T
-	err  error
-}
-
-// get returns a reading made at most ttl before now, reading with load when there is none.
-func (c *sharedReading[T]) get(ctx context.Context, now time.Time, load func(ctx context.Context, at time.Time) (T, error)) (T, time.Time, error) {
-	c.mu.Lock()
-	e := c.current
-	if e != nil {
-		select {
-		case <-e.done:
-			if e.err != nil || now.Sub(e.at) >= c.ttl || now.Before(e.at) {
-				e = nil
-			}
-		default: // a reading is under way: wait for it
-		}
-	}
-	if e == nil {
-		e = &reading[T]{done: make(chan struct{}), at: now}
-		c.current = e
-		go func() {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.timeout)
-			defer cancel()
-			e.val, e.err = load(rctx, e.at)
-			close(e.done)
-		}()
-	}
-	c.mu.Unlock()
-	select {
-	case <-e.done:
-		return e.val, e.at, e.err
-	case <-ctx.Done():
-		var zero T
-		return zero, time.Time{}, ctx.Err()
-	}
-}
-
 // overviewRead is what one reading of the overview holds: the store's numbers and the days and
 // weeks they were counted over.
 type overviewRead struct {
@@ -84,7 +33,7 @@ type overviewRead struct {
 
 // overviewShow is the pipeline at a glance: GET /overview (support and admin).
 func (s *Server) overviewShow(w http.ResponseWriter, r *http.Request) error {
-	read, at, err := s.overview.get(r.Context(), s.clock(), s.readOverview)
+	read, at, err := s.overview.get(r.Context(), "", s.clock(), s.readOverview)
 	if err != nil {
 		return err
 	}

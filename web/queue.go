@@ -565,7 +565,7 @@ func reasonVMs(loc *i18n.Localizer, st schedule.Status, dismissed []schedule.Rea
 }
 
 func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (views.CountsVM, error) {
-	c, now, err := s.counts.get(r.Context(), scope, now, func(ctx context.Context, at time.Time) (store.RegistrationCounts, error) {
+	c, now, err := s.counts.get(r.Context(), scopeKey(scope), now, func(ctx context.Context, at time.Time) (store.RegistrationCounts, error) {
 		return s.store.RegistrationCountsGet(ctx, at, scope)
 	})
 	if err != nil {

@@ -164,22 +164,22 @@ type Server struct {
 	lookups        *sisucheck.Service
 	// actions takes hand actions through the LMS.
 	actions        *handaction.Service
-	counts         *countsCache
+	counts         *shared[store.RegistrationCounts]
 	claimLapse     time.Duration
 	waitingTarget  int
 	bulkInlineRows int
 	bulkQueued     func()
 	// passwordLinkTTL is how long a one-time password link works.
 	passwordLinkTTL time.Duration
-	alerts          *bannerCache[[]store.AlertRow]
+	alerts          *shared[[]store.AlertRow]
 	// mirror is how far behind regdesk's copy of the ledger is, for the every-page banner;
 	// mirrorStaleAfter how far behind it may be before the banner says so (never when negative).
-	mirror           *bannerCache[store.MirrorStatus]
+	mirror           *shared[store.MirrorStatus]
 	mirrorStaleAfter time.Duration
 	mailing          bool
-	overview         *sharedReading[overviewRead]
+	overview         *shared[overviewRead]
 	// modules is support's course-module numbers on /courses, shared like the overview's.
-	modules     *sharedReading[[]store.CourseModuleStats]
+	modules     *shared[[]store.CourseModuleStats]
 	background  sync.WaitGroup
 	exportLimit int
 	// exportInlineRows, exportFolder and exportJobs are the long exports (export_jobs.go,
@@ -201,10 +201,10 @@ type Server struct {
 // New builds a Server from its dependencies.
 func New(d Deps) *Server {
 	s := &Server{store: d.Store, log: d.Log, now: d.Now, proxy: d.ProxyAuth, trustedProxies: d.TrustedProxies,
-		counts: newCountsCache(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
+		counts: newCountsShare(d.CountsTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), claimLapse: cmp.Or(d.ClaimLapse, store.DefaultClaimLapse),
 		waitingTarget: cmp.Or(d.WaitingTarget, schedule.DefaultWaitingTarget), passwordLinkTTL: cmp.Or(d.PasswordLinkTTL, store.DefaultPasswordLinkTTL),
-		alerts: &bannerCache[[]store.AlertRow]{ttl: cmp.Or(d.AlertsTTL, DefaultAlertsTTL)}, mailing: d.Mailing,
-		mirror: &bannerCache[store.MirrorStatus]{ttl: mirrorStatusTTL}, mirrorStaleAfter: cmp.Or(d.MirrorStaleAfter, DefaultMirrorStaleAfter),
+		alerts: newBannerShare[[]store.AlertRow](cmp.Or(d.AlertsTTL, DefaultAlertsTTL), cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), mailing: d.Mailing,
+		mirror: newBannerShare[store.MirrorStatus](mirrorStatusTTL, cmp.Or(d.RequestTimeout, DefaultRequestTimeout)), mirrorStaleAfter: cmp.Or(d.MirrorStaleAfter, DefaultMirrorStaleAfter),
 		exportLimit: store.ExportMaxRows, bulkInlineRows: cmp.Or(d.BulkInlineRows, DefaultBulkInlineRows), bulkQueued: d.BulkQueued,
 		exportInlineRows: cmp.Or(d.ExportInlineRows, DefaultExportInlineRows), instance: store.NewID()[:8]}
 	if d.ExportLimit > 0 && d.ExportLimit < store.ExportMaxRows {
@@ -250,8 +250,8 @@ func New(d Deps) *Server {
 	s.heavy, s.exports = newGate(slots, s.requestTimeout, s.heavyWait), newGate(slots, 0, 0)
 	s.passwords = newPasswordGate(d.PasswordChecks)
 	s.lookupTimeout = d.LookupTimeout
-	s.overview = &sharedReading[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
-	s.modules = &sharedReading[[]store.CourseModuleStats]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
+	s.overview = &shared[overviewRead]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
+	s.modules = &shared[[]store.CourseModuleStats]{ttl: d.OverviewTTL, timeout: s.requestTimeout}
 	s.dbTrouble.every = 10 * time.Second
 	s.sessionStore = store.NewSessionStore(d.Store)
 	sm := scs.New()
