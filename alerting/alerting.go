@@ -242,6 +242,13 @@ func (s *Service) examples(ctx context.Context, q *store.Queries, a schedule.Ale
 	default:
 		return nil, nil
 	}
+	// The examples go to everyone the alert concerns (store.Subscriber.Concerns): a course's
+	// alert to its teachers too, so it reads that course only; an alert of no single course goes
+	// to support and admins alone, who see every course.
+	f.Scope = store.AllCourses()
+	if a.CourseID != "" {
+		f.Scope = store.CoursesOnly([]string{a.CourseID})
+	}
 	rows, _, err := q.RegistrationList(ctx, now, f, nil, exampleCount)
 	if err != nil {
 		return nil, err
@@ -361,8 +368,9 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 	defer func() { _ = tx.Rollback(ctx) }()
 	var items []views.MailStudentVM
 	n := 0
+	scope := store.CoursesOnly(sub.CourseIDs)
 	for _, courseID := range sub.CourseIDs {
-		rows, err := tx.RegistrationListByCourse(ctx, courseID, sub.CourseIDs, 200)
+		rows, err := tx.RegistrationListByCourse(ctx, courseID, scope, 200)
 		if err != nil {
 			return err
 		}

@@ -53,14 +53,14 @@ func (w *bulkWorld) queue(t *testing.T, at time.Time, ids ...string) string {
 	t.Helper()
 	var rows []store.BulkRow
 	for _, id := range ids {
-		reg, err := w.st.RegistrationGet(context.Background(), w.now(), id, nil)
+		reg, err := w.st.RegistrationGet(context.Background(), w.now(), id, store.AllCourses())
 		if err != nil {
 			t.Fatal(err)
 		}
 		rows = append(rows, store.BulkRow{ID: id, Version: reg.Version})
 	}
 	job := storetest.NewID()
-	p := store.BulkApplyParams{Action: "clear_flag", Rows: rows, Reason: "Config fixed", Actor: w.actor}
+	p := store.BulkApplyParams{Scope: store.AllCourses(), Action: "clear_flag", Rows: rows, Reason: "Config fixed", Actor: w.actor}
 	if err := w.st.BulkJobCreate(context.Background(), job, p, at); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestBulkApplyEndsAJobCutShortAndRunsAWaitingOne(t *testing.T) {
 	if j := w.job(t, waiting); j.Outcome != store.BulkJobApplied {
 		t.Errorf("the waiting job ended %q, want applied", j.Outcome)
 	}
-	reg, err := w.st.RegistrationGet(ctx, w.now(), w.rows[0], nil)
+	reg, err := w.st.RegistrationGet(ctx, w.now(), w.rows[0], store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

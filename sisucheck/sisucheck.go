@@ -108,11 +108,11 @@ type By struct {
 
 // LookUp looks the registration up and records the lookup for by (nil: nobody signed in), with
 // what that does to the row's claim.
-// A registration that does not exist, or lies outside scope (when not nil), is
+// A registration that does not exist, or lies outside scope, is
 // store.ErrNotFound; without Suotar it is ErrNoSuotar; a row with nothing to ask is a
 // *NothingToAskError. A failed Suotar call is no error: it is part of the record. The record is
 // written even when ctx is cancelled after the calls, since the lookup happened all the same.
-func (s *Service) LookUp(ctx context.Context, id string, scope []string, by *By) (Result, error) {
+func (s *Service) LookUp(ctx context.Context, id string, scope store.Scope, by *By) (Result, error) {
 	reg, err := s.Store.RegistrationGet(ctx, s.Now(), id, scope)
 	if err != nil {
 		return Result{}, err

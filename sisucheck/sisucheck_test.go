@@ -95,12 +95,12 @@ func TestLookUpRecordsWhatSisuHolds(t *testing.T) {
 	b := setup(t)
 	ctx := context.Background()
 	id := b.row(t, nil)
-	before, err := b.st.RegistrationGet(ctx, storetest.Now(), id, nil)
+	before, err := b.st.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
 
-	res, err := b.svc.LookUp(ctx, id, nil, nil)
+	res, err := b.svc.LookUp(ctx, id, store.AllCourses(), nil)
 	if err != nil {
 		t.Fatalf("LookUp: %v", err)
 	}
@@ -114,7 +114,7 @@ func TestLookUpRecordsWhatSisuHolds(t *testing.T) {
 	if calls := b.fake.Calls(); len(calls) != 2 {
 		t.Errorf("Suotar got %d calls, want the attainments and the verify call", len(calls))
 	}
-	page, err := b.st.RegistrationPageGet(ctx, now, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, now, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,19 +133,19 @@ func TestLookUpRefusals(t *testing.T) {
 	ctx := context.Background()
 	id := b.row(t, nil)
 
-	if _, err := b.svc.LookUp(ctx, id, []string{storetest.NewID()}, nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.svc.LookUp(ctx, id, store.CoursesOnly([]string{storetest.NewID()}), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a row outside the scope: err = %v, want ErrNotFound", err)
 	}
-	if _, err := b.svc.LookUp(ctx, storetest.NewID(), nil, nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.svc.LookUp(ctx, storetest.NewID(), store.AllCourses(), nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("an unknown row: err = %v, want ErrNotFound", err)
 	}
 	off := &sisucheck.Service{Store: b.st, Now: b.svc.Now}
-	if _, err := off.LookUp(ctx, id, nil, nil); !errors.Is(err, sisucheck.ErrNoSuotar) {
+	if _, err := off.LookUp(ctx, id, store.AllCourses(), nil); !errors.Is(err, sisucheck.ErrNoSuotar) {
 		t.Errorf("without Suotar: err = %v, want ErrNoSuotar", err)
 	}
 	unlinked := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ville", LastName: "V", Email: "v@example.invalid"})
 	nobody := storetest.AddRegistration(t, b.st, storetest.Registration{Student: unlinked, Course: b.course, State: "pending"})
-	_, err := b.svc.LookUp(ctx, nobody, nil, nil)
+	_, err := b.svc.LookUp(ctx, nobody, store.AllCourses(), nil)
 	if e, ok := errors.AsType[*sisucheck.NothingToAskError](err); !ok || e.Problem != sisucheck.ProblemNoStudentNumber {
 		t.Errorf("a row without a student number: err = %v, want NothingToAskError", err)
 	}

@@ -180,11 +180,11 @@ func (r *actionRow) scheduleFacts() schedule.Facts {
 
 // actionRowsByID reads the rows with the given ids as the LMS has them now, in id order, and marks
 // those whose lookup matched an attainment another live row already holds.
-func (q *Queries) actionRowsByID(ctx context.Context, ids []string, scope []string) ([]actionRow, error) {
+func (q *Queries) actionRowsByID(ctx context.Context, ids []string, scope Scope) ([]actionRow, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+actionRowColumns+`
 FROM `+actionRowFrom(q.linkingSince)+`
 WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
-ORDER BY cr.id`, ids, scope)
+ORDER BY cr.id`, ids, scope.arg())
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[actionRow])
 	if err != nil {
 		return nil, dbError("actionRowsByID", err)
@@ -224,9 +224,9 @@ type ActionParams struct {
 	// risk other than normal needs it.
 	ConfirmedRisk schedule.RiskLabel
 	Actor         ActionActor
-	// Scope, when not nil, limits the action to rows of these courses: a row outside it is not
+	// Scope limits the action to rows of its courses (see Scope): a row outside it is not
 	// found, checked in the same locked read the rules decide on.
-	Scope []string
+	Scope Scope
 }
 
 // ActionPrepared is a hand action regdesk's rules allow on the row as it is now, ready to be asked

@@ -29,7 +29,7 @@ func TestBulkPreviewAndApply(t *testing.T) {
 		SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), SubmittedAttainmentID: "hy-kur-7"})
 	missing := storetest.NewID()
 
-	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionResubmit,
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Scope: store.AllCourses(), Action: schedule.ActionResubmit,
 		IDs: []string{rowA, rowB, rowC, rowD, rowE, rowF, rowA, missing, "junk"}})
 	if err != nil {
 		t.Fatalf("preview: %v", err)
@@ -76,7 +76,7 @@ func TestBulkPreviewAndApply(t *testing.T) {
 		rows = append(rows, store.BulkRow{ID: r.ID, Version: r.Version, LookupID: r.LookupID})
 	}
 	rows = append(rows, store.BulkRow{ID: missing}, store.BulkRow{ID: "junk"})
-	params := store.BulkApplyParams{Action: schedule.ActionResubmit, Rows: rows, Reason: "course code fixed",
+	params := store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionResubmit, Rows: rows, Reason: "course code fixed",
 		ConfirmedRisks: []schedule.RiskLabel{schedule.RiskReplacesReversedAttainment}, Actor: b.anna}
 	res, err := b.svc.ApplyBulk(ctx, actionNow, params)
 	if err != nil {
@@ -158,7 +158,7 @@ func TestBulkClearFlagSkipsUncertain(t *testing.T) {
 	ctx := context.Background()
 	uncertain := b.uncertainRow(t)
 	flagged := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
-	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionClearFlag, IDs: []string{uncertain, flagged}})
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Scope: store.AllCourses(), Action: schedule.ActionClearFlag, IDs: []string{uncertain, flagged}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestBulkClearFlagSkipsUncertain(t *testing.T) {
 	for _, r := range preview.Rows {
 		rows = append(rows, store.BulkRow{ID: r.ID, Version: r.Version, LookupID: r.LookupID})
 	}
-	res, err := b.svc.ApplyBulk(ctx, actionNow, store.BulkApplyParams{Action: schedule.ActionClearFlag, Rows: rows,
+	res, err := b.svc.ApplyBulk(ctx, actionNow, store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionClearFlag, Rows: rows,
 		Reason: "config fixed", Actor: b.anna})
 	if err != nil {
 		t.Fatal(err)
@@ -187,8 +187,8 @@ func TestBulkPreviewByFilter(t *testing.T) {
 	a := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired"})
 	c := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed"})
 	b.addRow(t, storetest.Registration{State: "registered"})
-	filter := store.RegistrationFilter{States: []schedule.State{schedule.StateFailedPermanent}}
-	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionCancel, Filter: &filter})
+	filter := store.RegistrationFilter{Scope: store.AllCourses(), States: []schedule.State{schedule.StateFailedPermanent}}
+	preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Scope: store.AllCourses(), Action: schedule.ActionCancel, Filter: &filter})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,8 +200,8 @@ func TestBulkPreviewByFilter(t *testing.T) {
 		t.Errorf("filtered preview rows %v, want %v", ids, sorted(a, c))
 	}
 	// A teacher's scope is kept.
-	filter.ScopeCourseIDs = []string{storetest.NewID()}
-	if preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionCancel, Filter: &filter}); err != nil || len(preview.Rows) != 0 {
+	filter.Scope = store.CoursesOnly([]string{storetest.NewID()})
+	if preview, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Scope: store.AllCourses(), Action: schedule.ActionCancel, Filter: &filter}); err != nil || len(preview.Rows) != 0 {
 		t.Errorf("out-of-scope preview: %d rows, %v", len(preview.Rows), err)
 	}
 
@@ -213,8 +213,8 @@ func TestBulkPreviewByFilter(t *testing.T) {
 INSERT INTO credit_registrations (id, course_module_completion_id, user_id, course_id, course_module_id, course_instance_id, state, terminal_at)
 SELECT gen_random_uuid(), c.id, $1, $2, $3, $4, 'cancelled', $5 FROM c`,
 		b.student.ID, b.course.ID, b.course.ModuleID, b.course.InstanceID, actionNow.Add(-time.Hour))
-	_, err = b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionResubmit,
-		Filter: &store.RegistrationFilter{States: []schedule.State{schedule.StateCancelled}}})
+	_, err = b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Scope: store.AllCourses(), Action: schedule.ActionResubmit,
+		Filter: &store.RegistrationFilter{Scope: store.AllCourses(), States: []schedule.State{schedule.StateCancelled}}})
 	if ve, ok := errors.AsType[*store.ValidationError](err); !ok || ve.Field != "filter" {
 		t.Errorf("501 matching rows: err = %v, want a ValidationError", err)
 	}
@@ -222,7 +222,7 @@ SELECT gen_random_uuid(), c.id, $1, $2, $3, $4, 'cancelled', $5 FROM c`,
 	for i := range many {
 		many[i] = storetest.NewID()
 	}
-	if _, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Action: schedule.ActionCancel, IDs: many}); !isValidation(err, "rows") {
+	if _, err := b.st.RegistrationBulkPreview(ctx, actionNow, store.BulkPreviewParams{Scope: store.AllCourses(), Action: schedule.ActionCancel, IDs: many}); !isValidation(err, "rows") {
 		t.Errorf("501 ids: err = %v", err)
 	}
 }
@@ -243,10 +243,10 @@ func TestBulkApplyValidation(t *testing.T) {
 		p     store.BulkApplyParams
 		field string
 	}{
-		{"NoRows", store.BulkApplyParams{Action: schedule.ActionCancel, Reason: "x", Actor: b.anna}, "rows"},
-		{"BlankReason", store.BulkApplyParams{Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: " ", Actor: b.anna}, "reason"},
-		{"UnknownAction", store.BulkApplyParams{Action: "launder", Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: "x", Actor: b.anna}, "action"},
-		{"OnlyJunk", store.BulkApplyParams{Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: "junk"}}, Reason: "x", Actor: b.anna}, "rows"},
+		{"NoRows", store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCancel, Reason: "x", Actor: b.anna}, "rows"},
+		{"BlankReason", store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: " ", Actor: b.anna}, "reason"},
+		{"UnknownAction", store.BulkApplyParams{Scope: store.AllCourses(), Action: "launder", Rows: []store.BulkRow{{ID: id, Version: version}}, Reason: "x", Actor: b.anna}, "action"},
+		{"OnlyJunk", store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCancel, Rows: []store.BulkRow{{ID: "junk"}}, Reason: "x", Actor: b.anna}, "rows"},
 	}
 	for _, tc := range tests {
 		if _, err := b.svc.ApplyBulk(ctx, actionNow, tc.p); !isValidation(err, tc.field) {
@@ -270,7 +270,7 @@ func TestActionsOutsideScopeFindNothing(t *testing.T) {
 	ctx := context.Background()
 	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
 	version := b.ledger(t, id).Version
-	elsewhere := []string{storetest.NewID()}
+	elsewhere := store.CoursesOnly([]string{storetest.NewID()})
 
 	_, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: version, Reason: "out of scope", Actor: b.anna, Scope: elsewhere})
@@ -293,7 +293,7 @@ func TestActionsOutsideScopeFindNothing(t *testing.T) {
 
 	// In scope, the same action goes through.
 	if _, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
-		Version: version, Reason: "in scope", Actor: b.anna, Scope: []string{b.course.ID}}); err != nil {
+		Version: version, Reason: "in scope", Actor: b.anna, Scope: store.CoursesOnly([]string{b.course.ID})}); err != nil {
 		t.Errorf("in scope: %v", err)
 	}
 }

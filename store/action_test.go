@@ -75,7 +75,7 @@ VALUES ($1, $2, $3, $4, $5)`, evID, at, id, b.anna.ID, details)
 
 func (b *actionBundle) get(t *testing.T, id string) store.Registration {
 	t.Helper()
-	r, err := b.st.RegistrationGet(context.Background(), storetest.Now(), id, nil)
+	r, err := b.st.RegistrationGet(context.Background(), storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +127,11 @@ FROM credit_registrations cr WHERE cr.id = $1`, id)
 // act applies action to the row as Anna, with the version and lookup the row has now.
 func (b *actionBundle) act(t *testing.T, id string, action schedule.Action, risk schedule.RiskLabel) (handaction.Result, error) {
 	t.Helper()
-	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := store.ActionParams{RegistrationID: id, Action: action, Version: page.Version, Reason: "  Checked Sisu by hand  ",
+	p := store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: action, Version: page.Version, Reason: "  Checked Sisu by hand  ",
 		ConfirmedRisk: risk, Actor: b.anna}
 	if page.Lookup != nil {
 		p.LookupID = page.Lookup.EventID
@@ -357,16 +357,16 @@ func TestActionValidation(t *testing.T) {
 		p     store.ActionParams
 		field string
 	}{
-		{name: "EmptyReason", p: store.ActionParams{Reason: ""}, field: "reason"},
-		{name: "BlankReason", p: store.ActionParams{Reason: " \t\n "}, field: "reason"},
-		{name: "LongReason", p: store.ActionParams{Reason: strings.Repeat("ä", store.ActionReasonMaxLength+1)}, field: "reason"},
-		{name: "UnknownAction", p: store.ActionParams{Action: "launder"}, field: "action"},
-		{name: "NoActor", p: store.ActionParams{Actor: store.ActionActor{}}, field: "actor"},
+		{name: "EmptyReason", p: store.ActionParams{Scope: store.AllCourses(), Reason: ""}, field: "reason"},
+		{name: "BlankReason", p: store.ActionParams{Scope: store.AllCourses(), Reason: " \t\n "}, field: "reason"},
+		{name: "LongReason", p: store.ActionParams{Scope: store.AllCourses(), Reason: strings.Repeat("ä", store.ActionReasonMaxLength+1)}, field: "reason"},
+		{name: "UnknownAction", p: store.ActionParams{Scope: store.AllCourses(), Action: "launder"}, field: "action"},
+		{name: "NoActor", p: store.ActionParams{Scope: store.AllCourses(), Actor: store.ActionActor{}}, field: "actor"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			p := store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel, Version: version, Reason: "ok", Actor: b.anna}
+			p := store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionCancel, Version: version, Reason: "ok", Actor: b.anna}
 			if tc.p.Action != "" {
 				p.Action = tc.p.Action
 			}
@@ -385,7 +385,7 @@ func TestActionValidation(t *testing.T) {
 	t.Run("ReasonAtTheLimit", func(t *testing.T) {
 		t.Parallel()
 		other := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired"})
-		p := store.ActionParams{RegistrationID: other, Action: schedule.ActionCancel, Version: b.ledger(t, other).Version,
+		p := store.ActionParams{Scope: store.AllCourses(), RegistrationID: other, Action: schedule.ActionCancel, Version: b.ledger(t, other).Version,
 			Reason: strings.Repeat("ä", store.ActionReasonMaxLength), Actor: b.anna}
 		if _, err := b.svc.Apply(context.Background(), actionNow, p); err != nil {
 			t.Errorf("a reason of exactly %d characters: %v", store.ActionReasonMaxLength, err)
@@ -394,7 +394,7 @@ func TestActionValidation(t *testing.T) {
 	t.Run("UnknownRow", func(t *testing.T) {
 		t.Parallel()
 		for _, rid := range []string{storetest.NewID(), "not-a-uuid"} {
-			p := store.ActionParams{RegistrationID: rid, Action: schedule.ActionCancel, Version: 1, Reason: "ok", Actor: b.anna}
+			p := store.ActionParams{Scope: store.AllCourses(), RegistrationID: rid, Action: schedule.ActionCancel, Version: 1, Reason: "ok", Actor: b.anna}
 			if _, err := b.svc.Apply(context.Background(), actionNow, p); !errors.Is(err, store.ErrNotFound) {
 				t.Errorf("%s: err = %v, want ErrNotFound", rid, err)
 			}
@@ -412,17 +412,17 @@ func TestActionStaleVersion(t *testing.T) {
 	b := setupActions(t)
 	ctx := context.Background()
 	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "retry_window_expired", NeedsAdminAttention: true})
-	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Ben clears the flag after Anna's page was drawn.
-	if _, err := b.svc.Apply(ctx, actionNow.Add(-time.Minute), store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+	if _, err := b.svc.Apply(ctx, actionNow.Add(-time.Minute), store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: page.Version, Reason: "pipeline flag is noise", Actor: b.ben}); err != nil {
 		t.Fatal(err)
 	}
 	before := b.ledger(t, id)
-	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionResubmit,
+	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionResubmit,
 		Version: page.Version, Reason: "try again", Actor: b.anna})
 	stale, ok := errors.AsType[*store.StaleError](err)
 	if !ok || !errors.Is(err, store.ErrConflict) {
@@ -446,13 +446,13 @@ func TestActionStaleLookup(t *testing.T) {
 	ctx := context.Background()
 	id := b.uncertainRow(t)
 	seen := b.addLookup(t, id, actionNow.Add(-2*time.Hour), registeredOurs)
-	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Someone looks again and finds something else; the row itself is untouched.
 	newer := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOther)
-	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionResubmit,
+	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionResubmit,
 		Version: page.Version, LookupID: seen, Reason: "found it", Actor: b.anna, ConfirmedRisk: schedule.RiskPossibleDuplicate})
 	stale, ok := errors.AsType[*store.StaleError](err)
 	if !ok || stale.SeenLookupID != seen || stale.LookupID != newer || stale.Version != page.Version {
@@ -462,7 +462,7 @@ func TestActionStaleLookup(t *testing.T) {
 		t.Errorf("a stale resubmit wrote: %+v", l)
 	}
 	// Clearing the flag does not rest on the lookup, so the newer one does not hold it back.
-	if _, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionClearFlag,
+	if _, err := b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionClearFlag,
 		Version: page.Version, LookupID: seen, Reason: "seen", Actor: b.anna}); err != nil {
 		t.Errorf("clear flag: %v", err)
 	}
@@ -489,7 +489,7 @@ func TestActionConcurrentResolutions(t *testing.T) {
 	for i, a := range actors {
 		wg.Go(func() {
 			<-start
-			_, errs[i] = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel,
+			_, errs[i] = b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionCancel,
 				Version: version, LookupID: lookupID, Reason: fmt.Sprintf("found it (%d)", i), Actor: a})
 		})
 	}
@@ -521,7 +521,7 @@ func TestRegistrationPageGetDecides(t *testing.T) {
 	b := setupActions(t)
 	id := b.uncertainRow(t)
 	lookupID := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
-	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -542,7 +542,7 @@ func TestRegistrationPageGetDecides(t *testing.T) {
 		}
 	}
 	// A teacher of another course does not see the row.
-	if _, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, []string{storetest.NewID()}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.st.RegistrationPageGet(context.Background(), actionNow, id, store.CoursesOnly([]string{storetest.NewID()})); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("out of scope: err = %v", err)
 	}
 }
@@ -584,11 +584,11 @@ func TestNoActionWritesSubmitting(t *testing.T) {
 					SubmittedAt: ptrTime(actionNow.Add(-72 * time.Hour)), PartiallyRegisteredAt: ptrTime(actionNow.Add(-48 * time.Hour)),
 					SubmittedAttainmentID: "hy-kur-1", SubmitRetryCount: 6})
 				b.addLookup(t, id, actionNow.Add(-time.Minute), details)
-				page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
+				page, err := b.st.RegistrationPageGet(ctx, actionNow, id, store.AllCourses())
 				if err != nil {
 					t.Fatal(err)
 				}
-				res, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: a,
+				res, err := b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: a,
 					Version: page.Version, LookupID: page.Lookup.EventID, Reason: "exhaustive", Actor: b.anna,
 					ConfirmedRisk: page.Decisions[indexOf(a)].Risk})
 				_, lmsRefused := errors.AsType[*handaction.RefusedError](err)

@@ -201,7 +201,7 @@ GROUP BY cr.course_id, c.name ORDER BY cr.course_id`, now)
 
 	// When rows that need nobody yet will escalate: schedule's rule, run on the candidates, as
 	// the queue's escalates filter runs it.
-	escalating, err := q.EscalatingList(ctx, now, nil)
+	escalating, err := q.EscalatingList(ctx, now, AllCourses())
 	if err != nil {
 		return f, fmt.Errorf("HealthFactsGet escalations: %w", err)
 	}

@@ -23,7 +23,7 @@ func benchLedger(b *testing.B) *store.Store {
 func BenchmarkQueue(b *testing.B) {
 	st := benchLedger(b)
 	ctx := context.Background()
-	first, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, nil, 50)
+	first, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses()}, nil, 50)
 	if err != nil || len(first) == 0 {
 		b.Fatalf("first page: %v", err)
 	}
@@ -32,49 +32,52 @@ func BenchmarkQueue(b *testing.B) {
 		name string
 		run  func() error
 	}{
-		{"Counts", func() error { _, err := st.RegistrationCountsGet(ctx, benchNow, nil); return err }},
+		{"Counts", func() error { _, err := st.RegistrationCountsGet(ctx, benchNow, store.AllCourses()); return err }},
 		{"NeedsAdminPage", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{NeedsAdmin: true}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true}, nil, 50)
 			return err
 		}},
 		{"AllFirstPage", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses()}, nil, 50)
 			return err
 		}},
 		{"AllDeepKeysetPage", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, deep, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses()}, deep, 50)
 			return err
 		}},
 		{"PhaseDenseWindow", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Phases: []schedule.Phase{schedule.PhaseDenseWindow}}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), Phases: []schedule.Phase{schedule.PhaseDenseWindow}}, nil, 50)
 			return err
 		}},
 		{"PhaseSettled", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Phases: []schedule.Phase{schedule.PhaseSettled}}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), Phases: []schedule.Phase{schedule.PhaseSettled}}, nil, 50)
 			return err
 		}},
 		{"ReasonPartlyRegisteredOverdue", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonPartlyRegisteredOverdue}}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), Reasons: []schedule.Reason{schedule.ReasonPartlyRegisteredOverdue}}, nil, 50)
 			return err
 		}},
 		{"StateFailedPermanent", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{States: []schedule.State{schedule.StateFailedPermanent}}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), States: []schedule.State{schedule.StateFailedPermanent}}, nil, 50)
 			return err
 		}},
 		{"SearchName", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: "virtanen"}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), Search: "virtanen"}, nil, 50)
 			return err
 		}},
 		{"SearchNameNeedsAdmin", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{NeedsAdmin: true, Search: "virtanen"}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true, Search: "virtanen"}, nil, 50)
 			return err
 		}},
 		{"SearchStudentNumber", func() error {
-			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Search: store.Deref(first[0].StudentNumber)}, nil, 50)
+			_, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses(), Search: store.Deref(first[0].StudentNumber)}, nil, 50)
 			return err
 		}},
-		{"RegistrationGet", func() error { _, err := st.RegistrationGet(ctx, storetest.Now(), first[0].ID, nil); return err }},
-		{"StudentSearch", func() error { _, err := st.StudentSearch(ctx, "korhonen", nil, 8); return err }},
+		{"RegistrationGet", func() error {
+			_, err := st.RegistrationGet(ctx, storetest.Now(), first[0].ID, store.AllCourses())
+			return err
+		}},
+		{"StudentSearch", func() error { _, err := st.StudentSearch(ctx, "korhonen", store.AllCourses(), 8); return err }},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
@@ -94,7 +97,7 @@ func BenchmarkQueue(b *testing.B) {
 func BenchmarkPages(b *testing.B) {
 	st := benchLedger(b)
 	ctx := context.Background()
-	first, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{}, nil, 50)
+	first, _, err := st.RegistrationList(ctx, benchNow, store.RegistrationFilter{Scope: store.AllCourses()}, nil, 50)
 	if err != nil || len(first) == 0 {
 		b.Fatalf("first page: %v", err)
 	}
@@ -103,10 +106,10 @@ func BenchmarkPages(b *testing.B) {
 		name string
 		run  func() error
 	}{
-		{"Registration", func() error { _, err := st.RegistrationPageGet(ctx, benchNow, row.ID, nil); return err }},
-		{"Student", func() error { _, err := st.StudentPageGet(ctx, row.StudentID, nil, nil); return err }},
+		{"Registration", func() error { _, err := st.RegistrationPageGet(ctx, benchNow, row.ID, store.AllCourses()); return err }},
+		{"Student", func() error { _, err := st.StudentPageGet(ctx, row.StudentID, store.AllCourses(), nil); return err }},
 		{"Course", func() error {
-			_, err := st.CoursePageGet(ctx, store.CoursePageParams{ID: row.CourseID, Limit: 500})
+			_, err := st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: row.CourseID, Limit: 500})
 			return err
 		}},
 	}

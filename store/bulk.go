@@ -22,14 +22,14 @@ import (
 const BulkMaxRows = 500
 
 // BulkPreviewParams selects the rows of a bulk action: IDs, or every row matching Filter (whose
-// ScopeCourseIDs limits a teacher's reach), at most BulkMaxRows either way.
+// Scope limits a teacher's reach), at most BulkMaxRows either way.
 type BulkPreviewParams struct {
 	Action schedule.Action
 	IDs    []string
 	Filter *RegistrationFilter
-	// Scope, when not nil, limits picked IDs to rows of these courses (a filter is limited by its
-	// own ScopeCourseIDs): the others are not found.
-	Scope []string
+	// Scope limits picked IDs to rows of its courses (a filter is limited by its own Scope): the
+	// others are not found.
+	Scope Scope
 }
 
 // BulkPreviewRow is one selected row as the preview saw it. Version and LookupID go back with
@@ -86,7 +86,7 @@ func (q *Queries) RegistrationBulkPreview(ctx context.Context, now time.Time, p 
 		for i, r := range list {
 			ids[i] = r.ID
 		}
-		scope = p.Filter.ScopeCourseIDs
+		scope = p.Filter.Scope
 	}
 	ids, bad, err := bulkIDs(ids, p.Filter == nil)
 	if err != nil {
@@ -184,9 +184,9 @@ type BulkApplyParams struct {
 	// another risk than normal and not in this list are skipped.
 	ConfirmedRisks []schedule.RiskLabel
 	Actor          ActionActor
-	// Scope, when not nil, limits the action to rows of these courses; the others are not found,
+	// Scope limits the action to rows of its courses (see Scope); the others are not found,
 	// checked in the locked read the rules decide on.
-	Scope []string
+	Scope Scope
 	// JobID, when set, is the background job (BulkJobCreate) this apply is: its end and result
 	// are written with the record of what the LMS did.
 	JobID string

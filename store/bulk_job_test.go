@@ -31,7 +31,7 @@ func TestBulkJobListShowsEveryonesJobsNewestFirst(t *testing.T) {
 	}
 	job := func(owner string, at time.Time, total int) string {
 		id := storetest.NewID()
-		p := store.BulkApplyParams{Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, total),
+		p := store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, total),
 			Actor: store.ActionActor{ID: owner}}
 		if err := st.BulkJobCreate(ctx, id, p, at); err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func TestBulkJobClaimSkipsAJobBeingClaimed(t *testing.T) {
 	var jobs []string
 	for i := range 2 {
 		id := storetest.NewID()
-		p := store.BulkApplyParams{Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, 3), Actor: store.ActionActor{ID: sami.ID}}
+		p := store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, 3), Actor: store.ActionActor{ID: sami.ID}}
 		if err := st.BulkJobCreate(ctx, id, p, now.Add(time.Duration(i)*time.Second)); err != nil {
 			t.Fatal(err)
 		}

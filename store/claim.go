@@ -72,8 +72,8 @@ type ClaimParams struct {
 	Actor ActionActor
 	// Reason is the person's note; empty gives the default words of the audit entry.
 	Reason string
-	// Scope, when not nil, limits the rows to these courses.
-	Scope []string
+	// Scope limits the rows to its courses (see Scope).
+	Scope Scope
 	// Lapse is how long an untouched claim counts; it decides whether a claim taken over was still
 	// someone else's.
 	Lapse time.Duration
@@ -161,7 +161,7 @@ func claimReason(reason, fallback string) (string, string, error) {
 
 // claimTargets reads the live rows among ids in scope, with their claims, locking the claims that
 // exist so that two people claiming at once are recorded one after the other.
-func (q *Queries) claimTargets(ctx context.Context, ids, scope []string) ([]claimTarget, error) {
+func (q *Queries) claimTargets(ctx context.Context, ids []string, scope Scope) ([]claimTarget, error) {
 	var valid []string
 	for _, id := range ids {
 		if IsUUID(id) {
@@ -178,7 +178,7 @@ ORDER BY credit_registration_id FOR UPDATE`, valid); err != nil {
 	rows, _ := q.db.Query(ctx, `SELECT cr.id::text AS id, `+claimColumns+`
 FROM ledger_mirror cr`+claimJoin+`
 WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
-ORDER BY cr.id`, valid, scope)
+ORDER BY cr.id`, valid, scope.arg())
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[claimTarget])
 	if err != nil {
 		return nil, dbError("claimTargets", err)
@@ -364,7 +364,7 @@ func (s *Store) EventInsertLookupClaiming(ctx context.Context, e LookupEvent, ac
 	return id, outcome, nil
 }
 
-func (q *Queries) lookupClaim(ctx context.Context, now time.Time, rowID string, actor ActionActor, scope []string, lapse time.Duration) (LookupClaimOutcome, error) {
+func (q *Queries) lookupClaim(ctx context.Context, now time.Time, rowID string, actor ActionActor, scope Scope, lapse time.Duration) (LookupClaimOutcome, error) {
 	targets, err := q.claimTargets(ctx, []string{rowID}, scope)
 	if err != nil || len(targets) == 0 {
 		return LookupClaimNone, err

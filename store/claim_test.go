@@ -15,7 +15,7 @@ const testLapse = store.DefaultClaimLapse
 
 func (b *actionBundle) claim(t *testing.T, at time.Time, who store.ActionActor, ids ...string) store.ClaimResult {
 	t.Helper()
-	res, err := b.st.RegistrationClaim(context.Background(), at, store.ClaimParams{IDs: ids, Actor: who, Lapse: testLapse})
+	res, err := b.st.RegistrationClaim(context.Background(), at, store.ClaimParams{Scope: store.AllCourses(), IDs: ids, Actor: who, Lapse: testLapse})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,11 +70,11 @@ func TestClaimTwoPeople(t *testing.T) {
 		t.Errorf("after Ben: %+v", c)
 	}
 	// Anna cannot release Ben's claim; Ben can.
-	rel, err := b.st.RegistrationRelease(context.Background(), actionNow, store.ClaimParams{IDs: []string{id}, Actor: b.anna, Lapse: testLapse})
+	rel, err := b.st.RegistrationRelease(context.Background(), actionNow, store.ClaimParams{Scope: store.AllCourses(), IDs: []string{id}, Actor: b.anna, Lapse: testLapse})
 	if err != nil || len(rel.IDs) != 0 {
 		t.Errorf("Anna releasing Ben's: %v %v", rel, err)
 	}
-	if _, err := b.st.RegistrationRelease(context.Background(), actionNow, store.ClaimParams{IDs: []string{id}, Actor: b.ben, Reason: "lunch", Lapse: testLapse}); err != nil {
+	if _, err := b.st.RegistrationRelease(context.Background(), actionNow, store.ClaimParams{Scope: store.AllCourses(), IDs: []string{id}, Actor: b.ben, Reason: "lunch", Lapse: testLapse}); err != nil {
 		t.Fatal(err)
 	}
 	if c := b.claimOf(t, id, actionNow); c != nil {
@@ -144,7 +144,7 @@ func TestClaimLapses(t *testing.T) {
 		t.Errorf("claim touched %v ago still counts: %+v", testLapse, c)
 	}
 	list := func(f store.ClaimedFilter) map[string]bool {
-		rows, _, err := b.st.RegistrationList(context.Background(), actionNow, store.RegistrationFilter{Claimed: f, ClaimAccountID: b.anna.ID, ClaimLapse: testLapse}, nil, 50)
+		rows, _, err := b.st.RegistrationList(context.Background(), actionNow, store.RegistrationFilter{Scope: store.AllCourses(), Claimed: f, ClaimAccountID: b.anna.ID, ClaimLapse: testLapse}, nil, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,7 +180,7 @@ func TestClaimEndsOnSettle(t *testing.T) {
 	id := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
 	b.claim(t, actionNow.Add(-time.Hour), b.anna, id)
 	// Ben settles it: Anna's claim ends in his action's transaction, recorded as his release.
-	res, err := b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: id, Action: schedule.ActionCancel,
+	res, err := b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: schedule.ActionCancel,
 		Version: b.ledger(t, id).Version, Reason: "student withdrew", Actor: b.ben})
 	if err != nil {
 		t.Fatal(err)
@@ -200,7 +200,7 @@ func TestClaimEndsOnSettle(t *testing.T) {
 	// A failing action leaves the claim alone: nothing is written.
 	other := b.addRow(t, storetest.Registration{State: "failed_permanent", ErrorCode: "course_not_allowed", NeedsAdminAttention: true})
 	b.claim(t, actionNow.Add(-time.Hour), b.anna, other)
-	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{RegistrationID: other, Action: schedule.ActionCancel,
+	_, err = b.svc.Apply(ctx, actionNow, store.ActionParams{Scope: store.AllCourses(), RegistrationID: other, Action: schedule.ActionCancel,
 		Version: b.ledger(t, other).Version - 1, Reason: "stale page", Actor: b.ben})
 	if !errors.Is(err, store.ErrConflict) {
 		t.Fatalf("stale action: %v", err)
@@ -215,11 +215,11 @@ func TestClaimOutOfScope(t *testing.T) {
 	b := setupActions(t)
 	id := b.addRow(t, storetest.Registration{State: "failed_permanent"})
 	_, err := b.st.RegistrationClaim(context.Background(), actionNow, store.ClaimParams{IDs: []string{id, "junk"}, Actor: b.anna,
-		Scope: []string{storetest.NewID()}, Lapse: testLapse})
+		Scope: store.CoursesOnly([]string{storetest.NewID()}), Lapse: testLapse})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("claim outside scope: %v", err)
 	}
-	if _, err := b.st.RegistrationClaim(context.Background(), actionNow, store.ClaimParams{IDs: []string{id}, Actor: b.anna,
+	if _, err := b.st.RegistrationClaim(context.Background(), actionNow, store.ClaimParams{Scope: store.AllCourses(), IDs: []string{id}, Actor: b.anna,
 		Reason: string(make([]rune, store.ClaimReasonMaxLength+1)), Lapse: testLapse}); err == nil {
 		t.Error("an overlong note was taken")
 	}
@@ -237,7 +237,7 @@ func TestLookupClaimLeavesOthersLiveClaims(t *testing.T) {
 	b.claim(t, actionNow, b.ben, id)
 	lookupAt := func(at time.Time) store.LookupClaimOutcome {
 		t.Helper()
-		_, out, err := b.st.EventInsertLookupClaiming(ctx, store.LookupEvent{RegistrationID: id, ActorID: &b.anna.ID, CreatedAt: at,
+		_, out, err := b.st.EventInsertLookupClaiming(ctx, store.LookupEvent{Scope: store.AllCourses(), RegistrationID: id, ActorID: &b.anna.ID, CreatedAt: at,
 			Record: store.LookupRecord{V: store.LookupRecordVersion, AttainmentsCall: &store.LookupCall{Endpoint: "resolve_enrolments",
 				RequestedAt: at, Answer: "answered"}}}, b.anna, testLapse)
 		if err != nil {

@@ -311,7 +311,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 				check("phase "+string(p), idsWhere(ctx, t, st, now, `credit_registrations cr`, store.PhasePredicate(p)), wantPhase[p])
 				// The queue's phase filter writes the window's instants as parameters computed in Go
 				// (whereBuilder.cutoff), not as the database's $1 − d: it must pick the same rows.
-				check("queue filter phase "+string(p), listIDs(ctx, t, st, now, store.RegistrationFilter{Phases: []schedule.Phase{p}}), wantPhase[p])
+				check("queue filter phase "+string(p), listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), Phases: []schedule.Phase{p}}), wantPhase[p])
 			}
 			// Every row with a reason must be an attention candidate, or the index would hide it.
 			check("candidates ⊇ rows with reasons",
@@ -322,10 +322,10 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 					store.SQLAttentionCandidate+` AND `+store.ReasonPredicate(reason)+` AND NOT `+store.SQLDismissed), wantReason[reason])
 				// The queue's reason filter, as a person uses it; stuck_in_state's writes its thresholds'
 				// instants as parameters computed in Go, which must pick the same rows.
-				check("queue filter reason "+string(reason), listIDs(ctx, t, st, now, store.RegistrationFilter{Reasons: []schedule.Reason{reason}}), wantReason[reason])
+				check("queue filter reason "+string(reason), listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), Reasons: []schedule.Reason{reason}}), wantReason[reason])
 			}
 			for _, s := range schedule.Standings() {
-				check("queue filter standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Standings: []schedule.Standing{s}}), wantStanding[s])
+				check("queue filter standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), Standings: []schedule.Standing{s}}), wantStanding[s])
 			}
 			// student_number_stuck with rows on both sides of it: stuck, and pending rows whose
 			// student pressed and waits for a number but is not (mailed since, or fetched too soon).
@@ -348,7 +348,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
 			check("dismissed", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLDismissed), wantDismissed)
 
-			counts, err := st.RegistrationCountsGet(ctx, now, nil)
+			counts, err := st.RegistrationCountsGet(ctx, now, store.AllCourses())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -396,7 +396,7 @@ func listIDs(ctx context.Context, t *testing.T, st *store.Store, now time.Time, 
 // stands explained. n is how many rows the ledger has.
 func checkRowsStandAsListed(ctx context.Context, t *testing.T, st *store.Store, now time.Time, n int, want map[schedule.Standing][]string) {
 	t.Helper()
-	all, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{}, nil, 10_000)
+	all, _, err := st.RegistrationList(ctx, now, store.RegistrationFilter{Scope: store.AllCourses()}, nil, 10_000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -420,7 +420,7 @@ func checkRowsStandAsListed(ctx context.Context, t *testing.T, st *store.Store, 
 		if len(ids) == 0 {
 			continue
 		}
-		page, err := st.RegistrationPageGet(ctx, now, ids[0], nil)
+		page, err := st.RegistrationPageGet(ctx, now, ids[0], store.AllCourses())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -488,12 +488,12 @@ VALUES ($1, now(), false, 'courseNotAllowed')`, module)
 				t.Fatal("no row is explained by a problem: the scenario tests nothing")
 			}
 			for _, s := range schedule.Standings() {
-				check("standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Standings: []schedule.Standing{s}}), wantStanding[s])
+				check("standing "+string(s), listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), Standings: []schedule.Standing{s}}), wantStanding[s])
 			}
 			checkRowsStandAsListed(ctx, t, st, now, len(facts), wantStanding)
 			check("needs admin", idsWhere(ctx, t, st, now, store.AttentionFrom, store.SQLAttentionCandidate+` AND `+store.SQLNeedsAdmin), wantNeedsAdmin)
-			check("the queue's needs-a-person list", listIDs(ctx, t, st, now, store.RegistrationFilter{NeedsAdmin: true}), wantNeedsAdmin)
-			counts, err := st.RegistrationCountsGet(ctx, now, nil)
+			check("the queue's needs-a-person list", listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true}), wantNeedsAdmin)
+			counts, err := st.RegistrationCountsGet(ctx, now, store.AllCourses())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -36,7 +36,7 @@ FROM credit_registrations cr, generate_series(1, $2::int) g WHERE cr.id = $1::uu
 	copies(flagged, store.PhaseCountCap)
 	storetest.SyncMirror(t, b.st)
 
-	c, err := b.st.RegistrationCountsGet(ctx, actionNow, nil)
+	c, err := b.st.RegistrationCountsGet(ctx, actionNow, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

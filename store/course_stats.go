@@ -247,7 +247,7 @@ GROUP BY cr.course_module_id`, now)
 		if err != nil {
 			return dbError("CourseModuleStatsList needs admin", err)
 		}
-		dismissed, err := q.attentionDismissedList(ctx, now, nil)
+		dismissed, err := q.attentionDismissedList(ctx, now, AllCourses())
 		if err != nil {
 			return fmt.Errorf("needs admin: %w", err)
 		}

@@ -114,7 +114,7 @@ VALUES ($1, $2, $3, $4::text[]::credit_registration_attention_reason[], $5, 'see
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts, err := b.st.RegistrationCountsGet(ctx, actionNow, nil)
+	counts, err := b.st.RegistrationCountsGet(ctx, actionNow, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -81,9 +81,9 @@ type LookupEvent struct {
 	// ActorID is the account that looked; nil when the request had no signed-in person.
 	ActorID   *string
 	CreatedAt time.Time
-	// Scope, when not nil, limits the lookup to rows of these courses: a row outside it is not
+	// Scope limits the lookup to rows of its courses (see Scope): a row outside it is not
 	// found.
-	Scope []string
+	Scope Scope
 	// Record is what the lookup found; its attainments call, which every lookup makes, also fills
 	// the event's Suotar columns.
 	Record LookupRecord
@@ -115,7 +115,7 @@ FROM ledger_mirror cr
 WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(10)+`
 RETURNING id::text`,
 		e.RegistrationID, e.CreatedAt, nullIfEmpty(e.Message), e.ActorID, details, call.Endpoint, call.RequestedAt, call.AnsweredAt,
-		call.Answer, e.Scope).Scan(&id)
+		call.Answer, e.Scope.arg()).Scan(&id)
 	if err != nil {
 		return "", dbError(op, err)
 	}
@@ -162,13 +162,13 @@ func (c RegistrationChange) AlertEvent() schedule.AlertEvent {
 // EventListSince returns what happened to the registration after since, oldest first: its history
 // events, each with the hand action written in the same transaction (same actor and instant), and
 // hand actions that left no event. A registration outside scope is ErrNotFound.
-func (q *Queries) EventListSince(ctx context.Context, registrationID string, since time.Time, scope []string) ([]RegistrationChange, error) {
+func (q *Queries) EventListSince(ctx context.Context, registrationID string, since time.Time, scope Scope) ([]RegistrationChange, error) {
 	if !IsUUID(registrationID) {
 		return nil, fmt.Errorf("EventListSince %q: %w", registrationID, ErrNotFound)
 	}
 	var found bool
 	err := q.db.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM ledger_mirror cr
-WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope).Scan(&found)
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`)`, registrationID, scope.arg()).Scan(&found)
 	if err != nil {
 		return nil, dbError("EventListSince", err)
 	}
@@ -244,7 +244,7 @@ const sqlWorthAMention = `((e.to_state IS NOT NULL AND e.to_state IS DISTINCT FR
 // registrations with a history event worth a mention or a hand action after since, most recently
 // changed first: what a course page's alert banner lists (CoursePageGet). Nothing when scope
 // does not hold the course.
-func (q *Queries) RegistrationListChangedSince(ctx context.Context, courseID string, since time.Time, scope []string, limit int) ([]string, error) {
+func (q *Queries) RegistrationListChangedSince(ctx context.Context, courseID string, since time.Time, scope Scope, limit int) ([]string, error) {
 	if !IsUUID(courseID) || limit <= 0 {
 		return nil, nil
 	}
@@ -261,7 +261,7 @@ FROM ledger_mirror cr
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(3)+`
   AND ch.at IS NOT NULL
 ORDER BY ch.at DESC, cr.id DESC
-LIMIT `+sqlLimit(limit), courseID, since, scope)
+LIMIT `+sqlLimit(limit), courseID, since, scope.arg())
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
 	if err != nil {
 		return nil, dbError("RegistrationListChangedSince", err)

@@ -19,14 +19,14 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 	course := storetest.AddCourse(t, st, storetest.Course{Name: "Ohjelmoinnin perusteet", Code: "TKT10002"})
 	student := storetest.AddStudent(t, st, storetest.Student{FirstName: "Anna", LastName: "A", Email: "a@example.invalid"})
 	id := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: course, State: "submission_uncertain"})
-	before, err := st.RegistrationGet(ctx, storetest.Now(), id, nil)
+	before, err := st.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	requested := storetest.Now()
 	answered := requested.Add(1500 * time.Millisecond)
-	evID, err := st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: id, CreatedAt: answered, Record: store.LookupRecord{
+	evID, err := st.EventInsertLookup(ctx, store.LookupEvent{Scope: store.AllCourses(), RegistrationID: id, CreatedAt: answered, Record: store.LookupRecord{
 		V: store.LookupRecordVersion, DurationMS: 1500,
 		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, AnsweredAt: &answered,
 			Answer: store.AnswerAnswered},
@@ -55,7 +55,7 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		t.Errorf("message = %v, want the words the caller gave", e.Message)
 	}
 
-	after, err := st.RegistrationGet(ctx, storetest.Now(), id, nil)
+	after, err := st.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +63,13 @@ func TestEventInsertLookupRecordsWithoutTouchingTheRow(t *testing.T) {
 		t.Errorf("the row changed: version %d → %d, updated_at %v → %v", before.Version, after.Version, before.UpdatedAt, after.UpdatedAt)
 	}
 
-	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: id, CreatedAt: answered, Scope: []string{storetest.NewID()},
+	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: id, CreatedAt: answered, Scope: store.CoursesOnly([]string{storetest.NewID()}),
 		Record: store.LookupRecord{AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested,
 			Answer: store.AnswerUnanswered}}})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a lookup of a row outside the scope: err = %v, want ErrNotFound", err)
 	}
-	_, err = st.EventInsertLookup(ctx, store.LookupEvent{RegistrationID: storetest.NewID(), CreatedAt: answered, Record: store.LookupRecord{
+	_, err = st.EventInsertLookup(ctx, store.LookupEvent{Scope: store.AllCourses(), RegistrationID: storetest.NewID(), CreatedAt: answered, Record: store.LookupRecord{
 		AttainmentsCall: &store.LookupCall{Endpoint: store.EndpointResolveEnrolments, RequestedAt: requested, Answer: store.AnswerUnanswered}}})
 	if !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a lookup of an unknown row: err = %v, want ErrNotFound", err)
@@ -119,7 +119,7 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 	audit(at(12*time.Minute), "dismiss_attention", "ready_to_submit", "ready_to_submit")
 	event(at(20*time.Minute), "state_changed", "ready_to_submit", "checking_enrolment", nil)
 
-	changes, err := st.EventListSince(ctx, id, alert, nil)
+	changes, err := st.EventListSince(ctx, id, alert, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 	}
 
 	// The summary a page shows for it.
-	regs, err := st.RegistrationListByStudent(ctx, student.ID, nil)
+	regs, err := st.RegistrationListByStudent(ctx, student.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,10 +180,10 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 		t.Errorf("summary: changes %q, still needs action %v for %v; wantCodes %q, true for outcome_uncertain", codes, summary.StillNeedsAction, summary.Reasons, wantCodes)
 	}
 
-	if later, err := st.EventListSince(ctx, id, at(time.Hour), nil); err != nil || len(later) != 0 {
+	if later, err := st.EventListSince(ctx, id, at(time.Hour), store.AllCourses()); err != nil || len(later) != 0 {
 		t.Errorf("EventListSince(after everything) = %v, %v; want nothing", later, err)
 	}
-	if _, err := st.EventListSince(ctx, "nope", alert, nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.EventListSince(ctx, "nope", alert, store.AllCourses()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("EventListSince(nope) error = %v, want ErrNotFound", err)
 	}
 }
@@ -212,7 +212,7 @@ VALUES ($1, $2, $3, 'state_changed', 'awaiting_verification', 'awaiting_verifica
 VALUES ($1, $2, 'dismiss_attention', 'credit_registration', $3, $4, 'global_admin', 'known')`, storetest.NewID(), at(40*time.Minute), dismissed, mikko.LMSUserID)
 	elsewhere := add(other, at(10*time.Minute))
 
-	got, err := st.RegistrationListChangedSince(ctx, course.ID, alert, nil, 10)
+	got, err := st.RegistrationListChangedSince(ctx, course.ID, alert, store.AllCourses(), 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -225,13 +225,13 @@ VALUES ($1, $2, 'dismiss_attention', 'credit_registration', $3, $4, 'global_admi
 			t.Errorf("RegistrationListChangedSince lists %s, which has nothing worth a mention since the alert", id)
 		}
 	}
-	if got, _ := st.RegistrationListChangedSince(ctx, course.ID, alert, nil, 2); !slices.Equal(got, want[:2]) {
+	if got, _ := st.RegistrationListChangedSince(ctx, course.ID, alert, store.AllCourses(), 2); !slices.Equal(got, want[:2]) {
 		t.Errorf("with limit 2 = %v, want %v", got, want[:2])
 	}
-	if got, _ := st.RegistrationListChangedSince(ctx, course.ID, alert, []string{other.ID}, 10); len(got) != 0 {
+	if got, _ := st.RegistrationListChangedSince(ctx, course.ID, alert, store.CoursesOnly([]string{other.ID}), 10); len(got) != 0 {
 		t.Errorf("with a scope without the course = %v, want nothing", got)
 	}
-	if got, err := st.RegistrationListChangedSince(ctx, "nope", alert, nil, 10); err != nil || len(got) != 0 {
+	if got, err := st.RegistrationListChangedSince(ctx, "nope", alert, store.AllCourses(), 10); err != nil || len(got) != 0 {
 		t.Errorf("for a malformed course id = %v, %v; want nothing", got, err)
 	}
 }

@@ -92,7 +92,7 @@ LIMIT `+sqlLimit(limit), w.queryArgs()...)
 // RegistrationExportByCourse streams a course's registrations in scope as the course page lists
 // them (RegistrationListByCourse), up to limit: head first, then each row. A course not in scope
 // writes none.
-func (s *Store) RegistrationExportByCourse(ctx context.Context, courseID string, scope []string, limit int, head func(ExportHead) error, row func(RegistrationOverview) error) error {
+func (s *Store) RegistrationExportByCourse(ctx context.Context, courseID string, scope Scope, limit int, head func(ExportHead) error, row func(RegistrationOverview) error) error {
 	limit = min(max(limit, 1), ExportMaxRows)
 	if !IsUUID(courseID) {
 		return fmt.Errorf("RegistrationExportByCourse: %w", ErrNotFound)
@@ -104,7 +104,7 @@ func (s *Store) RegistrationExportByCourse(ctx context.Context, courseID string,
 		var n int
 		if err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM ledger_mirror cr
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+` LIMIT `+sqlLimit(limit+1)+`) c`,
-			courseID, scope).Scan(&n); err != nil {
+			courseID, scope.arg()).Scan(&n); err != nil {
 			return dbError("RegistrationExportByCourse count", err)
 		}
 		if err := head(ExportHead{Rows: min(n, limit), Truncated: n > limit}); err != nil {
@@ -114,7 +114,7 @@ WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sq
 FROM `+overviewFrom+`
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
 ORDER BY cr.student_rank, cr.updated_at DESC, cr.id DESC
-LIMIT `+sqlLimit(limit), courseID, scope)
+LIMIT `+sqlLimit(limit), courseID, scope.arg())
 		if err != nil {
 			return dbError("RegistrationExportByCourse", err)
 		}

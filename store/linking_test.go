@@ -78,8 +78,8 @@ VALUES ('012345678', 'hy-hlo-' || gen_random_uuid(), $1, 'someone@example.invali
 // stuckInList is what the queue lists under student_number_stuck, and the count it shows.
 func stuckInList(ctx context.Context, t *testing.T, st *store.Store, now time.Time) ([]string, int64) {
 	t.Helper()
-	ids := listIDs(ctx, t, st, now, store.RegistrationFilter{Reasons: []schedule.Reason{schedule.ReasonStudentNumberStuck}})
-	counts, err := st.RegistrationCountsGet(ctx, now, nil)
+	ids := listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), Reasons: []schedule.Reason{schedule.ReasonStudentNumberStuck}})
+	counts, err := st.RegistrationCountsGet(ctx, now, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func stuckInList(ctx context.Context, t *testing.T, st *store.Store, now time.Ti
 // now, finds the row stuck.
 func stuckOnPage(ctx context.Context, t *testing.T, st *store.Store, now time.Time, id string) bool {
 	t.Helper()
-	reg, err := st.RegistrationGet(ctx, storetest.Now(), id, nil)
+	reg, err := st.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +161,7 @@ FROM credit_registrations r WHERE r.id = $1 AND c.id = r.course_module_completio
 	if !slices.Equal(ids, wantIDs) || n != int64(len(wantIDs)) {
 		t.Errorf("the queue lists %v (count %d) under student_number_stuck, want %v", ids, n, wantIDs)
 	}
-	needs := listIDs(ctx, t, w.st, w.now, store.RegistrationFilter{NeedsAdmin: true})
+	needs := listIDs(ctx, t, w.st, w.now, store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true})
 	for _, id := range wantIDs {
 		if _, ok := slices.BinarySearch(needs, id); !ok {
 			t.Errorf("stuck row %s is not on the needs-a-person list", id)
@@ -211,7 +211,7 @@ WHERE course_code = 'TKT10002'`, pressed.Add(schedule.StudentNumberStuckAfterPre
 	if ids, n := stuckInList(ctx, t, w.st, w.now); !slices.Equal(ids, []string{id}) || n != 1 {
 		t.Fatalf("after the fetch and a refresh the queue lists %v (count %d), want [%s]", ids, n, id)
 	}
-	waiting, err := w.st.RegistrationGet(ctx, storetest.Now(), id, nil)
+	waiting, err := w.st.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

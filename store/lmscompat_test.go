@@ -208,7 +208,7 @@ func TestMigrateWithLeastPrivilege(t *testing.T) {
 	if _, err := st.LedgerMirrorSweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := st.RegistrationList(ctx, storetest.Now(), store.RegistrationFilter{NeedsAdmin: true}, nil, 50); err != nil {
+	if _, _, err := st.RegistrationList(ctx, storetest.Now(), store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true}, nil, 50); err != nil {
 		t.Fatalf("the queue as the least-privileged role: %v", err)
 	}
 	if _, err := st.Pool().Exec(ctx, `UPDATE credit_registrations SET needs_admin_attention = false`); err == nil {

@@ -120,7 +120,7 @@ func (s *Store) OverviewGet(ctx context.Context, p OverviewParams) (Overview, er
 	parts := []func(ctx context.Context, q *Queries) error{
 		func(ctx context.Context, q *Queries) error {
 			var err error
-			if out.Attention, err = q.RegistrationCountsGet(ctx, p.Now, nil); err != nil {
+			if out.Attention, err = q.RegistrationCountsGet(ctx, p.Now, AllCourses()); err != nil {
 				return err
 			}
 			out.Snapshots, err = q.AttentionSnapshotList(ctx, p.SnapshotsFrom)
@@ -295,7 +295,7 @@ func (s *Store) AttentionSnapshotTake(ctx context.Context, now time.Time) (bool,
 	if exists {
 		return false, nil
 	}
-	counts, err := s.RegistrationCountsGet(ctx, now, nil)
+	counts, err := s.RegistrationCountsGet(ctx, now, AllCourses())
 	if err != nil {
 		return false, fmt.Errorf("AttentionSnapshotTake: %w", err)
 	}

@@ -48,7 +48,7 @@ func TestAttentionSnapshotOncePerDay(t *testing.T) {
 	if n != 1 {
 		t.Fatalf("%d of 4 concurrent takes wrote the day's snapshot, want 1", n)
 	}
-	counts, err := st.RegistrationCountsGet(ctx, now, nil)
+	counts, err := st.RegistrationCountsGet(ctx, now, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

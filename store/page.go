@@ -92,14 +92,14 @@ WHERE cr.id = $1 AND ` + liveSQL + ` AND ` + sqlInScope(2)
 }
 
 // RegistrationPageGet reads the registration's page and decides every hand action on it at now,
-// in one statement. A registration that does not exist, or lies outside scope (when not nil), is
+// in one statement. A registration that does not exist, or lies outside scope, is
 // ErrNotFound: a teacher asking for another course's row learns nothing.
-func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id string, scope []string) (RegistrationPage, error) {
+func (q *Queries) RegistrationPageGet(ctx context.Context, now time.Time, id string, scope Scope) (RegistrationPage, error) {
 	op := fmt.Sprintf("RegistrationPageGet %s", id)
 	if !IsUUID(id) {
 		return RegistrationPage{}, fmt.Errorf("RegistrationPageGet %q: %w", id, ErrNotFound)
 	}
-	rows, _ := q.db.Query(ctx, registrationPageSQL(q.linkingSince), id, scope, now)
+	rows, _ := q.db.Query(ctx, registrationPageSQL(q.linkingSince), id, scope.arg(), now)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[registrationPageRow])
 	if err != nil {
 		return RegistrationPage{}, dbError(op, err)
@@ -171,8 +171,8 @@ type StudentPage struct {
 
 // StudentPageGet reads a student's page in one read-only transaction: the student, their
 // registrations in scope and, when since is not nil, what happened to each after it. A student
-// who does not exist, or has no registration in scope (when not nil), is ErrNotFound.
-func (s *Store) StudentPageGet(ctx context.Context, id string, scope []string, since *time.Time) (StudentPage, error) {
+// who does not exist, or has no registration in scope, is ErrNotFound.
+func (s *Store) StudentPageGet(ctx context.Context, id string, scope Scope, since *time.Time) (StudentPage, error) {
 	var page StudentPage
 	err := s.InReadTx(ctx, func(q *Queries) error {
 		var err error
@@ -201,7 +201,7 @@ func (s *Store) StudentPageGet(ctx context.Context, id string, scope []string, s
 // nil, the ChangedLimit registrations that changed most recently after it.
 type CoursePageParams struct {
 	ID    string
-	Scope []string
+	Scope Scope
 	Limit int
 	Since *time.Time
 	// ChangedLimit bounds CoursePage.ChangedIDs.
@@ -223,7 +223,7 @@ type CoursePage struct {
 }
 
 // CoursePageGet reads a course's page in one snapshot. A course that does not exist, or is not
-// in scope (when not nil), is ErrNotFound. The counts are read beside the list, on a second
+// in scope, is ErrNotFound. The counts are read beside the list, on a second
 // connection when the pool has one to spare (inOneSnapshot): for the largest course of the
 // million-row ledger they take 6 ms and the list of 500 about 11, one after the other the page's
 // 17.

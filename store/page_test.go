@@ -32,7 +32,7 @@ func TestRegistrationPageGet(t *testing.T) {
 	newest := b.addLookup(t, id, actionNow.Add(-time.Minute), registeredOurs)
 	holder := b.addRow(t, storetest.Registration{State: "registered", SisuAttainmentID: "hy-cu-1"})
 
-	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, nil)
+	page, err := b.st.RegistrationPageGet(ctx, actionNow, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,10 +73,10 @@ func TestRegistrationPageGet(t *testing.T) {
 	}
 	_ = holder
 
-	if _, err := b.st.RegistrationPageGet(ctx, actionNow, id, []string{storetest.NewID()}); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.st.RegistrationPageGet(ctx, actionNow, id, store.CoursesOnly([]string{storetest.NewID()})); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("outside the scope: err = %v, want ErrNotFound", err)
 	}
-	if _, err := b.st.RegistrationPageGet(ctx, actionNow, "nope", nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.st.RegistrationPageGet(ctx, actionNow, "nope", store.AllCourses()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a malformed id: err = %v, want ErrNotFound", err)
 	}
 }
@@ -93,16 +93,16 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 		StateChangedAt: actionNow.Add(-10 * time.Minute)})
 	storetest.AddEvent(t, b.st, changed, actionNow.Add(-5*time.Minute), "state_changed", "awaiting_verification", "awaiting_verification", "polled")
 	quiet := b.addRow(t, storetest.Registration{State: "registered", StateChangedAt: actionNow.Add(-50 * time.Hour)})
-	elsewhere := []string{storetest.NewID()}
+	elsewhere := store.CoursesOnly([]string{storetest.NewID()})
 	// Another student's registration on the course is on the course page, never on Aino's.
 	ben := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ben", LastName: "Okafor", Email: "ben@example.invalid"})
 	bens := storetest.AddRegistration(t, b.st, storetest.Registration{Student: ben, Course: b.course, State: "pending"})
 
-	student, err := b.st.StudentPageGet(ctx, b.student.ID, nil, nil)
+	student, err := b.st.StudentPageGet(ctx, b.student.ID, store.AllCourses(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	regs, err := b.st.RegistrationListByStudent(ctx, b.student.ID, nil)
+	regs, err := b.st.RegistrationListByStudent(ctx, b.student.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +127,11 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 			t.Errorf("registration %d: page %+v, list %+v", i, p, r)
 		}
 	}
-	student, err = b.st.StudentPageGet(ctx, b.student.ID, nil, &alert)
+	student, err = b.st.StudentPageGet(ctx, b.student.ID, store.AllCourses(), &alert)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := b.st.EventListSince(ctx, changed, alert, nil)
+	want, err := b.st.EventListSince(ctx, changed, alert, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +143,11 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 		t.Errorf("a student outside the scope: err = %v, want ErrNotFound", err)
 	}
 
-	course, err := b.st.CoursePageGet(ctx, store.CoursePageParams{ID: b.course.ID, Limit: 10, Since: &alert, ChangedLimit: 5})
+	course, err := b.st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: b.course.ID, Limit: 10, Since: &alert, ChangedLimit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts, err := b.st.RegistrationCountsByStudentStatus(ctx, b.course.ID, nil)
+	counts, err := b.st.RegistrationCountsByStudentStatus(ctx, b.course.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,7 +159,7 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 		!slices.Equal(course.ChangedIDs, []string{changed}) || len(course.Changes[changed]) != len(want) {
 		t.Errorf("course page = %+v", course)
 	}
-	if course, err := b.st.CoursePageGet(ctx, store.CoursePageParams{ID: b.course.ID, Limit: 10}); err != nil || course.ChangedIDs != nil || course.Changes != nil {
+	if course, err := b.st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: b.course.ID, Limit: 10}); err != nil || course.ChangedIDs != nil || course.Changes != nil {
 		t.Errorf("without an alert time: %+v, %v; want no changes read", course, err)
 	}
 	if _, err := b.st.CoursePageGet(ctx, store.CoursePageParams{ID: b.course.ID, Scope: elsewhere, Limit: 10}); !errors.Is(err, store.ErrNotFound) {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"regdesk/store"
 	"regdesk/store/storetest"
 )
 
@@ -34,7 +35,7 @@ func TestPersonSearchFollowsTheLMS(t *testing.T) {
 	id := storetest.NewID()
 	storetest.LMSExecNoSync(t, st, `INSERT INTO users (id) VALUES ($1)`, id)
 	storetest.LMSExecNoSync(t, st, `INSERT INTO user_details (user_id, first_name, last_name, email) VALUES ($1, 'Päivi', 'Räsänen', 'paivi@example.fi')`, id)
-	if got := searchIDs(t, st, "rasanen", nil); len(got) != 0 {
+	if got := searchIDs(t, st, "rasanen", store.AllCourses()); len(got) != 0 {
 		t.Fatalf("found %v before the copy knew of the student", got)
 	}
 	storetest.LMSExecNoSync(t, st, `INSERT INTO course_module_completions (id, course_id, course_module_id, user_id, completion_date, completion_language,
@@ -43,7 +44,7 @@ VALUES ($1, $2, $3, $4, now(), 'fi-FI', true, 'paivi@example.fi', true, true, tr
 	storetest.LMSExecNoSync(t, st, `INSERT INTO credit_registrations (course_module_completion_id, user_id, course_id, course_module_id, course_instance_id)
 SELECT c.id, c.user_id, c.course_id, c.course_module_id, $2 FROM course_module_completions c WHERE c.user_id = $1`, id, course.InstanceID)
 	refresh()
-	if got := searchIDs(t, st, "rasanen", nil); !slices.Equal(got, []string{id}) {
+	if got := searchIDs(t, st, "rasanen", store.AllCourses()); !slices.Equal(got, []string{id}) {
 		t.Fatalf("after the refresh copied the registration: found %v, want the student", got)
 	}
 
@@ -55,13 +56,13 @@ SELECT c.id, c.user_id, c.course_id, c.course_module_id, $2 FROM course_module_c
 	if _, err := st.LedgerMirrorSweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := searchIDs(t, st, "virtanen", nil); !slices.Equal(got, []string{id}) {
+	if got := searchIDs(t, st, "virtanen", store.AllCourses()); !slices.Equal(got, []string{id}) {
 		t.Errorf("after the sweep, the renamed student: found %v", got)
 	}
-	if got := searchIDs(t, st, "rasanen", nil); len(got) != 0 {
+	if got := searchIDs(t, st, "rasanen", store.AllCourses()); len(got) != 0 {
 		t.Errorf("after the sweep, the old name still finds %v", got)
 	}
-	if got := searchIDs(t, st, "oksanen", nil); !slices.Equal(got, []string{other}) {
+	if got := searchIDs(t, st, "oksanen", store.AllCourses()); !slices.Equal(got, []string{other}) {
 		t.Errorf("after the sweep, the student with no registration: found %v", got)
 	}
 
@@ -70,7 +71,7 @@ SELECT c.id, c.user_id, c.course_id, c.course_module_id, $2 FROM course_module_c
 	if _, err := st.LedgerMirrorSweep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := searchIDs(t, st, "virtanen", nil); len(got) != 0 {
+	if got := searchIDs(t, st, "virtanen", store.AllCourses()); len(got) != 0 {
 		t.Errorf("after the sweep, the deleted user is still found: %v", got)
 	}
 

@@ -86,37 +86,37 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 		return func() error { _, _, err := st.RegistrationList(ctx, now, f, nil, 50); return err }
 	}
 	checks := []check{
-		{name: "needs admin", run: list(store.RegistrationFilter{NeedsAdmin: true}), list: true},
-		{name: "all", run: list(store.RegistrationFilter{}), list: true},
+		{name: "needs admin", run: list(store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true}), list: true},
+		{name: "all", run: list(store.RegistrationFilter{Scope: store.AllCourses()}), list: true},
 		// Every count reads only an index: with a heap fetch per row, the reasons' counts took 20 to
 		// 40 ms apiece at a million rows (migration 0018's covering index).
-		{name: "counts", run: func() error { _, err := st.RegistrationCountsGet(ctx, now, nil); return err }, indexOnly: true},
+		{name: "counts", run: func() error { _, err := st.RegistrationCountsGet(ctx, now, store.AllCourses()); return err }, indexOnly: true},
 		// Within a teacher's courses, every count reads only an index too: a course's registered
 		// rows were read sequentially before migration 0018's course-and-state index, and the
 		// verification windows and superseded rows went to the heap for each row's course before
 		// 0025 (41 ms for the largest course's phases at a million rows).
 		{name: "counts, a teacher's", run: func() error {
-			_, err := st.RegistrationCountsGet(ctx, now, []string{targets.LargestCourseID})
+			_, err := st.RegistrationCountsGet(ctx, now, store.CoursesOnly([]string{targets.LargestCourseID}))
 			return err
 		}, indexOnly: true},
 		{name: "capped count", run: func() error {
-			_, err := st.RegistrationCountCapped(ctx, now, store.RegistrationFilter{States: []schedule.State{schedule.StateSubmissionUncertain}}, 1000)
+			_, err := st.RegistrationCountCapped(ctx, now, store.RegistrationFilter{Scope: store.AllCourses(), States: []schedule.State{schedule.StateSubmissionUncertain}}, 1000)
 			return err
 		}},
 		// The dense window's capped count (the bulk bar's) reads one range of migration 0024's
 		// index and nothing else: as an OR it walked the submitted_at index from its oldest entry,
 		// 70,000 rows before the window at ten million.
 		{name: "capped count, dense window", run: func() error {
-			_, err := st.RegistrationCountCapped(ctx, now, store.RegistrationFilter{Phases: []schedule.Phase{schedule.PhaseDenseWindow}}, 501)
+			_, err := st.RegistrationCountCapped(ctx, now, store.RegistrationFilter{Scope: store.AllCourses(), Phases: []schedule.Phase{schedule.PhaseDenseWindow}}, 501)
 			return err
 		}, rangeOf: "idx_credit_registrations_verification_due"},
 		{name: "course page", run: func() error {
-			_, err := st.CoursePageGet(ctx, store.CoursePageParams{ID: targets.LargestCourseID, Limit: 500})
+			_, err := st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: targets.LargestCourseID, Limit: 500})
 			return err
 		}},
 	}
 	for _, p := range schedule.Phases() {
-		c := check{name: "phase " + string(p), run: list(store.RegistrationFilter{Phases: []schedule.Phase{p}}), list: true}
+		c := check{name: "phase " + string(p), run: list(store.RegistrationFilter{Scope: store.AllCourses(), Phases: []schedule.Phase{p}}), list: true}
 		switch p {
 		case schedule.PhaseWaiting, schedule.PhaseDenseWindow, schedule.PhaseLateWindow, schedule.PhaseBackingOff, schedule.PhasePastGiveUpAge:
 			// A verification window is read from the verification rows, never by walking the whole
@@ -135,10 +135,10 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 		// merge-joining the rows it guessed were six with the dismissals (140 ms), which this
 		// ledger is too small to show; the estimate check above is what holds migration 0028.
 		checks = append(checks, check{name: "capped count, reason " + string(r), run: func() error {
-			_, err := st.RegistrationCountCapped(ctx, now, store.RegistrationFilter{Reasons: []schedule.Reason{r}}, 1001)
+			_, err := st.RegistrationCountCapped(ctx, now, store.RegistrationFilter{Scope: store.AllCourses(), Reasons: []schedule.Reason{r}}, 1001)
 			return err
 		}, stopsAtCap: true})
-		c := check{name: "reason " + string(r), run: list(store.RegistrationFilter{Reasons: []schedule.Reason{r}}), list: true}
+		c := check{name: "reason " + string(r), run: list(store.RegistrationFilter{Scope: store.AllCourses(), Reasons: []schedule.Reason{r}}), list: true}
 		if r == schedule.ReasonPermanentError {
 			// The planner guesses one such row whatever the ledger holds; read through the attention
 			// candidates' index, every one of them was sorted for the page (200 ms at ten million).
@@ -155,7 +155,7 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 		checks = append(checks, c)
 	}
 	for _, s := range schedule.Standings() {
-		c := check{name: "standing " + string(s), run: list(store.RegistrationFilter{Standings: []schedule.Standing{s}}), list: true}
+		c := check{name: "standing " + string(s), run: list(store.RegistrationFilter{Scope: store.AllCourses(), Standings: []schedule.Standing{s}}), list: true}
 		if s == schedule.StandingRunningLate {
 			c.planEach = true // stuck_in_state's instants, as its reason's list
 		}
@@ -165,10 +165,10 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 		if s == schedule.StateRegistered {
 			continue // nine rows in ten: walking the newest first and filtering is the right plan
 		}
-		checks = append(checks, check{name: "state " + string(s), run: list(store.RegistrationFilter{States: []schedule.State{s}}), list: true})
+		checks = append(checks, check{name: "state " + string(s), run: list(store.RegistrationFilter{Scope: store.AllCourses(), States: []schedule.State{s}}), list: true})
 	}
 	for _, e := range schedule.ErrorCodes() {
-		checks = append(checks, check{name: "error " + string(e), run: list(store.RegistrationFilter{ErrorCodes: []schedule.ErrorCode{e}}), list: true})
+		checks = append(checks, check{name: "error " + string(e), run: list(store.RegistrationFilter{Scope: store.AllCourses(), ErrorCodes: []schedule.ErrorCode{e}}), list: true})
 	}
 	conn, err := st.Pool().Acquire(ctx)
 	if err != nil {

@@ -167,8 +167,9 @@ type RegistrationFilter struct {
 	// Search matches a registration id, a student number, a Sisu attainment id, or part of a
 	// student's name or e-mail (case and accents ignored).
 	Search string
-	// ScopeCourseIDs, when not nil, limits everything to these courses: a teacher's reach.
-	ScopeCourseIDs []string
+	// Scope is the courses the filter may reach: AllCourses for support and admins, a teacher's
+	// CoursesOnly. The zero value reaches none, so a filter that forgets it lists nothing.
+	Scope Scope
 	// Claimed keeps rows by their claim: ClaimedMine those ClaimAccountID holds a live claim on,
 	// ClaimedNobody those without one; "" keeps everyone's. A claim is live when touched less than
 	// ClaimLapse before now.
@@ -206,10 +207,10 @@ type Escalation struct {
 }
 
 // EscalatingList returns the rows that need nobody yet and will escalate (schedule.Classify's
-// EscalatesAt) after now, within scope when it is not nil: the attention candidates not on the
+// EscalatesAt) after now, within scope: the attention candidates not on the
 // needs-a-person list, classified as the queue classifies them. The alert escalating_soon counts
 // those within schedule.EscalatingSoonWindow, and the queue's escalates filter lists the same.
-func (q *Queries) EscalatingList(ctx context.Context, now time.Time, scope []string) ([]Escalation, error) {
+func (q *Queries) EscalatingList(ctx context.Context, now time.Time, scope Scope) ([]Escalation, error) {
 	type candidate struct {
 		ScheduleColumns
 		ID string `db:"id"`
@@ -217,7 +218,7 @@ func (q *Queries) EscalatingList(ctx context.Context, now time.Time, scope []str
 	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.id::text AS id
 FROM `+attentionFrom+`
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND NOT `+sqlNeedsAdmin+`
-  AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, now, scope)
+  AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, now, scope.arg())
 	cands, err := pgx.CollectRows(rows, pgx.RowToStructByName[candidate])
 	if err != nil {
 		return nil, dbError("EscalatingList", err)
@@ -237,7 +238,7 @@ func (q *Queries) resolve(ctx context.Context, now time.Time, f *RegistrationFil
 	if f.resolved || f.EscalatesWithin <= 0 {
 		return nil
 	}
-	list, err := q.EscalatingList(ctx, now, f.ScopeCourseIDs)
+	list, err := q.EscalatingList(ctx, now, f.Scope)
 	if err != nil {
 		return err
 	}
@@ -394,8 +395,9 @@ func (w *whereBuilder) sql() string { return strings.Join(w.conds, "\n  AND ") }
 
 // apply adds f's conditions. The reason conditions read the live dismissal as "d".
 func (w *whereBuilder) apply(f RegistrationFilter) {
-	if f.ScopeCourseIDs != nil {
-		w.add(`cr.course_id = ANY(` + w.arg(f.ScopeCourseIDs) + `::uuid[])`)
+	if !f.Scope.All() {
+		// Every filter has the condition but support's and admins': a zero Scope matches nothing.
+		w.add(`cr.course_id = ANY(` + w.arg(f.Scope.arg()) + `::uuid[])`)
 	}
 	if len(f.CourseIDs) > 0 {
 		w.add(`cr.course_id = ANY(` + w.arg(f.CourseIDs) + `::uuid[])`)
@@ -577,11 +579,11 @@ type RegistrationCounts struct {
 	Dismissed int64
 }
 
-// RegistrationCountsGet counts the ledger per phase and per reason at now, limited to courses
-// when scope is not nil, in one transaction: the phases' capped counts, then the reasons' (see
+// RegistrationCountsGet counts the ledger per phase and per reason at now, limited to scope's
+// courses, in one transaction: the phases' capped counts, then the reasons' (see
 // registrationPhaseCounts and registrationReasonCounts). Store.RegistrationCountsGet reads the two
 // at once; this one serves a caller that holds its transaction already.
-func (q *Queries) RegistrationCountsGet(ctx context.Context, now time.Time, scope []string) (RegistrationCounts, error) {
+func (q *Queries) RegistrationCountsGet(ctx context.Context, now time.Time, scope Scope) (RegistrationCounts, error) {
 	out := RegistrationCounts{Phases: map[schedule.Phase]int64{}, Reasons: map[schedule.Reason]int64{}}
 	if err := q.registrationPhaseCounts(ctx, now, scope, out.Phases); err != nil {
 		return out, fmt.Errorf("RegistrationCountsGet: %w", err)
@@ -596,7 +598,7 @@ func (q *Queries) RegistrationCountsGet(ctx context.Context, now time.Time, scop
 // once, on two connections in one snapshot (inOneSnapshot), when the pool has a connection to
 // spare: the reasons' pass is the longer (11 ms at a million rows), the phases' 17 capped counts
 // take 6 ms, and one after the other they were the whole of a cold count's 27 ms.
-func (s *Store) RegistrationCountsGet(ctx context.Context, now time.Time, scope []string) (RegistrationCounts, error) {
+func (s *Store) RegistrationCountsGet(ctx context.Context, now time.Time, scope Scope) (RegistrationCounts, error) {
 	out := RegistrationCounts{Phases: map[schedule.Phase]int64{}, Reasons: map[schedule.Reason]int64{}}
 	err := s.inOneSnapshot(ctx, []func(context.Context, *Queries) error{
 		func(ctx context.Context, q *Queries) error { return q.registrationReasonCounts(ctx, now, scope, &out) },
@@ -611,9 +613,9 @@ func (s *Store) RegistrationCountsGet(ctx context.Context, now time.Time, scope 
 }
 
 // countsScope is the counts' scope condition and arguments: $1 is now, $2 the courses.
-func countsScope(now time.Time, scope []string) (string, []any) {
-	if scope != nil {
-		return `cr.course_id = ANY($2::uuid[])`, []any{now, scope}
+func countsScope(now time.Time, scope Scope) (string, []any) {
+	if !scope.All() {
+		return `cr.course_id = ANY($2::uuid[])`, []any{now, scope.arg()}
 	}
 	return `true`, []any{now}
 }
@@ -622,7 +624,7 @@ func countsScope(now time.Time, scope []string) (string, []any) {
 // statement. Each phase is a scalar subquery that stops at the cap, served by the index whose
 // predicate matches it: the state index for a phase of states, the submitted_at indexes for a
 // verification window, the superseded index.
-func (q *Queries) registrationPhaseCounts(ctx context.Context, now time.Time, scope []string, out map[schedule.Phase]int64) error {
+func (q *Queries) registrationPhaseCounts(ctx context.Context, now time.Time, scope Scope, out map[schedule.Phase]int64) error {
 	scopeCond, args := countsScope(now, scope)
 	phases := schedule.Phases()
 	cols := make([]string, len(phases))
@@ -652,7 +654,7 @@ func (q *Queries) registrationPhaseCounts(ctx context.Context, now time.Time, sc
 // as if nobody had dismissed anything, then the second statement reads the few rows a dismissal
 // covers and Go takes them off: written into the pass, the dismissal check (every reason's
 // condition again) made the statement take longer to plan than to run.
-func (q *Queries) registrationReasonCounts(ctx context.Context, now time.Time, scope []string, out *RegistrationCounts) error {
+func (q *Queries) registrationReasonCounts(ctx context.Context, now time.Time, scope Scope, out *RegistrationCounts) error {
 	scopeCond, args := countsScope(now, scope)
 	var masks []int64
 	var flags, explained []bool
@@ -730,13 +732,13 @@ type dismissedCandidate struct {
 // attentionDismissedList reads the attention candidates that have a live dismissal, within scope
 // when it is not nil: the few rows the queue's and the courses page's counts, made as if nobody
 // had dismissed anything, take off once Go has classified them.
-func (q *Queries) attentionDismissedList(ctx context.Context, now time.Time, scope []string) ([]dismissedCandidate, error) {
+func (q *Queries) attentionDismissedList(ctx context.Context, now time.Time, scope Scope) ([]dismissedCandidate, error) {
 	rows, _ := q.db.Query(ctx, `SELECT `+scheduleColumns+`, cr.course_module_id::text AS course_module_id,
   `+sqlExplained+` AS explained
 FROM credit_registration_attention_dismissals d
   JOIN ledger_mirror cr ON cr.id = d.credit_registration_id
 WHERE d.deleted_at IS NULL AND `+liveSQL+` AND `+sqlAttentionCandidate+`
-  AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, now, scope)
+  AND ($2::uuid[] IS NULL OR cr.course_id = ANY($2::uuid[]))`, now, scope.arg())
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[dismissedCandidate])
 	if err != nil {
 		return nil, dbError("attentionDismissedList", err)
@@ -823,14 +825,14 @@ const sqlRowVersion = `(extract(epoch FROM cr.updated_at) * 1000000)::bigint`
 // RegistrationGet returns the registration with the given id, or ErrNotFound. When scope is not
 // nil, a row outside those courses is not found either: a teacher asking for another course's
 // row learns nothing.
-func (q *Queries) RegistrationGet(ctx context.Context, now time.Time, id string, scope []string) (Registration, error) {
+func (q *Queries) RegistrationGet(ctx context.Context, now time.Time, id string, scope Scope) (Registration, error) {
 	if !IsUUID(id) {
 		return Registration{}, fmt.Errorf("RegistrationGet %q: %w", id, ErrNotFound)
 	}
 	rows, _ := q.db.Query(ctx, `SELECT `+registrationColumnsAt("$3")+`
 FROM `+strings.Replace(listFrom, `ledger_mirror cr`, liveLedger(q.linkingSince), 1)+`
   LEFT JOIN user_details da ON da.user_id = d.dismissed_by_user_id
-WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+``, id, scope, now)
+WHERE cr.id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+``, id, scope.arg(), now)
 	r, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Registration])
 	if err != nil {
 		return Registration{}, dbError(fmt.Sprintf("RegistrationGet %s", id), err)
@@ -876,8 +878,8 @@ LIMIT `+sqlLimit(limit)+`) capped`, w.queryArgs()...).Scan(&n)
 }
 
 // RegistrationListByIDs returns the live rows with the given ids (superseded ones included), in
-// id order; ids naming no row, or a row outside scope (when not nil), are left out.
-func (q *Queries) RegistrationListByIDs(ctx context.Context, now time.Time, ids []string, scope []string) ([]RegistrationListRow, error) {
+// id order; ids naming no row, or a row outside scope, are left out.
+func (q *Queries) RegistrationListByIDs(ctx context.Context, now time.Time, ids []string, scope Scope) ([]RegistrationListRow, error) {
 	var valid []string
 	for _, id := range ids {
 		if IsUUID(id) {
@@ -890,7 +892,7 @@ func (q *Queries) RegistrationListByIDs(ctx context.Context, now time.Time, ids 
 	rows, _ := q.db.Query(ctx, `SELECT `+listColumnsAt("$3")+`
 FROM `+listFrom+`
 WHERE cr.id = ANY($1::uuid[]) AND `+liveSQL+` AND `+sqlInScope(2)+`
-ORDER BY cr.id`, valid, scope, now)
+ORDER BY cr.id`, valid, scope.arg(), now)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationListRow])
 	if err != nil {
 		return nil, dbError("RegistrationListByIDs", err)

@@ -18,7 +18,7 @@ func TestRegistrationCountCappedStopsAtTheCap(t *testing.T) {
 	}
 	b.addRow(t, storetest.Registration{State: "registered"})
 	ctx := context.Background()
-	f := store.RegistrationFilter{States: []schedule.State{schedule.StateFailedPermanent}}
+	f := store.RegistrationFilter{Scope: store.AllCourses(), States: []schedule.State{schedule.StateFailedPermanent}}
 	for _, tc := range []struct{ limit, want int }{{10, 4}, {4, 4}, {3, 3}} {
 		n, err := b.st.RegistrationCountCapped(ctx, actionNow, f, tc.limit)
 		if err != nil {
@@ -29,7 +29,7 @@ func TestRegistrationCountCappedStopsAtTheCap(t *testing.T) {
 		}
 	}
 	other := storetest.AddCourse(t, b.st, storetest.Course{Name: "Other", Code: "TKT1"})
-	f.ScopeCourseIDs = []string{other.ID}
+	f.Scope = store.CoursesOnly([]string{other.ID})
 	if n, err := b.st.RegistrationCountCapped(ctx, actionNow, f, 10); err != nil || n != 0 {
 		t.Errorf("count outside the scope = %d, %v; want 0", n, err)
 	}
@@ -44,21 +44,21 @@ func TestRegistrationListByIDs(t *testing.T) {
 	elsewhere := storetest.AddRegistration(t, b.st, storetest.Registration{Student: b.student, Course: other, State: "pending"})
 	ctx := context.Background()
 
-	rows, err := b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{second, first, elsewhere, "junk", storetest.NewID()}, nil)
+	rows, err := b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{second, first, elsewhere, "junk", storetest.NewID()}, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 3 {
 		t.Fatalf("got %d rows, want the 3 that exist", len(rows))
 	}
-	rows, err = b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{first, elsewhere}, []string{b.course.ID})
+	rows, err = b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{first, elsewhere}, store.CoursesOnly([]string{b.course.ID}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rows) != 1 || rows[0].ID != first || rows[0].CourseName != "Ohjelmoinnin perusteet" {
 		t.Errorf("scoped rows = %+v, want only the row on the course in scope", rows)
 	}
-	if rows, err := b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{"junk"}, nil); err != nil || rows != nil {
+	if rows, err := b.st.RegistrationListByIDs(ctx, storetest.Now(), []string{"junk"}, store.AllCourses()); err != nil || rows != nil {
 		t.Errorf("only junk ids = %v, %v; want nothing", rows, err)
 	}
 }

@@ -30,7 +30,7 @@ func TestRegistrationExportStreamsInScopeUpToTheCap(t *testing.T) {
 		}
 		return head, ids
 	}
-	head, ids := export(store.RegistrationFilter{ScopeCourseIDs: []string{b.course.ID}}, 100)
+	head, ids := export(store.RegistrationFilter{Scope: store.CoursesOnly([]string{b.course.ID})}, 100)
 	if head.Rows != 3 || head.Truncated || len(ids) != 3 {
 		t.Errorf("scoped: %+v %v", head, ids)
 	}
@@ -39,11 +39,11 @@ func TestRegistrationExportStreamsInScopeUpToTheCap(t *testing.T) {
 			t.Errorf("scoped export holds %s", id)
 		}
 	}
-	head, ids = export(store.RegistrationFilter{}, 2)
+	head, ids = export(store.RegistrationFilter{Scope: store.AllCourses()}, 2)
 	if head.Rows != 2 || !head.Truncated || len(ids) != 2 {
 		t.Errorf("capped at 2 of 4: %+v %v", head, ids)
 	}
-	head, _ = export(store.RegistrationFilter{}, 4)
+	head, _ = export(store.RegistrationFilter{Scope: store.AllCourses()}, 4)
 	if head.Rows != 4 || head.Truncated {
 		t.Errorf("exactly at the cap: %+v", head)
 	}

@@ -14,16 +14,20 @@ import (
 	"regdesk/schedule"
 )
 
-// The student and course pages' reads. Every one takes a course scope: nil is every course; a
-// teacher's scope (their course ids) reaches only students with a registration in one of those
-// courses, and only those courses' registrations.
+// The student and course pages' reads. Every one takes a course Scope: AllCourses is every
+// course; a teacher's scope (their course ids) reaches only students with a registration in one
+// of those courses, and only those courses' registrations; the zero Scope reaches nothing.
 
-// sqlInScope is true for a ledger row "cr" in the scope $n (a uuid[] or NULL for all).
+// sqlInScope is true for a ledger row "cr" in the scope $n, which the statement takes as
+// Scope.arg() (NULL for every course, else the courses; an empty array matches nothing). The
+// check is in the statement that reads the rows, inside its transaction, so no caller can read
+// past it.
 func sqlInScope(n int) string {
 	return fmt.Sprintf(`($%[1]d::uuid[] IS NULL OR cr.course_id = ANY($%[1]d::uuid[]))`, n)
 }
 
-// sqlStudentInScope is true for a student "s" with a live registration in the scope $n.
+// sqlStudentInScope is true for a student "s" with a live registration in the scope $n
+// (Scope.arg(), as for sqlInScope).
 func sqlStudentInScope(n int) string {
 	return fmt.Sprintf(`($%[1]d::uuid[] IS NULL OR EXISTS (SELECT 1 FROM ledger_mirror cr
     WHERE cr.user_id = s.id AND cr.deleted_at IS NULL AND cr.course_id = ANY($%[1]d::uuid[])))`, n)
@@ -58,8 +62,8 @@ var studentNumberPrefix = regexp.MustCompile(`^[0-9]+$`)
 // characters; when none has, the words must also occur together as typed ("li wu"). A shorter
 // query matches only an exact student number. The patterns are parameters rather than
 // expressions, so the planner sees them and estimates from the trigram statistics.
-func studentSearchSQL(query string, words []string, scope []string, limit int) (string, []any) {
-	args := []any{query, scope, limit}
+func studentSearchSQL(query string, words []string, scope Scope, limit int) (string, []any) {
+	args := []any{query, scope.arg(), limit}
 	arg := func(v string) string {
 		args = append(args, v)
 		return fmt.Sprintf("$%d", len(args))
@@ -156,7 +160,7 @@ ORDER BY h.rank, h.last_name, h.first_name, h.id`
 // first, then number prefixes, then students with a word starting with the query, then other
 // matches; ties by name. A query shorter than three characters finds only an exact student
 // number; a blank one finds nobody.
-func (q *Queries) StudentSearch(ctx context.Context, query string, scope []string, limit int) ([]StudentSearchRow, error) {
+func (q *Queries) StudentSearch(ctx context.Context, query string, scope Scope, limit int) ([]StudentSearchRow, error) {
 	query = strings.TrimSpace(query)
 	words := strings.Fields(query)
 	if len(words) == 0 || limit <= 0 {
@@ -184,10 +188,10 @@ type Student struct {
 // Name is the student's full name; "" when the LMS knows neither part.
 func (s Student) Name() string { return strings.TrimSpace(s.FirstName + " " + s.LastName) }
 
-// StudentGet returns the student with the given id, or ErrNotFound: for a deleted student, and,
-// when scope is not nil, for one without a registration in those courses, so a teacher learns
+// StudentGet returns the student with the given id, or ErrNotFound: for a deleted student, and
+// for one without a registration in scope, so a teacher learns
 // nothing about students outside their courses.
-func (q *Queries) StudentGet(ctx context.Context, id string, scope []string) (Student, error) {
+func (q *Queries) StudentGet(ctx context.Context, id string, scope Scope) (Student, error) {
 	if !IsUUID(id) {
 		return Student{}, fmt.Errorf("StudentGet %q: %w", id, ErrNotFound)
 	}
@@ -196,7 +200,7 @@ func (q *Queries) StudentGet(ctx context.Context, id string, scope []string) (St
 FROM users s
   LEFT JOIN user_details sd ON sd.user_id = s.id
   LEFT JOIN verified_student_numbers sv ON sv.user_id = s.id AND sv.deleted_at IS NULL
-WHERE s.id = $1 AND s.deleted_at IS NULL AND `+sqlStudentInScope(2), id, scope)
+WHERE s.id = $1 AND s.deleted_at IS NULL AND `+sqlStudentInScope(2), id, scope.arg())
 	s, err := pgx.CollectExactlyOneRow(rows, pgx.RowToStructByName[Student])
 	if err != nil {
 		return Student{}, dbError(fmt.Sprintf("StudentGet %s", id), err)
@@ -321,14 +325,14 @@ const overviewFrom = `ledger_mirror cr
 
 // RegistrationListByStudent returns every live registration of the student in scope, superseded
 // attempts too, newest first.
-func (q *Queries) RegistrationListByStudent(ctx context.Context, studentID string, scope []string) ([]RegistrationOverview, error) {
+func (q *Queries) RegistrationListByStudent(ctx context.Context, studentID string, scope Scope) ([]RegistrationOverview, error) {
 	if !IsUUID(studentID) {
 		return nil, nil
 	}
 	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumns+`
 FROM `+overviewFrom+`
 WHERE cr.user_id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`
-ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope)
+ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope.arg())
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
 		return nil, dbError("RegistrationListByStudent", err)
@@ -364,7 +368,7 @@ func StudentRankOfState(st schedule.State, enrolmentResolved, submitted bool) (r
 // by student-facing status in the order of CourseListOrder, most recently active first within
 // each. RegistrationCountsByStudentStatus counts all of them. The order is the row's stored
 // student_rank, so the largest course is a range scan that stops at limit.
-func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string, scope []string, limit int) ([]RegistrationOverview, error) {
+func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string, scope Scope, limit int) ([]RegistrationOverview, error) {
 	if !IsUUID(courseID) || limit <= 0 {
 		return nil, nil
 	}
@@ -372,7 +376,7 @@ func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string,
 FROM `+overviewFrom+`
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
 ORDER BY cr.student_rank, cr.updated_at DESC, cr.id DESC
-LIMIT `+sqlLimit(limit), courseID, scope)
+LIMIT `+sqlLimit(limit), courseID, scope.arg())
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
 		return nil, dbError("RegistrationListByCourse", err)
@@ -388,7 +392,7 @@ const CourseCountCap = 10_000
 
 // RegistrationCountsByStudentStatus counts the course's live, unsuperseded registrations per
 // student-facing status, each up to CourseCountCap; empty when scope does not hold the course.
-func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseID string, scope []string) (map[schedule.StudentStatus]int64, error) {
+func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseID string, scope Scope) (map[schedule.StudentStatus]int64, error) {
 	out := map[schedule.StudentStatus]int64{}
 	if !IsUUID(courseID) {
 		return out, nil
@@ -401,7 +405,7 @@ func (q *Queries) RegistrationCountsByStudentStatus(ctx context.Context, courseI
 	rows, _ := q.db.Query(ctx, `SELECT r.rank, (SELECT count(*) FROM (SELECT 1 FROM ledger_mirror cr
     WHERE cr.course_id = $1 AND cr.student_rank = r.rank AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
     LIMIT `+sqlLimit(CourseCountCap)+`) capped)
-FROM unnest($3::smallint[]) AS r(rank)`, courseID, scope, ranks)
+FROM unnest($3::smallint[]) AS r(rank)`, courseID, scope.arg(), ranks)
 	type rankCount struct {
 		Rank int16
 		N    int64

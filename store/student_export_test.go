@@ -10,7 +10,7 @@ import (
 // StudentSearchPlanForTest returns the plan of the query StudentSearch runs for query, with
 // sequential scans priced out so the plan shows whether the query can use an index at all (a
 // test database is too small for the planner to want one).
-func (s *Store) StudentSearchPlanForTest(ctx context.Context, query string, scope []string) (string, error) {
+func (s *Store) StudentSearchPlanForTest(ctx context.Context, query string, scope Scope) (string, error) {
 	query = strings.TrimSpace(query)
 	var plan []string
 	err := s.InTx(ctx, func(q *Queries) error {

@@ -20,7 +20,7 @@ func exec(t *testing.T, st *store.Store, sql string, args ...any) {
 	storetest.LMSExec(t, st, sql, args...)
 }
 
-func searchIDs(t *testing.T, st *store.Store, query string, scope []string) []string {
+func searchIDs(t *testing.T, st *store.Store, query string, scope store.Scope) []string {
 	t.Helper()
 	rows, err := st.StudentSearch(context.Background(), query, scope, 20)
 	if err != nil {
@@ -54,11 +54,11 @@ func TestStudentSearchRanksNumbersThenNames(t *testing.T) {
 		{"bertta@example.fi", []string{prefix.ID}},
 	}
 	for _, tc := range tests {
-		if got := searchIDs(t, st, tc.query, nil); !slices.Equal(got, tc.want) {
+		if got := searchIDs(t, st, tc.query, store.AllCourses()); !slices.Equal(got, tc.want) {
 			t.Errorf("StudentSearch(%q) = %v, want %v", tc.query, got, tc.want)
 		}
 	}
-	rows, err := st.StudentSearch(context.Background(), "012345678", nil, 1)
+	rows, err := st.StudentSearch(context.Background(), "012345678", store.AllCourses(), 1)
 	if err != nil || len(rows) != 1 || rows[0].ID != exact.ID {
 		t.Fatalf("StudentSearch limit 1 = %+v, %v; want only the exact number", rows, err)
 	}
@@ -89,7 +89,7 @@ func TestStudentSearchIgnoresCaseAndAccents(t *testing.T) {
 		{"anna mäkinen", []string{}},
 	}
 	for _, tc := range tests {
-		if got := searchIDs(t, st, tc.query, nil); !slices.Equal(got, tc.want) {
+		if got := searchIDs(t, st, tc.query, store.AllCourses()); !slices.Equal(got, tc.want) {
 			t.Errorf("StudentSearch(%q) = %v, want %v", tc.query, got, tc.want)
 		}
 	}
@@ -118,14 +118,14 @@ func TestStudentSearchShortAndOddQueries(t *testing.T) {
 		{"%%%", 0},
 	}
 	for _, tc := range tests {
-		if got := searchIDs(t, st, tc.query, nil); len(got) != tc.want {
+		if got := searchIDs(t, st, tc.query, store.AllCourses()); len(got) != tc.want {
 			t.Errorf("StudentSearch(%q) found %d, want %d", tc.query, len(got), tc.want)
 		}
 	}
-	if got := searchIDs(t, st, "120000000", nil); len(got) != 1 || got[0] != numbered.ID {
+	if got := searchIDs(t, st, "120000000", store.AllCourses()); len(got) != 1 || got[0] != numbered.ID {
 		t.Errorf("StudentSearch(120000000) = %v, want %s", got, numbered.ID)
 	}
-	if rows, err := st.StudentSearch(context.Background(), "ann", nil, 0); err != nil || rows != nil {
+	if rows, err := st.StudentSearch(context.Background(), "ann", store.AllCourses(), 0); err != nil || rows != nil {
 		t.Errorf("StudentSearch limit 0 = %v, %v; want nothing", rows, err)
 	}
 }
@@ -147,7 +147,7 @@ SELECT id, 'F' || n, 'L' || md5(n::text), 'user' || n || '@example.fi' FROM (SEL
 	exec(t, st, `ANALYZE person_search`)
 
 	for _, q := range []string{"virta", "anna virt", "li wu", "äijälä"} {
-		for _, scope := range [][]string{nil, {storetest.NewID()}} {
+		for _, scope := range []store.Scope{store.AllCourses(), store.CoursesOnly([]string{storetest.NewID()})} {
 			plan, err := st.StudentSearchPlanForTest(ctx, q, scope)
 			if err != nil {
 				t.Fatal(err)
@@ -171,7 +171,7 @@ func TestStudentTeacherScope(t *testing.T) {
 	mineRow := storetest.AddRegistration(t, st, storetest.Registration{Student: both, Course: mine})
 	storetest.AddRegistration(t, st, storetest.Registration{Student: both, Course: other})
 	elsewhereRow := storetest.AddRegistration(t, st, storetest.Registration{Student: elsewhere, Course: other})
-	scope := []string{mine.ID}
+	scope := store.CoursesOnly([]string{mine.ID})
 
 	rows, err := st.StudentSearch(ctx, "virtanen", scope, 20)
 	if err != nil {
@@ -180,7 +180,7 @@ func TestStudentTeacherScope(t *testing.T) {
 	if len(rows) != 1 || rows[0].ID != both.ID || rows[0].RegistrationCount != 1 {
 		t.Errorf("teacher's search = %+v, want only %s with 1 registration", rows, both.ID)
 	}
-	rows, err = st.StudentSearch(ctx, "virtanen", nil, 20)
+	rows, err = st.StudentSearch(ctx, "virtanen", store.AllCourses(), 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,14 +190,14 @@ func TestStudentTeacherScope(t *testing.T) {
 	if got := searchIDs(t, st, "010000012", scope); len(got) != 0 {
 		t.Errorf("teacher's search by the other student's number = %v, want nothing", got)
 	}
-	if got := searchIDs(t, st, "virtanen", []string{}); len(got) != 0 {
+	if got := searchIDs(t, st, "virtanen", store.CoursesOnly(nil)); len(got) != 0 {
 		t.Errorf("search with an empty scope = %v, want nothing", got)
 	}
 
 	if _, err := st.StudentGet(ctx, elsewhere.ID, scope); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("StudentGet(other course's student) error = %v, want ErrNotFound", err)
 	}
-	if _, err := st.StudentGet(ctx, "not-a-uuid", nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := st.StudentGet(ctx, "not-a-uuid", store.AllCourses()); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("StudentGet(not-a-uuid) error = %v, want ErrNotFound", err)
 	}
 	s, err := st.StudentGet(ctx, both.ID, scope)
@@ -212,7 +212,7 @@ func TestStudentTeacherScope(t *testing.T) {
 	if len(list) != 1 || list[0].ID != mineRow || list[0].CourseID != mine.ID {
 		t.Errorf("RegistrationListByStudent in scope = %+v, want only %s", list, mineRow)
 	}
-	if list, err := st.RegistrationListByStudent(ctx, both.ID, nil); err != nil || len(list) != 2 {
+	if list, err := st.RegistrationListByStudent(ctx, both.ID, store.AllCourses()); err != nil || len(list) != 2 {
 		t.Errorf("RegistrationListByStudent unscoped = %d rows, %v; want 2", len(list), err)
 	}
 
@@ -301,7 +301,7 @@ VALUES ($1, now(), true, (SELECT uh_course_code FROM course_modules WHERE id = $
 			}
 			tc.change(id, completion, course.ModuleID)
 		}
-		rows, err := st.RegistrationListByStudent(ctx, student.ID, nil)
+		rows, err := st.RegistrationListByStudent(ctx, student.ID, store.AllCourses())
 		if err != nil || len(rows) != 1 {
 			t.Fatalf("%s: RegistrationListByStudent = %d rows, %v", tc.name, len(rows), err)
 		}
@@ -333,7 +333,7 @@ func TestRegistrationListByStudent(t *testing.T) {
 	exec(t, st, `UPDATE credit_registrations SET selected_enrolment_id = 'hy-enr-1' WHERE id = $1`, sentID)
 	pendingID := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: newer, StateChangedAt: base.Add(-time.Hour)})
 
-	list, err := st.RegistrationListByStudent(ctx, student.ID, nil)
+	list, err := st.RegistrationListByStudent(ctx, student.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestRegistrationListByStudent(t *testing.T) {
 	if v.Status != schedule.StudentWaitingForSisu || v.WaitsOn != schedule.WaitsOnSisu || v.Next.EscalatesAt == nil || !v.Next.EscalatesAt.Equal(submitted.Add(schedule.VerifyMaxAge)) {
 		t.Errorf("sent row's StudentView = %+v", v)
 	}
-	if list, err := st.RegistrationListByStudent(ctx, "nope", nil); err != nil || list != nil {
+	if list, err := st.RegistrationListByStudent(ctx, "nope", store.AllCourses()); err != nil || list != nil {
 		t.Errorf("RegistrationListByStudent(nope) = %v, %v; want nothing", list, err)
 	}
 }
@@ -418,7 +418,7 @@ VALUES ($1, now(), false, 'TKT1-X')`, held.ModuleID)
 	replaced := add("registered", numbered, course, true, false, true, true)
 	exec(t, st, `UPDATE credit_registrations SET superseded_by_id = (SELECT id FROM credit_registrations WHERE id <> $1 LIMIT 1), superseded_at = $2 WHERE id = $1`, replaced, storetest.Now())
 
-	list, err := st.RegistrationListByCourse(ctx, course.ID, []string{course.ID}, 10000)
+	list, err := st.RegistrationListByCourse(ctx, course.ID, store.CoursesOnly([]string{course.ID}), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,14 +447,14 @@ VALUES ($1, now(), false, 'TKT1-X')`, held.ModuleID)
 			t.Errorf("no row has status %q; the test does not cover it", s)
 		}
 	}
-	counts, err := st.RegistrationCountsByStudentStatus(ctx, course.ID, nil)
+	counts, err := st.RegistrationCountsByStudentStatus(ctx, course.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(counts) != fmt.Sprint(tally) {
 		t.Errorf("RegistrationCountsByStudentStatus = %v, want %v", counts, tally)
 	}
-	first, err := st.RegistrationListByCourse(ctx, course.ID, nil, 3)
+	first, err := st.RegistrationListByCourse(ctx, course.ID, store.AllCourses(), 3)
 	if err != nil || len(first) != 3 || first[0].StudentStatus != schedule.StudentNeedsStudentNumber {
 		t.Errorf("RegistrationListByCourse limit 3 = %d rows, %v; want 3 starting with students who need a number", len(first), err)
 	}

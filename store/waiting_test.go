@@ -146,7 +146,7 @@ func TestWaitingKeepsTheFirstMomentUntilSettled(t *testing.T) {
 	// The queue's longest-waiting-first puts it before a row uncertain since between the two.
 	mid := b.addRow(t, storetest.Registration{State: "submission_uncertain", StateChangedAt: t0.Add(24 * time.Hour),
 		SubmittedAt: ptrTime(t0), SubmittedAttainmentID: "hy-kur-2", StudentNumber: "012345679"})
-	list, _, err := b.st.RegistrationList(context.Background(), actionNow, store.RegistrationFilter{NeedsAdmin: true, Sort: store.SortWaiting}, nil, 10)
+	list, _, err := b.st.RegistrationList(context.Background(), actionNow, store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true, Sort: store.SortWaiting}, nil, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

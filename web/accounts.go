@@ -95,7 +95,7 @@ func accountRowVM(loc *i18n.Localizer, a store.Account, lastSignIn *time.Time, c
 }
 
 func (s *Server) courseNames(ctx context.Context) ([]store.Course, map[string]string, error) {
-	courses, err := s.store.CourseList(ctx, nil)
+	courses, err := s.store.CourseList(ctx, store.AllCourses())
 	if err != nil {
 		return nil, nil, err
 	}

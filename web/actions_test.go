@@ -97,11 +97,11 @@ FROM credit_registrations cr WHERE cr.id = $1`, id).Scan(&w.state, &w.version, &
 // actAsStore applies an action through the store as a, as another person's browser would.
 func (b *testBundle) actAsStore(t *testing.T, a testAccount, id string, action schedule.Action, reason string, at time.Time) {
 	t.Helper()
-	ra, err := b.store.RegistrationPageGet(context.Background(), at, id, nil)
+	ra, err := b.store.RegistrationPageGet(context.Background(), at, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := store.ActionParams{RegistrationID: id, Action: action, Version: ra.Version, Reason: reason}
+	p := store.ActionParams{Scope: store.AllCourses(), RegistrationID: id, Action: action, Version: ra.Version, Reason: reason}
 	if ra.Lookup != nil {
 		p.LookupID = ra.Lookup.EventID
 	}

@@ -28,11 +28,11 @@ func alertQuery(t time.Time) string { return "alerted_at=" + url.QueryEscape(t.F
 func (b *testBundle) cancelAs(t *testing.T, a testAccount, id string, at time.Time) {
 	t.Helper()
 	ctx := context.Background()
-	acts, err := b.store.RegistrationPageGet(ctx, at, id, nil)
+	acts, err := b.store.RegistrationPageGet(ctx, at, id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = b.actAs(t, at, a, store.ActionParams{
+	_, err = b.actAs(t, at, a, store.ActionParams{Scope: store.AllCourses(),
 		RegistrationID: id, Action: schedule.ActionCancel, Version: acts.Version, Reason: "written off with the teacher",
 	})
 	if err != nil {

@@ -150,7 +150,7 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	courses, err := s.store.CourseList(ctx, nil)
+	courses, err := s.store.CourseList(ctx, store.AllCourses())
 	if err != nil {
 		return err
 	}

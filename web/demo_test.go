@@ -54,7 +54,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 	t.Cleanup(b.server.Close)
 	support := b.login(t, b.addAccount(t, "Sami Support", "support@example.invalid", web.RoleSupport))
 
-	rows, _, err := st.RegistrationList(ctx, testNow, store.RegistrationFilter{
+	rows, _, err := st.RegistrationList(ctx, testNow, store.RegistrationFilter{Scope: store.AllCourses(),
 		States: []schedule.State{schedule.StateSubmissionUncertain, schedule.StatePartiallyRegistered},
 	}, nil, 200)
 	if err != nil {
@@ -62,7 +62,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 	}
 	seen := map[string]int{}
 	for _, row := range rows {
-		before, err := st.RegistrationGet(ctx, storetest.Now(), row.ID, nil)
+		before, err := st.RegistrationGet(ctx, storetest.Now(), row.ID, store.AllCourses())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestLookupsOnTheDemoDataAgreeWithItsSisu(t *testing.T) {
 				t.Errorf("uncertain row %s landed and shows: verdict %s, want registered or partly_registered", row.ID, verdict)
 			}
 		}
-		after, err := st.RegistrationGet(ctx, storetest.Now(), row.ID, nil)
+		after, err := st.RegistrationGet(ctx, storetest.Now(), row.ID, store.AllCourses())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -150,7 +150,7 @@ func TestBrowserQueueStaysCurrentAndKeepsTheTicks(t *testing.T) {
 	)
 	chosen := bt.eval(t, `document.querySelector('tr.kbd-current').dataset.id`)
 	// Meanwhile a colleague takes a row on, and a new one needs a person.
-	if _, err := b.store.RegistrationClaim(context.Background(), testNow, store.ClaimParams{IDs: []string{b.dense},
+	if _, err := b.store.RegistrationClaim(context.Background(), testNow, store.ClaimParams{Scope: store.AllCourses(), IDs: []string{b.dense},
 		Actor: store.ActionActor{ID: b.admin.ID, Role: string(b.admin.Role), LMSUserID: b.admin.LMSUserID}, Lapse: 4 * time.Hour}); err != nil {
 		t.Fatal(err)
 	}

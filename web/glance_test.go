@@ -262,7 +262,7 @@ func TestDecisionRecommendsOnlyWhatIsAllowed(t *testing.T) {
 	t.Parallel()
 	b, support := setupDemo(t)
 	client := b.login(t, support)
-	rows, _, err := b.store.RegistrationList(context.Background(), testNow, store.RegistrationFilter{NeedsAdmin: true}, nil, 200)
+	rows, _, err := b.store.RegistrationList(context.Background(), testNow, store.RegistrationFilter{Scope: store.AllCourses(), NeedsAdmin: true}, nil, 200)
 	if err != nil {
 		t.Fatal(err)
 	}

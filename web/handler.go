@@ -137,6 +137,6 @@ func checkInput(vals url.Values) error {
 // badControl reports the control characters no field may hold: all but tab and line breaks.
 func badControl(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }
 
-// courseScope returns the courses this request may see; nil means all. A teacher's reach is the
-// courses they teach.
-func (s *Server) courseScope(r *http.Request) []string { return actorFrom(r.Context()).Scope() }
+// courseScope returns the courses this request may see (Actor.Scope): every course only for
+// support and admins, a teacher's own courses, and nothing for anyone else.
+func (s *Server) courseScope(r *http.Request) store.Scope { return actorFrom(r.Context()).Scope() }

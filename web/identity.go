@@ -41,18 +41,17 @@ func (a *Actor) actionActor() store.ActionActor {
 // CanAct reports whether the actor may change registrations (every hand action, lookups).
 func (a *Actor) CanAct() bool { return a != nil && (a.Role == RoleAdmin || a.Role == RoleSupport) }
 
-// Scope returns the courses the actor may see, or nil for all of them. It fails closed: only
-// support and admins see every course; a teacher sees their own, and anyone else (no actor, a
-// role this code does not know) none. The store reads nil as "every course", so a non-nil empty
-// scope is how "nothing" is said.
-func (a *Actor) Scope() []string {
+// Scope returns the courses the actor may see. It fails closed: only support and admins get
+// store.AllCourses; a teacher gets their own courses, and anyone else (no actor, a role this code
+// does not know) the zero store.Scope, which reads nothing.
+func (a *Actor) Scope() store.Scope {
 	if a != nil && (a.Role == RoleAdmin || a.Role == RoleSupport) {
-		return nil
+		return store.AllCourses()
 	}
 	if a == nil || a.Role != RoleTeacher {
-		return []string{}
+		return store.Scope{}
 	}
-	return append([]string{}, a.CourseIDs...)
+	return store.CoursesOnly(a.CourseIDs)
 }
 
 // Teaches reports whether a teacher teaches the course.

@@ -158,7 +158,7 @@ type recorded struct {
 func (b *lookupBundle) lookupChecked(t *testing.T, id string) (string, recorded) {
 	t.Helper()
 	ctx := context.Background()
-	before, err := b.store.RegistrationGet(ctx, storetest.Now(), id, nil)
+	before, err := b.store.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +178,7 @@ func (b *lookupBundle) lookupChecked(t *testing.T, id string) (string, recorded)
 		t.Errorf("the htmx answer does not refresh the history out of band")
 	}
 
-	after, err := b.store.RegistrationGet(ctx, storetest.Now(), id, nil)
+	after, err := b.store.RegistrationGet(ctx, storetest.Now(), id, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -534,7 +534,7 @@ func TestLookupRecordedInTodaysShapeShows(t *testing.T) {
 	if strings.Contains(page, "cannot show") {
 		t.Error("the page says it cannot show the lookup")
 	}
-	acts, err := b.store.RegistrationPageGet(context.Background(), testNow, b.uncertainOverdue, nil)
+	acts, err := b.store.RegistrationPageGet(context.Background(), testNow, b.uncertainOverdue, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -580,7 +580,7 @@ func TestLookupRefreshesOrStartsTheLookersClaim(t *testing.T) {
 	}
 	// Past the lapse counted from the claim, but not from the lookup: still Sami's.
 	pass(2 * time.Hour)
-	reg, err := b.store.RegistrationGet(ctx, storetest.Now(), claimed, nil)
+	reg, err := b.store.RegistrationGet(ctx, storetest.Now(), claimed, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -591,7 +591,7 @@ func TestLookupRefreshesOrStartsTheLookersClaim(t *testing.T) {
 	// A row nobody is on becomes the looker's, with its audit entry.
 	free := b.row(t, "hy-kur-claimed", func(r *storetest.Registration) { r.SisuPersonID = "" })
 	b.lookupChecked(t, free)
-	reg, err = b.store.RegistrationGet(ctx, storetest.Now(), free, nil)
+	reg, err = b.store.RegistrationGet(ctx, storetest.Now(), free, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -286,7 +286,7 @@ func (p queueParams) values() url.Values {
 
 // queueFilter is the store's filter for p as this person sees it: "mine" is theirs, and a claim
 // counts for the server's lapse.
-func (s *Server) queueFilter(r *http.Request, p queueParams, scope []string) store.RegistrationFilter {
+func (s *Server) queueFilter(r *http.Request, p queueParams, scope store.Scope) store.RegistrationFilter {
 	f := p.filter(scope)
 	if a := actorFrom(r.Context()); a != nil {
 		f.ClaimAccountID = a.ID
@@ -295,7 +295,7 @@ func (s *Server) queueFilter(r *http.Request, p queueParams, scope []string) sto
 	return f
 }
 
-func (p queueParams) filter(scope []string) store.RegistrationFilter {
+func (p queueParams) filter(scope store.Scope) store.RegistrationFilter {
 	return store.RegistrationFilter{
 		Claimed:             p.claimed,
 		Sort:                p.sort,
@@ -311,7 +311,7 @@ func (p queueParams) filter(scope []string) store.RegistrationFilter {
 		EscalatesWithin:     within(p.escalatesSoon, schedule.EscalatingSoonWindow),
 		EndedWithin:         within(p.endedDay, schedule.PermanentFailureWindow),
 		MisregisteredWithin: within(p.misregisteredDay, schedule.MisregistrationWindow),
-		ScopeCourseIDs:      scope,
+		Scope:               scope,
 	}
 }
 
@@ -399,7 +399,7 @@ func (s *Server) queueCountsShow(w http.ResponseWriter, r *http.Request) error {
 	return s.render(w, r, http.StatusOK, nil, views.QueueCounts(counts))
 }
 
-func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, scope []string) (views.QueueResultsVM, error) {
+func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, scope store.Scope) (views.QueueResultsVM, error) {
 	f := s.queueFilter(r, p, scope)
 	rows, next, err := s.store.RegistrationList(r.Context(), now, f, p.after, queuePageSize)
 	if err != nil {
@@ -564,7 +564,7 @@ func reasonVMs(loc *i18n.Localizer, st schedule.Status, dismissed []schedule.Rea
 	return out
 }
 
-func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (views.CountsVM, error) {
+func (s *Server) queueCounts(r *http.Request, now time.Time, scope store.Scope) (views.CountsVM, error) {
 	c, now, err := s.counts.get(r.Context(), scopeKey(scope), now, func(ctx context.Context, at time.Time) (store.RegistrationCounts, error) {
 		return s.store.RegistrationCountsGet(ctx, at, scope)
 	})
@@ -628,7 +628,7 @@ func (s *Server) queueCounts(r *http.Request, now time.Time, scope []string) (vi
 		vm.CapNote = loc.T("queue.phaseCountsCapped", "Cap", loc.Count(store.PhaseCountCap))
 		vm.FreshnessNote += " " + vm.CapNote
 	}
-	if scope != nil {
+	if !scope.All() {
 		vm.ScopeNote = loc.T("queue.scopeNote")
 	}
 	return vm, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"regdesk/static"
+	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/web"
 )
@@ -65,7 +66,7 @@ type routeCase struct {
 func routePolicies(b *testBundle, foreign string) map[string][]routeCase {
 	own := "/registrations/" + b.uncertainOverdue + "?from=alert"
 	// The foreign row's student and course are outside the teacher's course.
-	elsewhere, err := b.store.RegistrationGet(context.Background(), storetest.Now(), foreign, nil)
+	elsewhere, err := b.store.RegistrationGet(context.Background(), storetest.Now(), foreign, store.AllCourses())
 	if err != nil {
 		panic(fmt.Sprintf("routePolicies: the foreign row: %v", err))
 	}

@@ -21,8 +21,11 @@ func TestScopeFailsClosed(t *testing.T) {
 	}
 	for _, c := range cases {
 		got := c.actor.Scope()
-		if (got == nil) != c.all || len(got) != c.n {
-			t.Errorf("Scope of %+v = %#v; want all=%v, %d courses", c.actor, got, c.all, c.n)
+		if got.All() != c.all || len(got.Courses()) != c.n {
+			t.Errorf("Scope of %+v = %v; want all=%v, %d courses", c.actor, got, c.all, c.n)
+		}
+		if !c.all && got.Has("c") {
+			t.Errorf("Scope of %+v = %v reaches a course not its own", c.actor, got)
 		}
 	}
 }

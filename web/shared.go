@@ -49,12 +49,12 @@ type reading[T any] struct {
 	err  error
 }
 
-// scopeKey names a course scope: nil (everything) and each set of courses apart.
-func scopeKey(scope []string) string {
-	if scope == nil {
+// scopeKey names a course scope: every course and each set of courses (none included) apart.
+func scopeKey(scope store.Scope) string {
+	if scope.All() {
 		return "*"
 	}
-	s := slices.Clone(scope)
+	s := scope.Courses()
 	slices.Sort(s)
 	return "courses:" + strings.Join(s, ",")
 }

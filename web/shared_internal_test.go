@@ -25,7 +25,7 @@ func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			got, at, err := c.get(ctx, scopeKey(nil), t0, load)
+			got, at, err := c.get(ctx, scopeKey(store.AllCourses()), t0, load)
 			if err != nil || got.NeedsAdmin != 1 || !at.Equal(t0) {
 				t.Errorf("concurrent get = %+v at %v, %v; want the one count made at %v", got, at, err, t0)
 			}
@@ -36,21 +36,21 @@ func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
 		t.Fatalf("eight concurrent gets counted %d times, want once", n)
 	}
 
-	if got, _, _ := c.get(ctx, scopeKey(nil), t0.Add(9*time.Second), load); got.NeedsAdmin != 1 || loads.Load() != 1 {
+	if got, _, _ := c.get(ctx, scopeKey(store.AllCourses()), t0.Add(9*time.Second), load); got.NeedsAdmin != 1 || loads.Load() != 1 {
 		t.Errorf("within the ttl: counted again (loads %d)", loads.Load())
 	}
 	// At the ttl the last count is served at once, with its own instant, while a fresh one runs.
-	if got, at, _ := c.get(ctx, scopeKey(nil), t0.Add(10*time.Second), load); got.NeedsAdmin != 1 || !at.Equal(t0) {
+	if got, at, _ := c.get(ctx, scopeKey(store.AllCourses()), t0.Add(10*time.Second), load); got.NeedsAdmin != 1 || !at.Equal(t0) {
 		t.Errorf("at the ttl: got %+v at %v, want the last count (of %v) while a fresh one runs", got, at, t0)
 	}
-	c.settle(scopeKey(nil))
-	if got, at, _ := c.get(ctx, scopeKey(nil), t0.Add(10*time.Second+time.Millisecond), load); got.NeedsAdmin != 2 || !at.Equal(t0.Add(10*time.Second)) {
+	c.settle(scopeKey(store.AllCourses()))
+	if got, at, _ := c.get(ctx, scopeKey(store.AllCourses()), t0.Add(10*time.Second+time.Millisecond), load); got.NeedsAdmin != 2 || !at.Equal(t0.Add(10*time.Second)) {
 		t.Errorf("after the recount: got %+v at %v, want the fresh count", got, at)
 	}
-	if got, _, _ := c.get(ctx, scopeKey([]string{"b", "a"}), t0.Add(10*time.Second), load); got.NeedsAdmin != 3 {
+	if got, _, _ := c.get(ctx, scopeKey(store.CoursesOnly([]string{"b", "a"})), t0.Add(10*time.Second), load); got.NeedsAdmin != 3 {
 		t.Errorf("another scope shared a count: %+v", got)
 	}
-	if got, _, _ := c.get(ctx, scopeKey([]string{"a", "b"}), t0.Add(11*time.Second), load); got.NeedsAdmin != 3 {
+	if got, _, _ := c.get(ctx, scopeKey(store.CoursesOnly([]string{"a", "b"})), t0.Add(11*time.Second), load); got.NeedsAdmin != 3 {
 		t.Errorf("the same courses in another order did not share the count: %+v", got)
 	}
 }
@@ -65,22 +65,22 @@ func TestCountsCacheWaitsWhenTheLastCountIsTooOld(t *testing.T) {
 		return store.RegistrationCounts{NeedsAdmin: int64(loads.Add(1))}, nil
 	}
 	ctx := context.Background()
-	if got, _, _ := c.get(ctx, scopeKey(nil), t0, load); got.NeedsAdmin != 1 {
+	if got, _, _ := c.get(ctx, scopeKey(store.AllCourses()), t0, load); got.NeedsAdmin != 1 {
 		t.Fatalf("first count = %+v", got)
 	}
 	late := t0.Add(countsStaleFor * 10 * time.Second)
-	if got, at, _ := c.get(ctx, scopeKey(nil), late, load); got.NeedsAdmin != 2 || !at.Equal(late) {
+	if got, at, _ := c.get(ctx, scopeKey(store.AllCourses()), late, load); got.NeedsAdmin != 2 || !at.Equal(late) {
 		t.Errorf("%d ttls later: got %+v at %v, want a fresh count waited for", countsStaleFor, got, at)
 	}
 	// A failed recount keeps the last good one to serve while the next runs.
 	failing := func(context.Context, time.Time) (store.RegistrationCounts, error) {
 		return store.RegistrationCounts{}, context.DeadlineExceeded
 	}
-	if got, at, err := c.get(ctx, scopeKey(nil), late.Add(10*time.Second), failing); err != nil || got.NeedsAdmin != 2 || !at.Equal(late) {
+	if got, at, err := c.get(ctx, scopeKey(store.AllCourses()), late.Add(10*time.Second), failing); err != nil || got.NeedsAdmin != 2 || !at.Equal(late) {
 		t.Errorf("while a recount runs: %+v at %v, %v; want the last good count", got, at, err)
 	}
-	c.settle(scopeKey(nil))
-	if got, at, err := c.get(ctx, scopeKey(nil), late.Add(11*time.Second), load); err != nil || got.NeedsAdmin != 2 || !at.Equal(late) {
+	c.settle(scopeKey(store.AllCourses()))
+	if got, at, err := c.get(ctx, scopeKey(store.AllCourses()), late.Add(11*time.Second), load); err != nil || got.NeedsAdmin != 2 || !at.Equal(late) {
 		t.Errorf("after a failed recount: %+v at %v, %v; want the last good count while the next runs", got, at, err)
 	}
 }
@@ -96,11 +96,11 @@ func TestCountsCacheKeepsNoFailure(t *testing.T) {
 		}
 		return store.RegistrationCounts{NeedsAdmin: 7}, nil
 	}
-	if _, _, err := c.get(context.Background(), scopeKey(nil), t0, load); err == nil {
+	if _, _, err := c.get(context.Background(), scopeKey(store.AllCourses()), t0, load); err == nil {
 		t.Fatal("the failing count returned no error")
 	}
 	fail = false
-	if got, _, err := c.get(context.Background(), scopeKey(nil), t0.Add(time.Second), load); err != nil || got.NeedsAdmin != 7 {
+	if got, _, err := c.get(context.Background(), scopeKey(store.AllCourses()), t0.Add(time.Second), load); err != nil || got.NeedsAdmin != 7 {
 		t.Errorf("after a failure: %+v, %v; want a fresh count", got, err)
 	}
 }
@@ -128,14 +128,14 @@ func TestCountsCacheOutlivesTheFirstRequester(t *testing.T) {
 	first, cancelFirst := context.WithCancel(context.Background())
 	firstErr := make(chan error, 1)
 	go func() {
-		_, _, err := c.get(first, scopeKey(nil), t0, load)
+		_, _, err := c.get(first, scopeKey(store.AllCourses()), t0, load)
 		firstErr <- err
 	}()
 	<-started
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			got, _, err := c.get(context.Background(), scopeKey(nil), t0, load)
+			got, _, err := c.get(context.Background(), scopeKey(store.AllCourses()), t0, load)
 			if err != nil || got.NeedsAdmin != 42 {
 				t.Errorf("a waiter got %+v, %v after the first requester left; want the shared count", got, err)
 			}
@@ -161,7 +161,7 @@ func TestCountsCacheBoundsTheSharedCount(t *testing.T) {
 		<-ctx.Done() // a count that would never end
 		return store.RegistrationCounts{}, ctx.Err()
 	}
-	if _, _, err := c.get(context.Background(), scopeKey(nil), t0, load); err == nil {
+	if _, _, err := c.get(context.Background(), scopeKey(store.AllCourses()), t0, load); err == nil {
 		t.Fatal("a count that never ends returned no error")
 	}
 }

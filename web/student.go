@@ -80,7 +80,7 @@ func (s *Server) searchResults(r *http.Request, q url.Values, limit int) (views.
 			vm.Empty = loc.T("search.noneShort", "Query", query)
 		}
 	}
-	if scope != nil {
+	if !scope.All() {
 		vm.ScopeNote = loc.T("search.scopeNote")
 	}
 	return vm, http.StatusOK, nil
@@ -184,7 +184,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 		}
 		vm.Cards = append(vm.Cards, card)
 	}
-	if scope != nil {
+	if !scope.All() {
 		vm.ScopeNote = loc.T("student.scopeNote")
 	}
 	vm.Alert = studentAlert(i18n.From(r.Context()), alert, page, sums, now)

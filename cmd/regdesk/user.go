@@ -276,7 +276,7 @@ func resolveCourses(ctx context.Context, st *store.Store, refs []string) ([]stri
 	if len(refs) == 0 {
 		return nil, nil
 	}
-	all, err := st.CourseList(ctx, nil)
+	all, err := st.CourseList(ctx, store.AllCourses())
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func userList(ctx context.Context, st *store.Store, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	courses, err := st.CourseList(ctx, nil)
+	courses, err := st.CourseList(ctx, store.AllCourses())
 	if err != nil {
 		return err
 	}
@@ -442,7 +442,7 @@ func ensureDemoAccounts(ctx context.Context, st *store.Store) ([]demoLogin, erro
 	if err != nil {
 		return nil, fmt.Errorf("demo accounts: %w", err)
 	}
-	courses, err := st.CourseList(ctx, nil) // by name
+	courses, err := st.CourseList(ctx, store.AllCourses()) // by name
 	if err != nil {
 		return nil, fmt.Errorf("demo accounts: %w", err)
 	}
