@@ -150,8 +150,8 @@ const listFrom = `ledger_mirror cr
   LEFT JOIN credit_registration_attention_dismissals d
     ON d.credit_registration_id = cr.id AND d.deleted_at IS NULL` + claimJoin
 
-// RegistrationFilter narrows the queue. Empty fields do not filter; several values of one field
-// are alternatives.
+// RegistrationFilter narrows the queue. Empty fields do not filter, but for Scope, whose zero
+// value matches nothing; several values of one field are alternatives.
 type RegistrationFilter struct {
 	// NeedsAdmin keeps only rows a person must look at (standing needs_attention).
 	NeedsAdmin bool

@@ -53,6 +53,9 @@ func TestCountsCacheSharesOneCountPerScopeAndTTL(t *testing.T) {
 	if got, _, _ := c.get(ctx, scopeKey(store.CoursesOnly([]string{"a", "b"})), t0.Add(11*time.Second), load); got.NeedsAdmin != 3 {
 		t.Errorf("the same courses in another order did not share the count: %+v", got)
 	}
+	if scopeKey(store.Scope{}) == scopeKey(store.AllCourses()) || scopeKey(store.CoursesOnly(nil)) == scopeKey(store.AllCourses()) {
+		t.Errorf("no course shares every course's key %q", scopeKey(store.AllCourses()))
+	}
 }
 
 // A count older than countsStaleFor ttls is not served while the fresh one runs: the request waits.
