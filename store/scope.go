@@ -77,10 +77,21 @@ func (s Scope) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes. It fails closed too: null, {} or a missing
-// "courses" is no course, never every course.
+// "courses" is no course, never every course. A bare array, the form jobs stored while the scope
+// was a []string, is those courses; their null (then every course) now reads as none, so such a
+// job finds no row rather than more than its owner may reach.
 func (s *Scope) UnmarshalJSON(b []byte) error {
-	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+	b = bytes.TrimSpace(b)
+	if bytes.Equal(b, []byte("null")) {
 		*s = Scope{}
+		return nil
+	}
+	if len(b) > 0 && b[0] == '[' {
+		var ids []string
+		if err := json.Unmarshal(b, &ids); err != nil {
+			return fmt.Errorf("scope: %w", err)
+		}
+		*s = CoursesOnly(ids)
 		return nil
 	}
 	var v scopeJSON

@@ -124,7 +124,8 @@ func TestScopeSurvivesBulkJob(t *testing.T) {
 	}
 }
 
-// Scope's JSON fails closed like its zero value: null, {} and unknown shapes are no course.
+// Scope's JSON fails closed like its zero value: null and {} are no course, and a string an error;
+// a bare array (the form stored while the scope was a []string) is its courses.
 func TestScopeJSON(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -138,6 +139,8 @@ func TestScopeJSON(t *testing.T) {
 		{`null`, false, []string{}},
 		{`{}`, false, []string{}},
 		{`{"all":false,"courses":null}`, false, []string{}},
+		{`["a"]`, false, []string{"a"}},
+		{`[]`, false, []string{}},
 	} {
 		var s store.Scope
 		if err := json.Unmarshal([]byte(c.in), &s); err != nil {
