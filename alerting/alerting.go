@@ -370,7 +370,7 @@ func (s *Service) weekly(ctx context.Context, sub store.Subscriber, now time.Tim
 	n := 0
 	scope := store.CoursesOnly(sub.CourseIDs)
 	for _, courseID := range sub.CourseIDs {
-		rows, err := tx.RegistrationListByCourse(ctx, courseID, scope, 200)
+		rows, err := tx.RegistrationListByCourse(ctx, now, courseID, scope, 200)
 		if err != nil {
 			return err
 		}

@@ -107,9 +107,12 @@ func BenchmarkPages(b *testing.B) {
 		run  func() error
 	}{
 		{"Registration", func() error { _, err := st.RegistrationPageGet(ctx, benchNow, row.ID, store.AllCourses()); return err }},
-		{"Student", func() error { _, err := st.StudentPageGet(ctx, row.StudentID, store.AllCourses(), nil); return err }},
+		{"Student", func() error {
+			_, err := st.StudentPageGet(ctx, benchNow, row.StudentID, store.AllCourses(), nil)
+			return err
+		}},
 		{"Course", func() error {
-			_, err := st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: row.CourseID, Limit: 500})
+			_, err := st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: row.CourseID, Limit: 500, Now: benchNow})
 			return err
 		}},
 	}

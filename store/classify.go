@@ -440,6 +440,35 @@ func (p ProblemColumns) matched(row schedule.Row) schedule.Row {
 	return row
 }
 
+// Classified is a row as every screen classifies it: the columns schedule reads and the blocking
+// problems read with them in the same statement, so a list's row, a page and the queue's SQL put
+// it in the same standing.
+type Classified struct {
+	ScheduleColumns
+	ProblemColumns
+}
+
+// Status is where the row stands at now, under the blocking problems read with it.
+func (c Classified) Status(now time.Time) schedule.Status {
+	return c.ProblemColumns.classify(c.ScheduleRow(), now)
+}
+
+// StudentView is schedule.StudentView of the row at now under the blocking problems read with it:
+// a row a problem explains waits on what the problem holds up, not on support.
+func (c Classified) StudentView(pre schedule.Preconditions, now time.Time) schedule.StudentSummary {
+	return schedule.StudentViewWith(c.matched(c.ScheduleRow()), pre, now, c.Problems())
+}
+
+// BlockingProblem is the problem that explains the row at now, if one does.
+func (c Classified) BlockingProblem(now time.Time) (schedule.BlockingProblem, bool) {
+	row := c.matched(c.ScheduleRow())
+	st := schedule.ClassifyWith(row, now, c.Problems())
+	if st.Standing != schedule.StandingExplainedByProblem {
+		return schedule.BlockingProblem{}, false
+	}
+	return c.Problems().Explaining(&row, st.Reasons)
+}
+
 // ownedStatesOf is a SQL text[] of the states the stopped phases keep (schedule.PhaseOwnedStates),
 // of those whose names pass keep.
 func ownedStatesOf(keep func(phase string) bool) string {

@@ -415,6 +415,31 @@ func checkRowsStandAsListed(ctx context.Context, t *testing.T, st *store.Store, 
 	if len(all) < n/2 || len(differ) > 0 {
 		t.Errorf("of %d listed rows, %d stand elsewhere by their Status than by schedule.ClassifyWith: %v", len(all), len(differ), first(differ))
 	}
+	// The teachers' pages (a course's rows) classify them the same way.
+	rows, err := st.Pool().Query(ctx, `SELECT DISTINCT course_id::text FROM ledger_mirror`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	courses, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen, differ := 0, nil
+	for _, course := range courses {
+		list, err := st.RegistrationListByCourse(ctx, now, course, store.AllCourses(), 10_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range list {
+			seen++
+			if got := row.Status(now).Standing; got != wantOf[row.ID] {
+				differ = append(differ, fmt.Sprintf("%s: %q, schedule %q", row.ID, got, wantOf[row.ID]))
+			}
+		}
+	}
+	if seen < n/2 || len(differ) > 0 {
+		t.Errorf("of %d rows on the courses' pages, %d stand elsewhere than by schedule.ClassifyWith: %v", seen, len(differ), first(differ))
+	}
 	for _, s := range append(schedule.Standings(), "") {
 		ids := want[s]
 		if len(ids) == 0 {

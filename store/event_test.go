@@ -159,7 +159,7 @@ VALUES ($1, $2, $3, 'credit_registration', $4, $5, 'global_admin', 'checked Sisu
 	}
 
 	// The summary a page shows for it.
-	regs, err := st.RegistrationListByStudent(ctx, student.ID, store.AllCourses())
+	regs, err := st.RegistrationListByStudent(ctx, storetest.Now(), student.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,7 +92,7 @@ LIMIT `+sqlLimit(limit), w.queryArgs()...)
 // RegistrationExportByCourse streams a course's registrations in scope as the course page lists
 // them (RegistrationListByCourse), up to limit: head first, then each row. A course not in scope
 // writes none.
-func (s *Store) RegistrationExportByCourse(ctx context.Context, courseID string, scope Scope, limit int, head func(ExportHead) error, row func(RegistrationOverview) error) error {
+func (s *Store) RegistrationExportByCourse(ctx context.Context, now time.Time, courseID string, scope Scope, limit int, head func(ExportHead) error, row func(RegistrationOverview) error) error {
 	limit = min(max(limit, 1), ExportMaxRows)
 	if !IsUUID(courseID) {
 		return fmt.Errorf("RegistrationExportByCourse: %w", ErrNotFound)
@@ -110,11 +110,11 @@ WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sq
 		if err := head(ExportHead{Rows: min(n, limit), Truncated: n > limit}); err != nil {
 			return err
 		}
-		rows, err := q.db.Query(ctx, `SELECT `+overviewColumns+`
+		rows, err := q.db.Query(ctx, `SELECT `+overviewColumnsAt("$3")+`
 FROM `+overviewFrom+`
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
 ORDER BY cr.student_rank, cr.updated_at DESC, cr.id DESC
-LIMIT `+sqlLimit(limit), courseID, scope.arg())
+LIMIT `+sqlLimit(limit), courseID, scope.arg(), now)
 		if err != nil {
 			return dbError("RegistrationExportByCourse", err)
 		}

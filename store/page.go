@@ -172,14 +172,14 @@ type StudentPage struct {
 // StudentPageGet reads a student's page in one read-only transaction: the student, their
 // registrations in scope and, when since is not nil, what happened to each after it. A student
 // who does not exist, or has no registration in scope, is ErrNotFound.
-func (s *Store) StudentPageGet(ctx context.Context, id string, scope Scope, since *time.Time) (StudentPage, error) {
+func (s *Store) StudentPageGet(ctx context.Context, now time.Time, id string, scope Scope, since *time.Time) (StudentPage, error) {
 	var page StudentPage
 	err := s.InReadTx(ctx, func(q *Queries) error {
 		var err error
 		if page.Student, err = q.StudentGet(ctx, id, scope); err != nil {
 			return err
 		}
-		if page.Registrations, err = q.RegistrationListByStudent(ctx, id, scope); err != nil {
+		if page.Registrations, err = q.RegistrationListByStudent(ctx, now, id, scope); err != nil {
 			return err
 		}
 		if since != nil {
@@ -203,6 +203,8 @@ type CoursePageParams struct {
 	ID    string
 	Scope Scope
 	Limit int
+	// Now is the instant the page is read at: its rows' blocking problems are judged at it.
+	Now   time.Time
 	Since *time.Time
 	// ChangedLimit bounds CoursePage.ChangedIDs.
 	ChangedLimit int
@@ -242,7 +244,7 @@ func (s *Store) CoursePageGet(ctx context.Context, p CoursePageParams) (CoursePa
 		if _, err = q.db.Exec(ctx, `SET LOCAL plan_cache_mode = force_generic_plan`); err != nil {
 			return dbError("CoursePageGet generic plan", err)
 		}
-		if page.Registrations, err = q.RegistrationListByCourse(ctx, p.ID, p.Scope, p.Limit); err != nil {
+		if page.Registrations, err = q.RegistrationListByCourse(ctx, p.Now, p.ID, p.Scope, p.Limit); err != nil {
 			return err
 		}
 		if _, err = q.db.Exec(ctx, `SET LOCAL plan_cache_mode = auto`); err != nil {

@@ -98,11 +98,11 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 	ben := storetest.AddStudent(t, b.st, storetest.Student{FirstName: "Ben", LastName: "Okafor", Email: "ben@example.invalid"})
 	bens := storetest.AddRegistration(t, b.st, storetest.Registration{Student: ben, Course: b.course, State: "pending"})
 
-	student, err := b.st.StudentPageGet(ctx, b.student.ID, store.AllCourses(), nil)
+	student, err := b.st.StudentPageGet(ctx, storetest.Now(), b.student.ID, store.AllCourses(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	regs, err := b.st.RegistrationListByStudent(ctx, b.student.ID, store.AllCourses())
+	regs, err := b.st.RegistrationListByStudent(ctx, storetest.Now(), b.student.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 			t.Errorf("registration %d: page %+v, list %+v", i, p, r)
 		}
 	}
-	student, err = b.st.StudentPageGet(ctx, b.student.ID, store.AllCourses(), &alert)
+	student, err = b.st.StudentPageGet(ctx, storetest.Now(), b.student.ID, store.AllCourses(), &alert)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestStudentAndCoursePageGet(t *testing.T) {
 		len(student.Changes[quiet]) != 0 {
 		t.Errorf("student page changes = %+v, want %s's %d changes as EventListSince reads them", student.Changes, changed, len(want))
 	}
-	if _, err := b.st.StudentPageGet(ctx, b.student.ID, elsewhere, nil); !errors.Is(err, store.ErrNotFound) {
+	if _, err := b.st.StudentPageGet(ctx, storetest.Now(), b.student.ID, elsewhere, nil); !errors.Is(err, store.ErrNotFound) {
 		t.Errorf("a student outside the scope: err = %v, want ErrNotFound", err)
 	}
 

@@ -111,7 +111,7 @@ func TestQueuePlansUseIndexes(t *testing.T) {
 			return err
 		}, rangeOf: "idx_credit_registrations_verification_due"},
 		{name: "course page", run: func() error {
-			_, err := st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: targets.LargestCourseID, Limit: 500})
+			_, err := st.CoursePageGet(ctx, store.CoursePageParams{Scope: store.AllCourses(), ID: targets.LargestCourseID, Limit: 500, Now: storetest.Now()})
 			return err
 		}},
 	}

@@ -101,34 +101,12 @@ type RegistrationAbout struct {
 type RegistrationListRow struct {
 	ID        string    `db:"id"`
 	UpdatedAt time.Time `db:"updated_at"`
-	ScheduleColumns
+	Classified
 	AttemptNumber int32 `db:"attempt_number"`
 	RegistrationAbout
 	ErrorMessage     *string `db:"error_message"`
 	SubmittedAttempt *string `db:"submitted_attainment_id"`
 	ClaimColumns
-	ProblemColumns
-}
-
-// Status is where the row stands at now, under the blocking problems read with it: what every
-// screen shows of it, and what the queue's SQL decides.
-func (r RegistrationListRow) Status(now time.Time) schedule.Status {
-	return r.ProblemColumns.classify(r.ScheduleRow(), now)
-}
-
-// StudentView is schedule.StudentView of the row at now under the blocking problems read with it.
-func (r RegistrationListRow) StudentView(pre schedule.Preconditions, now time.Time) schedule.StudentSummary {
-	return schedule.StudentViewWith(r.matched(r.ScheduleRow()), pre, now, r.Problems())
-}
-
-// BlockingProblem is the problem that explains the row at now, if one does.
-func (r RegistrationListRow) BlockingProblem(now time.Time) (schedule.BlockingProblem, bool) {
-	row := r.matched(r.ScheduleRow())
-	st := schedule.ClassifyWith(row, now, r.Problems())
-	if st.Standing != schedule.StandingExplainedByProblem {
-		return schedule.BlockingProblem{}, false
-	}
-	return r.Problems().Explaining(&row, st.Reasons)
 }
 
 // listColumnsAt selects RegistrationListRow from listFrom, its problems at now (a parameter such

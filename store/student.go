@@ -214,7 +214,7 @@ type RegistrationOverview struct {
 	ID        string    `db:"id"`
 	CreatedAt time.Time `db:"created_at"`
 	UpdatedAt time.Time `db:"updated_at"`
-	ScheduleColumns
+	Classified
 	AttemptNumber int32 `db:"attempt_number"`
 	RegistrationAbout
 	CourseModuleID string     `db:"course_module_id"`
@@ -303,6 +303,12 @@ var courseListOrder = []schedule.StudentStatus{
 	schedule.StudentRegistered, schedule.StudentNotRegistering,
 }
 
+// overviewColumnsAt selects RegistrationOverview from overviewFrom, its blocking problems at now
+// (a parameter such as "$3").
+func overviewColumnsAt(now string) string {
+	return overviewColumns + `, ` + problemColumns(now)
+}
+
 const overviewColumns = `cr.id::text AS id, cr.created_at, cr.updated_at, ` + scheduleColumns + `,
   cr.attempt_number, ` + studentColumns + `, coalesce(sv.student_number, cr.student_number) AS student_number,
   c.id::text AS course_id, c.name AS course_name, m.id::text AS course_module_id, coalesce(m.name, '') AS module_name,
@@ -325,14 +331,14 @@ const overviewFrom = `ledger_mirror cr
 
 // RegistrationListByStudent returns every live registration of the student in scope, superseded
 // attempts too, newest first.
-func (q *Queries) RegistrationListByStudent(ctx context.Context, studentID string, scope Scope) ([]RegistrationOverview, error) {
+func (q *Queries) RegistrationListByStudent(ctx context.Context, now time.Time, studentID string, scope Scope) ([]RegistrationOverview, error) {
 	if !IsUUID(studentID) {
 		return nil, nil
 	}
-	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumns+`
+	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumnsAt("$3")+`
 FROM `+overviewFrom+`
 WHERE cr.user_id = $1 AND `+liveSQL+` AND `+sqlInScope(2)+`
-ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope.arg())
+ORDER BY cr.created_at DESC, cr.id DESC`, studentID, scope.arg(), now)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
 		return nil, dbError("RegistrationListByStudent", err)
@@ -368,15 +374,15 @@ func StudentRankOfState(st schedule.State, enrolmentResolved, submitted bool) (r
 // by student-facing status in the order of CourseListOrder, most recently active first within
 // each. RegistrationCountsByStudentStatus counts all of them. The order is the row's stored
 // student_rank, so the largest course is a range scan that stops at limit.
-func (q *Queries) RegistrationListByCourse(ctx context.Context, courseID string, scope Scope, limit int) ([]RegistrationOverview, error) {
+func (q *Queries) RegistrationListByCourse(ctx context.Context, now time.Time, courseID string, scope Scope, limit int) ([]RegistrationOverview, error) {
 	if !IsUUID(courseID) || limit <= 0 {
 		return nil, nil
 	}
-	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumns+`
+	rows, _ := q.db.Query(ctx, `SELECT `+overviewColumnsAt("$3")+`
 FROM `+overviewFrom+`
 WHERE cr.course_id = $1 AND `+liveSQL+` AND cr.superseded_by_id IS NULL AND `+sqlInScope(2)+`
 ORDER BY cr.student_rank, cr.updated_at DESC, cr.id DESC
-LIMIT `+sqlLimit(limit), courseID, scope.arg())
+LIMIT `+sqlLimit(limit), courseID, scope.arg(), now)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[RegistrationOverview])
 	if err != nil {
 		return nil, dbError("RegistrationListByCourse", err)

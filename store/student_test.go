@@ -205,14 +205,14 @@ func TestStudentTeacherScope(t *testing.T) {
 		t.Errorf("StudentGet = %+v, %v", s, err)
 	}
 
-	list, err := st.RegistrationListByStudent(ctx, both.ID, scope)
+	list, err := st.RegistrationListByStudent(ctx, storetest.Now(), both.ID, scope)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(list) != 1 || list[0].ID != mineRow || list[0].CourseID != mine.ID {
 		t.Errorf("RegistrationListByStudent in scope = %+v, want only %s", list, mineRow)
 	}
-	if list, err := st.RegistrationListByStudent(ctx, both.ID, store.AllCourses()); err != nil || len(list) != 2 {
+	if list, err := st.RegistrationListByStudent(ctx, storetest.Now(), both.ID, store.AllCourses()); err != nil || len(list) != 2 {
 		t.Errorf("RegistrationListByStudent unscoped = %d rows, %v; want 2", len(list), err)
 	}
 
@@ -222,7 +222,7 @@ func TestStudentTeacherScope(t *testing.T) {
 	if c, err := st.CourseGet(ctx, mine.ID, scope); err != nil || c.Name != "Mine" {
 		t.Errorf("CourseGet(mine) = %+v, %v", c, err)
 	}
-	if list, err := st.RegistrationListByCourse(ctx, other.ID, scope, 50); err != nil || len(list) != 0 {
+	if list, err := st.RegistrationListByCourse(ctx, storetest.Now(), other.ID, scope, 50); err != nil || len(list) != 0 {
 		t.Errorf("RegistrationListByCourse(other course) = %d rows, %v; want none", len(list), err)
 	}
 	if counts, err := st.RegistrationCountsByStudentStatus(ctx, other.ID, scope); err != nil || len(counts) != 0 {
@@ -301,7 +301,7 @@ VALUES ($1, now(), true, (SELECT uh_course_code FROM course_modules WHERE id = $
 			}
 			tc.change(id, completion, course.ModuleID)
 		}
-		rows, err := st.RegistrationListByStudent(ctx, student.ID, store.AllCourses())
+		rows, err := st.RegistrationListByStudent(ctx, storetest.Now(), student.ID, store.AllCourses())
 		if err != nil || len(rows) != 1 {
 			t.Fatalf("%s: RegistrationListByStudent = %d rows, %v", tc.name, len(rows), err)
 		}
@@ -333,7 +333,7 @@ func TestRegistrationListByStudent(t *testing.T) {
 	exec(t, st, `UPDATE credit_registrations SET selected_enrolment_id = 'hy-enr-1' WHERE id = $1`, sentID)
 	pendingID := storetest.AddRegistration(t, st, storetest.Registration{Student: student, Course: newer, StateChangedAt: base.Add(-time.Hour)})
 
-	list, err := st.RegistrationListByStudent(ctx, student.ID, store.AllCourses())
+	list, err := st.RegistrationListByStudent(ctx, storetest.Now(), student.ID, store.AllCourses())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +361,7 @@ func TestRegistrationListByStudent(t *testing.T) {
 	if v.Status != schedule.StudentWaitingForSisu || v.WaitsOn != schedule.WaitsOnSisu || v.Next.EscalatesAt == nil || !v.Next.EscalatesAt.Equal(submitted.Add(schedule.VerifyMaxAge)) {
 		t.Errorf("sent row's StudentView = %+v", v)
 	}
-	if list, err := st.RegistrationListByStudent(ctx, "nope", store.AllCourses()); err != nil || list != nil {
+	if list, err := st.RegistrationListByStudent(ctx, storetest.Now(), "nope", store.AllCourses()); err != nil || list != nil {
 		t.Errorf("RegistrationListByStudent(nope) = %v, %v; want nothing", list, err)
 	}
 }
@@ -418,7 +418,7 @@ VALUES ($1, now(), false, 'TKT1-X')`, held.ModuleID)
 	replaced := add("registered", numbered, course, true, false, true, true)
 	exec(t, st, `UPDATE credit_registrations SET superseded_by_id = (SELECT id FROM credit_registrations WHERE id <> $1 LIMIT 1), superseded_at = $2 WHERE id = $1`, replaced, storetest.Now())
 
-	list, err := st.RegistrationListByCourse(ctx, course.ID, store.CoursesOnly([]string{course.ID}), 10000)
+	list, err := st.RegistrationListByCourse(ctx, storetest.Now(), course.ID, store.CoursesOnly([]string{course.ID}), 10000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +454,7 @@ VALUES ($1, now(), false, 'TKT1-X')`, held.ModuleID)
 	if fmt.Sprint(counts) != fmt.Sprint(tally) {
 		t.Errorf("RegistrationCountsByStudentStatus = %v, want %v", counts, tally)
 	}
-	first, err := st.RegistrationListByCourse(ctx, course.ID, store.AllCourses(), 3)
+	first, err := st.RegistrationListByCourse(ctx, storetest.Now(), course.ID, store.AllCourses(), 3)
 	if err != nil || len(first) != 3 || first[0].StudentStatus != schedule.StudentNeedsStudentNumber {
 		t.Errorf("RegistrationListByCourse limit 3 = %d rows, %v; want 3 starting with students who need a number", len(first), err)
 	}

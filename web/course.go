@@ -63,7 +63,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	now := s.clock()
 	alert := parseAlertedAt(q, now)
-	page, err := s.store.CoursePageGet(ctx, store.CoursePageParams{ID: id, Scope: s.courseScope(r), Limit: courseListLimit,
+	page, err := s.store.CoursePageGet(ctx, store.CoursePageParams{ID: id, Scope: s.courseScope(r), Limit: courseListLimit, Now: now,
 		Since: alert.since(), ChangedLimit: alertChangesLimit + 1})
 	if err != nil {
 		return err
@@ -81,7 +81,7 @@ func (s *Server) courseShow(w http.ResponseWriter, r *http.Request) error {
 	byStatus := map[schedule.StudentStatus][]views.CourseRowVM{}
 	canAct := map[schedule.StudentStatus]bool{}
 	for i, row := range rows {
-		sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
+		sum := row.StudentView(row.Preconditions(), now)
 		sums[i] = sum
 		byStatus[sum.Status] = append(byStatus[sum.Status], courseRowVM(loc, row, sum, now))
 		canAct[sum.Status] = canAct[sum.Status] || sum.WaitsOn == schedule.WaitsOnStudent

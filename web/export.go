@@ -399,8 +399,8 @@ func (s *Server) courseExport(w http.ResponseWriter, r *http.Request) error {
 	loc := i18n.From(r.Context())
 	scope := s.courseScope(r)
 	return s.runExport(w, r, "course", courseColumns, func(e *export) error {
-		return s.store.RegistrationExportByCourse(e.r.Context(), id, scope, s.exportLimit, e.head, func(row store.RegistrationOverview) error {
-			sum := schedule.StudentView(row.ScheduleRow(), row.Preconditions(), now)
+		return s.store.RegistrationExportByCourse(e.r.Context(), now, id, scope, s.exportLimit, e.head, func(row store.RegistrationOverview) error {
+			sum := row.StudentView(row.Preconditions(), now)
 			vm := courseRowVM(loc, row, sum, now)
 			return e.row([]string{row.ID, loc.Code("studentStatus", string(sum.Status)), vm.StudentName, vm.StudentNumber, vm.Module, vm.Grade,
 				vm.WaitsOnLabel, vm.Sentence})

@@ -160,7 +160,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	ctx, scope := r.Context(), s.courseScope(r)
 	now := s.clock()
 	alert := parseAlertedAt(q, now)
-	page, err := s.store.StudentPageGet(ctx, id, scope, alert.since())
+	page, err := s.store.StudentPageGet(ctx, now, id, scope, alert.since())
 	if err != nil {
 		return err
 	}
@@ -177,7 +177,7 @@ func (s *Server) studentShow(w http.ResponseWriter, r *http.Request) error {
 	}
 	sums := make([]schedule.StudentSummary, len(regs))
 	for i, reg := range regs {
-		sums[i] = schedule.StudentView(reg.ScheduleRow(), reg.Preconditions(), now)
+		sums[i] = reg.StudentView(reg.Preconditions(), now)
 		card := registrationCardVM(loc, reg, sums[i], now, staff)
 		if staff {
 			card.Claim = s.claimVM(r, reg.ClaimColumns, now)
