@@ -34,7 +34,7 @@ func queueTotal(t *testing.T, body string) int {
 // Every alert about rows links to exactly the rows it counted, with the same number on top of the
 // list (issue 27, defect 4): each rule fires on the fixture, beside rows the same list without
 // the rule's conditions would show too, and its link's list is held to its count. The banner, the
-// strip and the mails all link to the alert's path (web/health.go, alerting/compose.go).
+// strip and the mails all link to the alert's path (web/alerts.go, views/mail.go).
 func TestEveryAlertLinkListsWhatItCounted(t *testing.T) {
 	t.Parallel()
 	b := setup(t)

@@ -1,5 +1,9 @@
 package web
 
+// This file is the alerts as pages show them: the /alerts page and its acknowledging, and the
+// banners every page carries (the firing alerts, how far behind the ledger copy is). The
+// ?alerted_at banner of a page an alert mail links to is alerted_at.go's.
+
 import (
 	"context"
 	"errors"

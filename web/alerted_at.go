@@ -1,5 +1,8 @@
 package web
 
+// This file is the banner of a page an alert's link lands on (?alerted_at): what changed since
+// the alert fired. The alerts themselves, their page and the every-page banners, are alerts.go's.
+
 import (
 	"fmt"
 	"net/http"
