@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,27 +22,13 @@ func TestBulkJobListShowsEveryonesJobsNewestFirst(t *testing.T) {
 	st := storetest.New(t)
 	ctx := context.Background()
 	now := storetest.Now()
-	sami, err := st.AccountCreate(ctx, store.AccountCreateParams{Name: "Sami Support", Email: "sami@example.invalid", Role: store.AccountRoleSupport})
-	if err != nil {
-		t.Fatal(err)
-	}
-	aino, err := st.AccountCreate(ctx, store.AccountCreateParams{Name: "Aino Admin", Email: "aino@example.invalid", Role: store.AccountRoleAdmin})
-	if err != nil {
-		t.Fatal(err)
-	}
-	job := func(owner string, at time.Time, total int) string {
-		id := storetest.NewID()
-		p := store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, total),
-			Actor: store.ActionActor{ID: owner}}
-		if err := st.BulkJobCreate(ctx, id, p, at); err != nil {
-			t.Fatal(err)
-		}
-		return id
-	}
-	old := job(sami.ID, now.Add(-3*time.Hour), 90)
-	failed := job(aino.ID, now.Add(-2*time.Hour), 200)
-	applied := job(sami.ID, now.Add(-time.Hour), 120)
-	running := job(aino.ID, now.Add(-time.Minute), 400)
+	sami := bulkJobOwner(t, st, "Sami Support", store.AccountRoleSupport)
+	aino := bulkJobOwner(t, st, "Aino Admin", store.AccountRoleAdmin)
+	job := func(owner string, at time.Time, total int) string { return queueBulkJob(t, st, owner, at, total) }
+	old := job(sami, now.Add(-3*time.Hour), 90)
+	failed := job(aino, now.Add(-2*time.Hour), 200)
+	applied := job(sami, now.Add(-time.Hour), 120)
+	running := job(aino, now.Add(-time.Minute), 400)
 	if err := st.BulkJobFail(ctx, failed, now.Add(-2*time.Hour+time.Minute)); err != nil {
 		t.Fatal(err)
 	}
@@ -79,18 +66,10 @@ func TestBulkJobClaimSkipsAJobBeingClaimed(t *testing.T) {
 	st := storetest.New(t)
 	ctx := context.Background()
 	now := storetest.Now()
-	sami, err := st.AccountCreate(ctx, store.AccountCreateParams{Name: "Sami Support", Email: "sami@example.invalid", Role: store.AccountRoleSupport})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sami := bulkJobOwner(t, st, "Sami Support", store.AccountRoleSupport)
 	var jobs []string
 	for i := range 2 {
-		id := storetest.NewID()
-		p := store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, 3), Actor: store.ActionActor{ID: sami.ID}}
-		if err := st.BulkJobCreate(ctx, id, p, now.Add(time.Duration(i)*time.Second)); err != nil {
-			t.Fatal(err)
-		}
-		jobs = append(jobs, id)
+		jobs = append(jobs, queueBulkJob(t, st, sami, now.Add(time.Duration(i)*time.Second), 3))
 	}
 	// The first instance, mid-claim of the oldest job.
 	first, err := st.Pool().Begin(ctx)
@@ -131,4 +110,27 @@ func TestBulkJobClaimSkipsAJobBeingClaimed(t *testing.T) {
 	if p, ok, err := st.BulkJobClaim(ctx, now.Add(3*time.Second)); err != nil || ok {
 		t.Errorf("a third claim took %q (%v, %v), want none: both jobs are claimed", p.JobID, ok, err)
 	}
+}
+
+// bulkJobOwner adds an account who starts bulk jobs and returns its id.
+func bulkJobOwner(t *testing.T, st *store.Store, name, role string) string {
+	t.Helper()
+	email := strings.ToLower(strings.Fields(name)[0]) + "@example.invalid"
+	a, err := st.AccountCreate(context.Background(), store.AccountCreateParams{Name: name, Email: email, Role: role})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a.ID
+}
+
+// queueBulkJob queues a Check now of rows rows by owner at at, and returns the job's id.
+func queueBulkJob(t *testing.T, st *store.Store, owner string, at time.Time, rows int) string {
+	t.Helper()
+	id := storetest.NewID()
+	p := store.BulkApplyParams{Scope: store.AllCourses(), Action: schedule.ActionCheckNow, Reason: "Suotar is back", Rows: make([]store.BulkRow, rows),
+		Actor: store.ActionActor{ID: owner}}
+	if err := st.BulkJobCreate(context.Background(), id, p, at); err != nil {
+		t.Fatal(err)
+	}
+	return id
 }

@@ -299,14 +299,7 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 					wantDismissed = append(wantDismissed, id)
 				}
 			}
-			check := func(name string, got, want []string) {
-				t.Helper()
-				sort.Strings(want)
-				if missing, extra := diffIDs(got, want); len(missing)+len(extra) > 0 {
-					t.Errorf("%s: SQL misses %d rows schedule picks (e.g. %v) and picks %d it does not (e.g. %v)",
-						name, len(missing), first(missing), len(extra), first(extra))
-				}
-			}
+			check := func(name string, got, want []string) { t.Helper(); checkIDs(t, name, got, want) }
 			for _, p := range schedule.Phases() {
 				check("phase "+string(p), idsWhere(ctx, t, st, now, `credit_registrations cr`, store.PhasePredicate(p)), wantPhase[p])
 				// The queue's phase filter writes the window's instants as parameters computed in Go
@@ -458,6 +451,16 @@ func checkRowsStandAsListed(ctx context.Context, t *testing.T, st *store.Store, 
 	}
 }
 
+// checkIDs fails t when the ids the SQL picked (got) are not the ids schedule picks (want).
+func checkIDs(t *testing.T, name string, got, want []string) {
+	t.Helper()
+	sort.Strings(want)
+	if missing, extra := diffIDs(got, want); len(missing)+len(extra) > 0 {
+		t.Errorf("%s: SQL misses %d rows schedule picks (e.g. %v) and picks %d it does not (e.g. %v)",
+			name, len(missing), first(missing), len(extra), first(extra))
+	}
+}
+
 func first(ids []string) []string {
 	if len(ids) > 3 {
 		return ids[:3]
@@ -501,14 +504,7 @@ VALUES ($1, now(), false, 'courseNotAllowed')`, module)
 					wantNeedsAdmin = append(wantNeedsAdmin, id)
 				}
 			}
-			check := func(name string, got, want []string) {
-				t.Helper()
-				sort.Strings(want)
-				if missing, extra := diffIDs(got, want); len(missing)+len(extra) > 0 {
-					t.Errorf("%s: SQL misses %d rows schedule picks (e.g. %v) and picks %d it does not (e.g. %v)",
-						name, len(missing), first(missing), len(extra), first(extra))
-				}
-			}
+			check := func(name string, got, want []string) { t.Helper(); checkIDs(t, name, got, want) }
 			if len(wantStanding[schedule.StandingExplainedByProblem]) == 0 {
 				t.Fatal("no row is explained by a problem: the scenario tests nothing")
 			}

@@ -430,10 +430,11 @@ func (s *Server) queueResults(r *http.Request, p queueParams, now time.Time, sco
 	canAct := actorFrom(r.Context()).CanAct()
 	loc := i18n.From(r.Context())
 	for _, row := range rows {
-		rv := queueRowVM(loc, row, now)
+		st := row.Status(now)
+		rv := queueRowVM(loc, row, st, now)
 		rv.Selectable = canAct
 		rv.Claim = s.claimVM(r, row.ClaimColumns, now)
-		rv.Waiting = s.waitingVM(loc, row.Status(now), row.ScheduleColumns, now)
+		rv.Waiting = s.waitingVM(loc, st, row.ScheduleColumns, now)
 		vm.Rows = append(vm.Rows, rv)
 	}
 	// How many rows the view holds: the page itself when it is the only one, else counted up to
@@ -511,8 +512,7 @@ func savedViews(loc *i18n.Localizer, p queueParams, canClaim bool) []views.Saved
 	return out
 }
 
-func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, now time.Time) views.QueueRowVM {
-	st := row.Status(now)
+func queueRowVM(loc *i18n.Localizer, row store.RegistrationListRow, st schedule.Status, now time.Time) views.QueueRowVM {
 	vm := views.QueueRowVM{
 		ID:               row.ID,
 		URL:              "/registrations/" + row.ID,
@@ -667,29 +667,24 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 	for _, x := range schedule.ErrorCodes() {
 		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.errorCodes, x)})
 	}
-	if p.notLookedUp {
+	// The one-day and lookup filters are flags: each chip removes its own.
+	for _, c := range []struct {
+		on          bool
+		clear       func(*queueParams)
+		name, value string
+		label       string
+	}{
+		{p.notLookedUp, func(q *queueParams) { q.notLookedUp = false }, "lookup", lookupNone, "queue.chip.notLookedUp"},
+		{p.escalatesSoon, func(q *queueParams) { q.escalatesSoon = false }, "escalates", escalatesDay, "queue.chip.escalatesDay"},
+		{p.endedDay, func(q *queueParams) { q.endedDay = false }, "ended", escalatesDay, "queue.chip.endedDay"},
+		{p.misregisteredDay, func(q *queueParams) { q.misregisteredDay = false }, "misregistered", escalatesDay, "queue.chip.misregisteredDay"},
+	} {
+		if !c.on {
+			continue
+		}
 		without := p
-		without.notLookedUp = false
-		vm.Chips = append(vm.Chips, views.FilterChip{Name: "lookup", Value: lookupNone, Label: loc.T("queue.chip.notLookedUp"),
-			RemoveURL: "/?" + without.values().Encode()})
-	}
-	if p.escalatesSoon {
-		without := p
-		without.escalatesSoon = false
-		vm.Chips = append(vm.Chips, views.FilterChip{Name: "escalates", Value: escalatesDay, Label: loc.T("queue.chip.escalatesDay"),
-			RemoveURL: "/?" + without.values().Encode()})
-	}
-	if p.endedDay {
-		without := p
-		without.endedDay = false
-		vm.Chips = append(vm.Chips, views.FilterChip{Name: "ended", Value: escalatesDay, Label: loc.T("queue.chip.endedDay"),
-			RemoveURL: "/?" + without.values().Encode()})
-	}
-	if p.misregisteredDay {
-		without := p
-		without.misregisteredDay = false
-		vm.Chips = append(vm.Chips, views.FilterChip{Name: "misregistered", Value: escalatesDay, Label: loc.T("queue.chip.misregisteredDay"),
-			RemoveURL: "/?" + without.values().Encode()})
+		c.clear(&without)
+		vm.Chips = append(vm.Chips, views.FilterChip{Name: c.name, Value: c.value, Label: loc.T(c.label), RemoveURL: "/?" + without.values().Encode()})
 	}
 	return vm
 }
