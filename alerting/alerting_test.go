@@ -152,7 +152,8 @@ func TestAlertMailsOnceWhenItFiresAndOnceWhenItClears(t *testing.T) {
 		}
 	}
 	full := b.mp.Message(t, msgs[0].ID)
-	link := baseURL + "?error=unauthorized&show=all&alerted_at=" + firedAt.UTC().Format(time.RFC3339)
+	// The alert counts calls: its link opens the page of what it counted (schedule.CountedPath).
+	link := baseURL + "alerts/counted/credentials_rejected?alerted_at=" + firedAt.UTC().Format(time.RFC3339)
 	if !strings.Contains(full.Text, link) {
 		t.Errorf("text lacks the deep link %s:\n%s", link, full.Text)
 	}

@@ -277,8 +277,9 @@ type Alert struct {
 	CourseID string
 	// Path is the view that fixes it, a path with a query on this site: for a rule that counts rows,
 	// the queue filtered to exactly the rows it counted (escalates=1d, lookup=none, ended=1d and
-	// misregistered=1d are the queue's filters for four of them); for a phase or a module, the
-	// System page.
+	// misregistered=1d are the queue's filters for four of them); for a rule that counts calls,
+	// answers, completions or time, the page of what it counted (CountedPath); for a phase or a
+	// module, the System page.
 	Path string
 }
 
@@ -308,6 +309,31 @@ const (
 // controlled.
 const SystemPath = "/system"
 
+// CountedPath is the page of what an alert counted, for the rules that count Suotar's calls and
+// answers, completions or time rather than rows of the ledger: their number stands on top of it
+// and the things counted below, and RowsPath is one step further.
+func CountedPath(rule AlertRule) string { return "/alerts/counted/" + string(rule) }
+
+// RowsPath is the list of registrations what rule counts bears on, for the rules CountedPath
+// serves: the rows refused for our credentials, those backing off after unreachable calls, those
+// Sisu timed out on, the courses (whose pages show completions without a row), the rows waiting
+// for Sisu's confirmation. "" for any other rule.
+func RowsPath(rule AlertRule) string {
+	switch rule {
+	case RuleCredentialsRejected:
+		return queuePath("all", "error", string(ErrorUnauthorized))
+	case RuleStudyRegistryUnreachable:
+		return queuePath("all", "phase", string(PhaseSubmitBackoff))
+	case RuleSisuUnavailable:
+		return queuePath("all", "error", string(ErrorSisuTimeout))
+	case RuleCompletionsNeverEntered:
+		return "/courses"
+	case RuleConfirmationLatencyRegressed:
+		return queuePath("all", "state", string(StateAwaitingVerification))
+	}
+	return ""
+}
+
 func queuePath(show string, pairs ...string) string {
 	v := url.Values{}
 	v.Set("show", show)
@@ -326,16 +352,16 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 
 	if f.CredentialRejections.Count > 0 {
 		add(Alert{Rule: RuleCredentialsRejected, Severity: SeverityCritical, Count: f.CredentialRejections.Count,
-			At: f.CredentialRejections.LastAt, Subject: string(ErrorUnauthorized), Path: queuePath("all", "error", string(ErrorUnauthorized))})
+			At: f.CredentialRejections.LastAt, Subject: string(ErrorUnauthorized), Path: CountedPath(RuleCredentialsRejected)})
 	}
 	if f.UnreachableRun.Count >= UnreachableConsecutive {
 		add(Alert{Rule: RuleStudyRegistryUnreachable, Severity: SeverityCritical, Count: f.UnreachableRun.Count,
-			At: f.UnreachableRun.LastAt, Subject: string(ErrorTransportError), Path: queuePath("all", "phase", string(PhaseSubmitBackoff))})
+			At: f.UnreachableRun.LastAt, Subject: string(ErrorTransportError), Path: CountedPath(RuleStudyRegistryUnreachable)})
 	}
 	// ≥ 30 % of ≥ 10 items, in integers: blamed × 100 ≥ 30 × items.
 	if f.SisuItems >= SisuMinItems && f.SisuBlamed*100 >= SisuBlamedPercent*f.SisuItems {
 		add(Alert{Rule: RuleSisuUnavailable, Severity: SeverityCritical, Count: f.SisuBlamed, Of: f.SisuItems,
-			Subject: string(ErrorSisuTimeout), Path: queuePath("all", "error", string(ErrorSisuTimeout))})
+			Subject: string(ErrorSisuTimeout), Path: CountedPath(RuleSisuUnavailable)})
 	}
 	if a, ok := stuckAlert(f.Stuck, now); ok {
 		add(a)
@@ -359,12 +385,12 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 	}
 	if f.CompletionsNeverEntered > 0 {
 		add(Alert{Rule: RuleCompletionsNeverEntered, Severity: SeverityWarning, Count: min(f.CompletionsNeverEntered, CompletionSample),
-			Path: "/courses"})
+			Path: CountedPath(RuleCompletionsNeverEntered)})
 	}
 	if cur, prev := f.LatencyThisWeek, f.LatencyLastWeek; cur != nil && prev != nil &&
 		*cur > LatencyFactor**prev && *cur >= LatencyMinimum {
 		add(Alert{Rule: RuleConfirmationLatencyRegressed, Severity: SeverityInfo, Count: int(cur.Minutes()), Of: int(prev.Minutes()),
-			Subject: cur.Truncate(time.Minute).String(), Path: queuePath("all", "state", string(StateAwaitingVerification))})
+			Subject: cur.Truncate(time.Minute).String(), Path: CountedPath(RuleConfirmationLatencyRegressed)})
 	}
 	for _, rc := range f.NeedsPerson {
 		if rc.Count > 0 && rc.Reason.PersonLevel() {

@@ -47,50 +47,30 @@ func (q *Queries) healthFacts(ctx context.Context, now time.Time) (schedule.Heal
 	var f schedule.HealthFacts
 	occ := func(n int, at *time.Time) schedule.Occurrences { return schedule.Occurrences{Count: n, LastAt: at} }
 
-	// Credentials: distinct calls (one call answers many items) refused as unauthorized.
-	var n int
-	var at *time.Time
-	err := q.db.QueryRow(ctx, `SELECT count(DISTINCT (e.suotar_endpoint, e.suotar_requested_at)), max(e.created_at)
-FROM credit_registration_events e
-WHERE `+pipelineCallKinds+` AND e.error_code = 'unauthorized' AND e.created_at > $1`, now.Add(-schedule.CredentialRejectionWindow)).Scan(&n, &at)
+	// The rules that count calls, items, completions or time read them as their alerts' page
+	// lists them (alert_counted.go).
+	calls, err := q.credentialRejections(ctx, now)
 	if err != nil {
-		return f, dbError("HealthFactsGet credentials", err)
+		return f, err
 	}
-	f.CredentialRejections = occ(n, at)
-
-	// The newest calls of the window, newest first; the run of unreachable ones at the head.
-	rows, _ := q.db.Query(ctx, `SELECT max(e.created_at), bool_and(`+sqlUnreachable+`)
-FROM credit_registration_events e
-WHERE `+pipelineCallKinds+` AND e.created_at > $1
-GROUP BY e.suotar_endpoint, e.suotar_requested_at
-ORDER BY e.suotar_requested_at DESC LIMIT 200`, now.Add(-schedule.UnreachableWindow))
-	type call struct {
-		At          time.Time
-		Unreachable bool
+	f.CredentialRejections = callOccurrences(calls)
+	if calls, err = q.unreachableRun(ctx, now); err != nil {
+		return f, err
 	}
-	calls, err := pgx.CollectRows(rows, pgx.RowToStructByPos[call])
-	if err != nil {
-		return f, dbError("HealthFactsGet calls", err)
+	f.UnreachableRun = callOccurrences(calls)
+	if f.SisuItems, err = q.sisuAnswered(ctx, now); err != nil {
+		return f, err
 	}
-	for _, c := range calls {
-		if !c.Unreachable {
-			break
-		}
-		if f.UnreachableRun.Count == 0 {
-			t := c.At
-			f.UnreachableRun.LastAt = &t
-		}
-		f.UnreachableRun.Count++
-	}
-
-	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE `+sqlBlamedOnSisu+`)
-FROM credit_registration_events e
-WHERE `+pipelineCallKinds+` AND e.suotar_answer = 'answered' AND e.created_at > $1`, now.Add(-schedule.SisuWindow)).Scan(&f.SisuItems, &f.SisuBlamed)
+	// Counted here rather than listed: a Sisu outage may fail thousands of items.
+	err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registration_events e WHERE `+sqlSisuAnswered+` AND `+sqlBlamedOnSisu,
+		now.Add(-schedule.SisuWindow), now).Scan(&f.SisuBlamed)
 	if err != nil {
 		return f, dbError("HealthFactsGet sisu", err)
 	}
 
-	rows, _ = q.db.Query(ctx, `SELECT cr.state::text, count(*)::int, min(cr.state_changed_at)
+	var n int
+	var at *time.Time
+	rows, _ := q.db.Query(ctx, `SELECT cr.state::text, count(*)::int, min(cr.state_changed_at)
 FROM ledger_mirror cr
 WHERE `+liveSQL+` AND `+sqlAttentionCandidate+` AND `+stuckCondition(cutoff)+`
 GROUP BY cr.state ORDER BY cr.state`, now)
@@ -134,38 +114,14 @@ WHERE `+liveSQL+` AND cr.superseded_by_id IS NULL AND cr.state IN ('ready_to_sub
 		return f, dbError("HealthFactsGet queued", err)
 	}
 
-	err = q.db.QueryRow(ctx, fmt.Sprintf(`SELECT count(*) FROM (
-  SELECT 1 FROM course_module_completions c
-    JOIN course_modules m ON m.id = c.course_module_id
-  WHERE c.deleted_at IS NULL AND c.passed AND c.eligible_for_ects AND c.prerequisite_modules_completed
-    AND NOT c.needs_to_be_reviewed AND c.register_credits_via_suotar AND m.enable_credit_registration_via_suotar
-    AND c.completion_date <= $1 AND c.completion_date > $2
-    -- A scalar subquery, so the planner probes the completion index per candidate instead of
-    -- hashing the whole ledger for an anti-join (480 ms on 100,000 rows, against 3 ms).
-    AND NOT (SELECT EXISTS (SELECT 1 FROM ledger_mirror cr WHERE cr.course_module_completion_id = c.id AND cr.deleted_at IS NULL))
-  LIMIT %d) x`, schedule.CompletionSample), now.Add(-schedule.CompletionEntryGrace), now.Add(-CompletionLookback)).Scan(&f.CompletionsNeverEntered)
+	missing, err := q.completionsNeverEntered(ctx, now)
 	if err != nil {
-		return f, dbError("HealthFactsGet completions", err)
+		return f, err
 	}
-
-	var thisWeek, lastWeek *float64
-	err = q.db.QueryRow(ctx, `SELECT
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at > $2),
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at <= $2)
-FROM ledger_mirror cr
-WHERE cr.registered_at IS NOT NULL AND cr.submitted_at IS NOT NULL AND cr.deleted_at IS NULL
-  AND cr.registered_at > $3 AND cr.registered_at <= $1`, now, now.Add(-schedule.LatencyWeek), now.Add(-2*schedule.LatencyWeek)).Scan(&thisWeek, &lastWeek)
-	if err != nil {
-		return f, dbError("HealthFactsGet latency", err)
+	f.CompletionsNeverEntered = len(missing)
+	if f.LatencyThisWeek, f.LatencyLastWeek, _, err = q.confirmationLatency(ctx, now); err != nil {
+		return f, err
 	}
-	secs := func(v *float64) *time.Duration {
-		if v == nil {
-			return nil
-		}
-		d := time.Duration(*v * float64(time.Second)).Round(time.Second)
-		return &d
-	}
-	f.LatencyThisWeek, f.LatencyLastWeek = secs(thisWeek), secs(lastWeek)
 
 	reasons := schedule.Reasons()
 	cols := make([]string, 0, len(reasons))

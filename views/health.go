@@ -62,3 +62,32 @@ func bannerSplit(alerts []HealthAlertVM) (lead *HealthAlertVM, rest []HealthAler
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// AlertCountedVM is the page an alert that counts Suotar's calls and answers, completions or
+// time links to: its number on top and the things it counted below.
+type AlertCountedVM struct {
+	Page Page
+	Rule string
+	// Title and Explanation name the rule; Summary is the alert's own line, with its number, when
+	// it fires now, and NotFiring says that it does not (the list then shows what it counts now).
+	Title, Summary, Explanation string
+	NotFiring                   string
+	// Total is how many things it counted, as the alert's number ("" for the latency rule, whose
+	// number is a time); TotalLabel says what they are.
+	Total      string
+	TotalLabel string
+	// Columns head the list; Rows are its lines, each with a link where a registration or a course
+	// can be opened.
+	Columns []string
+	Rows    []AlertCountedRowVM
+	// More says that the list shows only part of what was counted; "" when it shows everything.
+	More string
+	// Onward is the list of registrations the counted things bear on, and its label.
+	Onward, OnwardLabel string
+}
+
+// AlertCountedRowVM is one thing an alert counted.
+type AlertCountedRowVM struct {
+	Cells []string
+	URL   string
+}

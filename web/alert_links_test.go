@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -10,7 +11,10 @@ import (
 	"time"
 
 	"regdesk/schedule"
+	"regdesk/store"
 	"regdesk/store/storetest"
+	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 // queueTotal is how many rows the queue page in body lists in all: the total on top of the list,
@@ -107,6 +111,124 @@ func TestEveryAlertLinkListsWhatItCounted(t *testing.T) {
 	for r := range rowRules {
 		if !seen[r] {
 			t.Errorf("%s did not fire on the fixture: %+v", r, alerts)
+		}
+	}
+}
+
+// countedRows are the things the page of what an alert counted lists, and the total on top of it.
+func countedRows(t *testing.T, body string) (total string, rows, links []string) {
+	t.Helper()
+	m := regexp.MustCompile(`data-testid="counted" data-rule="[^"]*" data-total="([^"]*)"`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no list of what was counted")
+	}
+	rows = regexp.MustCompile(`data-testid="counted-row"`).FindAllString(body, -1)
+	for _, l := range regexp.MustCompile(`<tr data-testid="counted-row"><td><a href="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+		links = append(links, strings.ReplaceAll(l[1], "&amp;", "&"))
+	}
+	return m[1], rows, links
+}
+
+// The alerts that count Suotar's calls and answers, completions or a week's time link to the page
+// of what they counted (issue 27, defect 4): each fires on this fixture beside things just outside
+// its window, and its page lists exactly its count, with the same number on top, each line opening
+// its registration or student; the latency alert's page gives its summary's numbers.
+func TestEveryCountedAlertLinksToWhatItCounted(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	reg := func(r storetest.Registration) string {
+		r.Student, r.Course = b.anna, b.course
+		return storetest.AddRegistration(t, b.store, r)
+	}
+	id := reg(storetest.Registration{State: "failed_retryable", StateChangedAt: testNow.Add(-time.Hour)})
+	// Refused for our credentials: two calls in the hour (one of two items), one before it.
+	for _, at := range []time.Duration{59 * time.Minute, 30 * time.Minute, 30 * time.Minute, 62 * time.Minute} {
+		storetest.AddCall(t, b.store, id, storetest.Call{Kind: "retry_scheduled", RequestedAt: testNow.Add(-at), Answer: "refused", ErrorCode: "unauthorized"})
+	}
+	// Twelve items answered in the quarter hour, five failed on Sisu's side; one more before it.
+	for i := range 12 {
+		code := ""
+		if i < 5 {
+			code = "sisu_timeout"
+		}
+		storetest.AddCall(t, b.store, id, storetest.Call{RequestedAt: testNow.Add(-time.Duration(4+i/2) * time.Minute).Add(time.Duration(i) * time.Second), ErrorCode: code})
+	}
+	storetest.AddCall(t, b.store, id, storetest.Call{RequestedAt: testNow.Add(-16 * time.Minute), ErrorCode: "sisu_timeout"})
+	// Then four calls that reached nobody, the newest calls of all.
+	for i := 4; i >= 1; i-- {
+		storetest.AddCall(t, b.store, id, storetest.Call{Kind: "retry_scheduled", RequestedAt: testNow.Add(-time.Duration(i) * 20 * time.Second),
+			Answer: "unanswered", ErrorCode: "transport_error"})
+	}
+	// Passed completions without a row: two past the six hours' grace, one still inside it.
+	for _, age := range []time.Duration{30 * time.Hour, 7 * time.Hour, 2 * time.Hour} {
+		who := storetest.AddStudent(t, b.store, storetest.Student{FirstName: "Eino", LastName: "Leino"})
+		storetest.LMSExecNoSync(t, b.store, `INSERT INTO course_module_completions (id, user_id, course_id, course_module_id, completion_date,
+  completion_language, eligible_for_ects, email, grade, passed, prerequisite_modules_completed, register_credits_via_suotar)
+VALUES ($1, $2, $3, $4, $5, 'fi-FI', true, $6, 5, true, true, true)`,
+			storetest.NewID(), who.ID, b.course.ID, b.course.ModuleID, testNow.Add(-age), who.Email)
+	}
+	// Sisu confirmed this week's registrations in ten hours, last week's in one.
+	for i, week := range []time.Duration{0, 0, 0, 7 * 24 * time.Hour, 7 * 24 * time.Hour} {
+		took := 10 * time.Hour
+		if week > 0 {
+			took = time.Hour
+		}
+		confirmed := testNow.Add(-week - time.Duration(i+1)*time.Hour)
+		sent := confirmed.Add(-took)
+		reg(storetest.Registration{State: "registered", StateChangedAt: confirmed, SubmittedAt: &sent, SubmittedAttainmentID: "hy-lat-" + strconv.Itoa(i)})
+	}
+
+	facts, err := b.store.HealthFactsGet(ctx, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[schedule.AlertRule]int{schedule.RuleCredentialsRejected: 2, schedule.RuleStudyRegistryUnreachable: 4,
+		schedule.RuleSisuUnavailable: 5, schedule.RuleCompletionsNeverEntered: 2}
+	seen := map[schedule.AlertRule]bool{}
+	for _, a := range schedule.Evaluate(facts, testNow) {
+		if a.Path != schedule.CountedPath(a.Rule) {
+			continue
+		}
+		seen[a.Rule] = true
+		resp, body := b.get(t, a.Path, false)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: GET %s = %d", a.Rule, a.Path, resp.StatusCode)
+			continue
+		}
+		_, summary, _ := views.AlertText(i18n.For(i18n.EN), a)
+		if !strings.Contains(body, html.EscapeString(summary)) {
+			t.Errorf("%s: its page does not say %q", a.Rule, summary)
+		}
+		total, rows, links := countedRows(t, body)
+		if n, counted := want[a.Rule]; counted {
+			if a.Count != n {
+				t.Errorf("%s counts %d on the fixture, want %d", a.Rule, a.Count, n)
+			}
+			if total != strconv.Itoa(a.Count) || len(rows) != a.Count {
+				t.Errorf("%s counts %d; its page says %s on top and lists %d", a.Rule, a.Count, total, len(rows))
+			}
+		} else if len(rows) != 5-2 {
+			t.Errorf("%s: its page lists %d confirmations of this week, want 3", a.Rule, len(rows))
+		}
+		if len(links) != len(rows) {
+			t.Errorf("%s: %d of %d lines open something", a.Rule, len(links), len(rows))
+		}
+		if len(links) > 0 {
+			if resp, _ := b.get(t, links[0], false); resp.StatusCode != http.StatusOK {
+				t.Errorf("%s: its first line's link %s = %d", a.Rule, links[0], resp.StatusCode)
+			}
+		}
+	}
+	for _, r := range store.CountedRules {
+		if !seen[r] {
+			t.Errorf("%s did not fire on the fixture, or does not link to what it counted", r)
+		}
+	}
+	// A rule that counts rows has no such page; nor has a made-up one.
+	for _, p := range []string{schedule.CountedPath(schedule.RuleNeedsPerson), "/alerts/counted/no_such_rule"} {
+		if resp, _ := b.get(t, p, false); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s = %d, want 404", p, resp.StatusCode)
 		}
 	}
 }

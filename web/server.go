@@ -377,6 +377,9 @@ func (s *Server) Routes() http.Handler {
 				r.Get("/bulk/jobs/{id}", s.handle(s.bulkJobShow))
 				r.Get("/audit", s.handle(s.auditList))
 				r.Post("/alerts/{id}/acknowledge", s.handle(s.alertAcknowledge))
+				// What an alert that counts calls, answers, completions or time counted: the
+				// registrations behind them are of every course.
+				r.Get("/alerts/counted/{rule}", s.handle(s.alertCountedShow))
 				r.Get("/overview", s.handle(s.heavy.wrap(s.overviewShow)))
 				r.Get("/system", s.handle(s.systemShow))
 				r.Get("/audit/export.csv", s.handle(s.exports.wrap(s.auditExport)))
