@@ -334,6 +334,21 @@ func RowsPath(rule AlertRule) string {
 	return ""
 }
 
+// heldPath is the list of the rows a paused phase holds (the states it owns, as Held counts them),
+// so the alert opens what it counted; the System page, where the phase is resumed, for a phase
+// that owns no state.
+func heldPath(phase string) string {
+	owned := PhaseOwnedStates(phase)
+	if len(owned) == 0 {
+		return SystemPath
+	}
+	var pairs []string
+	for _, st := range owned {
+		pairs = append(pairs, "state", string(st))
+	}
+	return queuePath("all", pairs...)
+}
+
 func queuePath(show string, pairs ...string) string {
 	v := url.Values{}
 	v.Set("show", show)
@@ -427,7 +442,7 @@ func Evaluate(f HealthFacts, now time.Time) []Alert {
 		if p.PausedAt != nil {
 			at := *p.PausedAt
 			add(Alert{Rule: RulePhasePaused, Key: p.Phase, Severity: SeverityWarning, Count: p.Held, At: &at,
-				Subject: p.Phase, Path: SystemPath})
+				Subject: p.Phase, Path: heldPath(p.Phase)})
 			continue
 		}
 		if HeartbeatLate(p.LastHeartbeatAt, p.ExpectedInterval, false, now) {

@@ -232,3 +232,52 @@ VALUES ($1, $2, $3, $4, $5, 'fi-FI', true, $6, 5, true, true, true)`,
 		}
 	}
 }
+
+// A paused phase's alert counts the rows it holds in the states it owns and links to exactly
+// those (issue 27, defect 4): the queue's list of them has the same number on top. A superseded
+// attempt in such a state is history, held by nothing.
+func TestPausedPhaseAlertListsTheRowsItHolds(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ctx := context.Background()
+	reg := func(r storetest.Registration) string {
+		r.Student, r.Course = b.anna, b.course
+		return storetest.AddRegistration(t, b.store, r)
+	}
+	storetest.LMSExecNoSync(t, b.store, `UPDATE credit_registration_phase_state SET last_heartbeat_at = $1, paused_at = $2, paused_by_user_id = $3,
+  pause_reason = 'Suotar maintenance' WHERE phase = 'preconditions'`, testNow.Add(-time.Hour), testNow.Add(-40*time.Minute), b.admin.LMSUserID)
+	newer := reg(storetest.Registration{State: "pending", StateChangedAt: testNow.Add(-10 * time.Minute), AttemptNumber: 2})
+	reg(storetest.Registration{State: "failed_retryable", StateChangedAt: testNow.Add(-time.Hour), SupersededByID: newer})
+	reg(storetest.Registration{State: "failed_retryable", StateChangedAt: testNow.Add(-2 * time.Hour)})
+	reg(storetest.Registration{State: "blocked", StateChangedAt: testNow.Add(-3 * time.Hour)})
+
+	facts, err := b.store.HealthFactsGet(ctx, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused *schedule.Alert
+	for _, a := range schedule.Evaluate(facts, testNow) {
+		if a.Rule == schedule.RulePhasePaused && a.Key == "preconditions" {
+			paused = &a
+		}
+	}
+	if paused == nil {
+		t.Fatal("the paused phase raised no alert")
+	}
+	// Setup's rows in those states, and the three live ones here.
+	var want int
+	if err := b.store.Pool().QueryRow(ctx, `SELECT count(*) FROM regdesk.ledger_mirror WHERE deleted_at IS NULL AND superseded_by_id IS NULL
+  AND state IN ('pending', 'failed_retryable', 'blocked')`).Scan(&want); err != nil {
+		t.Fatal(err)
+	}
+	if paused.Count != want || want < 3 {
+		t.Errorf("phase_paused counts %d, the ledger holds %d live rows in the phase's states", paused.Count, want)
+	}
+	resp, body := b.get(t, paused.Path, false)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s = %d", paused.Path, resp.StatusCode)
+	}
+	if got := queueTotal(t, body); got != paused.Count {
+		t.Errorf("phase_paused counts %d, its link %s lists %d", paused.Count, paused.Path, got)
+	}
+}
