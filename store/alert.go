@@ -58,14 +58,8 @@ func (q *Queries) healthFacts(ctx context.Context, now time.Time) (schedule.Heal
 		return f, err
 	}
 	f.UnreachableRun = callOccurrences(calls)
-	if f.SisuItems, err = q.sisuAnswered(ctx, now); err != nil {
+	if f.SisuItems, f.SisuBlamed, err = q.sisuAnswered(ctx, now); err != nil {
 		return f, err
-	}
-	// Counted here rather than listed: a Sisu outage may fail thousands of items.
-	err = q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registration_events e WHERE `+sqlSisuAnswered+` AND `+sqlBlamedOnSisu,
-		now.Add(-schedule.SisuWindow), now).Scan(&f.SisuBlamed)
-	if err != nil {
-		return f, dbError("HealthFactsGet sisu", err)
 	}
 
 	var n int

@@ -62,7 +62,8 @@ type AlertEvidence struct {
 	Facts schedule.HealthFacts
 	// Calls are the calls credentials_rejected and study_registry_unreachable counted, newest first.
 	Calls []SuotarCall
-	// Items are the items sisu_unavailable counted as failed on Sisu's side, newest first.
+	// Items are the items sisu_unavailable counted as failed on Sisu's side, newest first, at most
+	// EvidenceShown of them (Facts.SisuBlamed counts them all).
 	Items []SuotarItem
 	// Completions are those completions_never_entered counted, oldest first.
 	Completions []MissingCompletion
@@ -82,6 +83,10 @@ var CountedRules = []schedule.AlertRule{
 // slowestShown is how many of the week's slowest confirmations the latency page lists.
 const slowestShown = 20
 
+// EvidenceShown is the most items of a Sisu outage the page lists: it may fail thousands, and the
+// newest hundreds say what the rest would.
+const EvidenceShown = 500
+
 // AlertEvidenceGet reads what rule counted at now, in one snapshot. A rule not in CountedRules
 // is ErrNotFound.
 func (s *Store) AlertEvidenceGet(ctx context.Context, now time.Time, rule schedule.AlertRule) (AlertEvidence, error) {
@@ -96,10 +101,8 @@ func (s *Store) AlertEvidenceGet(ctx context.Context, now time.Time, rule schedu
 			ev.Calls, err = q.unreachableRun(ctx, now)
 			ev.Facts.UnreachableRun = callOccurrences(ev.Calls)
 		case schedule.RuleSisuUnavailable:
-			ev.Facts.SisuItems, err = q.sisuAnswered(ctx, now)
-			if err == nil {
-				ev.Items, err = q.sisuBlamed(ctx, now)
-				ev.Facts.SisuBlamed = len(ev.Items)
+			if ev.Facts.SisuItems, ev.Facts.SisuBlamed, err = q.sisuAnswered(ctx, now); err == nil {
+				ev.Items, err = q.sisuBlamed(ctx, now, EvidenceShown)
 			}
 		case schedule.RuleCompletionsNeverEntered:
 			ev.Completions, err = q.completionsNeverEntered(ctx, now)
@@ -174,22 +177,22 @@ ORDER BY e.suotar_requested_at DESC LIMIT 200`, now.Add(-schedule.UnreachableWin
 // SisuWindow before $2 ($1 is the window's start).
 const sqlSisuAnswered = pipelineCallKinds + ` AND e.suotar_answer = 'answered' AND e.created_at > $1 AND e.created_at <= $2`
 
-// sisuAnswered counts the items Suotar answered within SisuWindow.
-func (q *Queries) sisuAnswered(ctx context.Context, now time.Time) (int, error) {
-	var n int
-	err := q.db.QueryRow(ctx, `SELECT count(*) FROM credit_registration_events e WHERE `+sqlSisuAnswered,
-		now.Add(-schedule.SisuWindow), now).Scan(&n)
+// sisuAnswered counts the items Suotar answered within SisuWindow, and those of them that failed
+// on Sisu's side.
+func (q *Queries) sisuAnswered(ctx context.Context, now time.Time) (answered, blamed int, err error) {
+	err = q.db.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE `+sqlBlamedOnSisu+`)
+FROM credit_registration_events e WHERE `+sqlSisuAnswered, now.Add(-schedule.SisuWindow), now).Scan(&answered, &blamed)
 	if err != nil {
-		return 0, dbError("sisuAnswered", err)
+		return 0, 0, dbError("sisuAnswered", err)
 	}
-	return n, nil
+	return answered, blamed, nil
 }
 
-// sisuBlamed are those of them that failed on Sisu's side, newest first.
-func (q *Queries) sisuBlamed(ctx context.Context, now time.Time) ([]SuotarItem, error) {
+// sisuBlamed are the newest limit of the items that failed on Sisu's side, newest first.
+func (q *Queries) sisuBlamed(ctx context.Context, now time.Time, limit int) ([]SuotarItem, error) {
 	rows, _ := q.db.Query(ctx, `SELECT e.created_at, e.credit_registration_id::text, e.error_code::text
 FROM credit_registration_events e WHERE `+sqlSisuAnswered+` AND `+sqlBlamedOnSisu+`
-ORDER BY e.created_at DESC, e.id`, now.Add(-schedule.SisuWindow), now)
+ORDER BY e.created_at DESC, e.id LIMIT $3`, now.Add(-schedule.SisuWindow), now, limit)
 	items, err := pgx.CollectRows(rows, pgx.RowToStructByPos[SuotarItem])
 	if err != nil {
 		return nil, dbError("sisuBlamed", err)

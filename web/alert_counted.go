@@ -12,10 +12,6 @@ import (
 	"regdesk/views/i18n"
 )
 
-// countedShown is the most things the page lists: a Sisu outage can fail thousands of items, and
-// the newest hundreds say what the rest would.
-const countedShown = 500
-
 // alertCountedShow is what an alert that counts Suotar's calls and answers, completions or time
 // counted, read now with the rule's own statements: GET /alerts/counted/{rule}. Its number stands
 // on top, as the alert's banner and mail give it, and the things counted below, each opening its
@@ -61,8 +57,11 @@ func (s *Server) alertCountedShow(w http.ResponseWriter, r *http.Request) error 
 				Cells: []string{loc.AtDated(c.At, now), c.Endpoint, loc.Count(int64(c.Items))}})
 		}
 	case schedule.RuleSisuUnavailable:
-		vm.Total = strconv.Itoa(len(ev.Items))
-		vm.TotalLabel = loc.T(totalKey, "Count", len(ev.Items), "Of", ev.Facts.SisuItems)
+		vm.Total = strconv.Itoa(ev.Facts.SisuBlamed)
+		vm.TotalLabel = loc.T(totalKey, "Count", ev.Facts.SisuBlamed, "Of", ev.Facts.SisuItems)
+		if len(ev.Items) < ev.Facts.SisuBlamed {
+			vm.More = loc.T("counted.more", "Shown", len(ev.Items))
+		}
 		vm.Columns = []string{loc.T("counted.col.at"), loc.T("counted.col.answer")}
 		for _, it := range ev.Items {
 			vm.Rows = append(vm.Rows, views.AlertCountedRowVM{URL: registration(it.RegistrationID),
@@ -88,10 +87,6 @@ func (s *Server) alertCountedShow(w http.ResponseWriter, r *http.Request) error 
 			vm.Rows = append(vm.Rows, views.AlertCountedRowVM{URL: registration(l.RegistrationID),
 				Cells: []string{loc.Span(l.Took().Round(time.Minute)), loc.AtDated(l.SubmittedAt, now), loc.AtDated(l.RegisteredAt, now)}})
 		}
-	}
-	if len(vm.Rows) > countedShown {
-		vm.Rows = vm.Rows[:countedShown]
-		vm.More = loc.T("counted.more", "Shown", countedShown)
 	}
 	return s.render(w, r, http.StatusOK, views.AlertCountedPage(vm), nil)
 }
