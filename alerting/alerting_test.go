@@ -363,7 +363,7 @@ func TestTeacherWeeklyListsStudentsWhoCanAct(t *testing.T) {
 
 // TestPausedAndSilentPhasesAlertSupportAndAdmins: an admin's pause of a phase or a module, and a
 // phase gone silent, each fire an alert for support and admins (never a teacher) leading to the
-// System page; the silent phase is critical and mailed at once.
+// System page, a paused phase to the rows it holds; the silent phase is critical and mailed at once.
 func TestPausedAndSilentPhasesAlertSupportAndAdmins(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
@@ -385,10 +385,12 @@ VALUES ($1, $2, $3, 'Wrong code')`, b.course.ModuleID, now.Add(-time.Hour), paus
 	for _, a := range firing {
 		found[a.Rule+"/"+a.Key] = a
 	}
-	for _, key := range []string{"phase_paused/import", "phase_heartbeat_stale/", "module_paused/" + b.course.ModuleID} {
+	// A paused phase leads to the rows it holds, the others to the System page.
+	for key, path := range map[string]string{"phase_paused/import": "/?show=all&state=checking_enrolment&state=submitting",
+		"phase_heartbeat_stale/": "/system", "module_paused/" + b.course.ModuleID: "/system"} {
 		a, ok := found[key]
-		if !ok || a.Path != "/system" || a.CourseID != nil {
-			t.Errorf("alert %s = %+v (firing %v), want one for everyone who acts, leading to /system", key, a, ok)
+		if !ok || a.Path != path || a.CourseID != nil {
+			t.Errorf("alert %s = %+v (firing %v), want one for everyone who acts, leading to %s", key, a, ok, path)
 		}
 	}
 	msgs := b.mp.WaitMessages(t, 2)

@@ -2,6 +2,7 @@ package web_test
 
 import (
 	"context"
+	"html"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -276,7 +277,8 @@ WHERE course_module_id = $1`, b.course.ModuleID).Scan(&pausedBy, &reason); err !
 }
 
 // A phase an admin paused on the System page fires an alert on the next evaluation: support's and
-// admins' banners say so and lead back to the System page; a teacher's says nothing.
+// admins' banners say so and lead to the rows it holds (TestPausedPhaseAlertListsTheRowsItHolds
+// holds the list to the count); a teacher's says nothing.
 func TestPausedPhaseAlertsSupportAndAdmins(t *testing.T) {
 	t.Parallel()
 	b := setupWith(t, func(d *web.Deps) { d.AlertsTTL = time.Nanosecond })
@@ -290,13 +292,15 @@ func TestPausedPhaseAlertsSupportAndAdmins(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.fire(t, testNow, schedule.Evaluate(facts, testNow)...)
-	link := `href="/system?alerted_at=` + url.QueryEscape(testNow.UTC().Format(time.RFC3339)) + `"`
+	held := url.Values{"alerted_at": {testNow.UTC().Format(time.RFC3339)}, "show": {"all"},
+		"state": {"awaiting_verification", "submission_uncertain"}}
+	link := `href="` + html.EscapeString("/?"+held.Encode()) + `"`
 	for who, c := range map[string]*http.Client{"support": b.client, "admin": admin} {
 		_, page := b.getWith(t, c, "/courses", false)
 		// verify holds the bundle's uncertain and awaiting rows.
 		if !strings.Contains(page, "Pipeline phase paused") || !strings.Contains(page, link) ||
 			!strings.Contains(page, "verify is paused; 2 registrations wait in the states it moves.") {
-			t.Errorf("%s's banner does not say verify is paused, leading to the System page", who)
+			t.Errorf("%s's banner does not say verify is paused, leading to the rows it holds", who)
 		}
 	}
 	_, page := b.getWith(t, b.login(t, b.teacher), "/courses", false)
