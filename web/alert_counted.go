@@ -54,7 +54,7 @@ func (s *Server) alertCountedShow(w http.ResponseWriter, r *http.Request) error 
 		vm.Columns = []string{loc.T("counted.col.at"), loc.T("counted.col.endpoint"), loc.T("counted.col.items")}
 		for _, c := range ev.Calls {
 			vm.Rows = append(vm.Rows, views.AlertCountedRowVM{URL: registration(c.RegistrationID),
-				Cells: []string{loc.AtDated(c.At, now), c.Endpoint, loc.Count(int64(c.Items))}})
+				Cells: []string{loc.AtDated(c.At, now), endpointWords(loc, c.Endpoint), loc.Count(int64(c.Items))}})
 		}
 	case schedule.RuleSisuUnavailable:
 		vm.Total = strconv.Itoa(ev.Facts.SisuBlamed)
@@ -89,6 +89,15 @@ func (s *Server) alertCountedShow(w http.ResponseWriter, r *http.Request) error 
 		}
 	}
 	return s.render(w, r, http.StatusOK, views.AlertCountedPage(vm), nil)
+}
+
+// endpointWords names a Suotar endpoint in words, its code after them as the detail support
+// quotes to the registry.
+func endpointWords(loc *i18n.Localizer, code string) string {
+	if words := loc.Code("suotarEndpoint", code); words != code {
+		return words + " (" + code + ")"
+	}
+	return code
 }
 
 // cmpName is name, or fallback when the LMS has none.

@@ -200,6 +200,9 @@ VALUES ($1, $2, $3, $4, $5, 'fi-FI', true, $6, 5, true, true, true)`,
 		if !strings.Contains(body, html.EscapeString(summary)) {
 			t.Errorf("%s: its page does not say %q", a.Rule, summary)
 		}
+		if a.Rule == schedule.RuleCredentialsRejected && !strings.Contains(body, "importing attainments (import_attainments)") {
+			t.Errorf("%s: its calls' endpoint is not named in words, its code after them", a.Rule)
+		}
 		total, rows, links := countedRows(t, body)
 		if n, counted := want[a.Rule]; counted {
 			if a.Count != n {
