@@ -109,7 +109,6 @@ seed/1m: build ## Seed one million rows into a fresh database and time it
 	@admin=$$($(BIN) devdb up -db postgres); \
 	db=$$($(BIN) devdb up -db regdesk_1m); \
 	psql -q "$$admin" -c 'DROP DATABASE IF EXISTS regdesk_1m WITH (FORCE)' -c 'CREATE DATABASE regdesk_1m'; \
-	$(BIN) migrate -database-url "$$db"; \
 	time $(BIN) seed -database-url "$$db" -rows 1000000
 
 vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)

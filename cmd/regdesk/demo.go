@@ -52,7 +52,8 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 	}
 
 	dbURL := getenv("DATABASE_URL")
-	if dbURL == "" {
+	private := dbURL == ""
+	if private {
 		c, err := findDevCluster(*pgdata, getenv)
 		if err != nil {
 			return err
@@ -185,13 +186,21 @@ func demoCommand(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	pipeline := &lmsfake.Pipeline{Server: lmsFake, Sisu: demoSisu{sisu}, Log: fakeLog, Since: time.Now()}
-	return serve(ctx, nil, func(k string) string {
+	err = serve(ctx, nil, func(k string) string {
 		if v, ok := env[k]; ok {
 			return v
 		}
 		return getenv(k)
 	}, stdout, stderr, []maintenance.Job{pipeline})
+	if private {
+		// Ctrl-C stops the demo, not the cluster: make test and the next make run use it too.
+		fmt.Fprintln(stdout, demoClusterKeepsRunning)
+	}
+	return err
 }
+
+// demoClusterKeepsRunning is what make run says when it stops on the private cluster.
+const demoClusterKeepsRunning = "demo: stopped; the private PostgreSQL keeps running for make test and the next make run (make db/down, that is bin/regdesk devdb down, stops it)"
 
 // prepareDemoDatabase readies a demo or seed database: the LMS's tables when it has none (they
 // stand in for the LMS's own, which regdesk never creates beside the real LMS), then regdesk's

@@ -174,6 +174,77 @@ func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
 	}
 }
 
+// Ctrl-C on make run stops the demo and says the private cluster keeps running and how to stop
+// it (issue 27, item 12); the cluster does keep running, for make test and the next make run.
+func TestDemoOnThePrivateClusterSaysHowToStopIt(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL cluster")
+	}
+	if _, err := postgresBin(""); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	dir := filepath.Join(t.TempDir(), "pgdata")
+	vars := map[string]string{
+		"REGDESK_PGDATA":           dir,
+		"REGDESK_ADDR":             freeAddr(t),
+		"REGDESK_DEMO_SUOTAR_ADDR": freeAddr(t),
+		"REGDESK_DEMO_LMS_ADDR":    freeAddr(t),
+		"REGDESK_DEMO_SMTP_ADDR":   freeAddr(t),
+		"REGDESK_DEMO_MAIL_ADDR":   freeAddr(t),
+		// No mail server: the demo then says alerts are not mailed and goes on.
+		"REGDESK_DEMO_MAILPIT": filepath.Join(dir, "no-mailpit"),
+	}
+	t.Cleanup(func() {
+		_ = run(context.Background(), []string{"devdb", "down", "-dir", dir}, env(nil), io.Discard, io.Discard)
+		if c, err := findDevCluster(dir, env(nil)); err == nil && c.dir != dir {
+			os.RemoveAll(c.dir) // the root fallback outside the test's folder
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errOut lockedBuffer
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"demo", "-rows", "60"}, func(k string) string { return vars[k] }, &out, &errOut)
+	}()
+	deadline := time.Now().Add(2 * time.Minute)
+	for !strings.Contains(out.String(), "is serving on") {
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("the demo did not start serving:\n%s\n%s", out.String(), errOut.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if strings.Contains(out.String(), "devdb down") {
+		t.Errorf("the demo says it stopped before it was told to:\n%s", out.String())
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("demo: %v\n%s", err, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the demo did not stop within 30 s")
+	}
+	if !strings.Contains(out.String(), demoClusterKeepsRunning) {
+		t.Errorf("after Ctrl-C the demo does not say the cluster keeps running and how to stop it:\n%s", out.String())
+	}
+	// The cluster is still up: devdb up finds it at once and prints its URL.
+	var url bytes.Buffer
+	if err := run(context.Background(), []string{"devdb", "up", "-dir", dir, "-db", "regdesk"}, env(nil), &url, io.Discard); err != nil {
+		t.Fatalf("devdb up after the demo: %v", err)
+	}
+	conn, err := pgx.Connect(context.Background(), strings.TrimSpace(url.String()))
+	if err != nil {
+		t.Fatalf("the private cluster is not reachable after the demo stopped: %v", err)
+	}
+	conn.Close(context.Background())
+}
+
 func TestServeClockStartsAtClockFromAndRuns(t *testing.T) {
 	wall := time.Date(2031, 5, 6, 7, 8, 9, 0, time.UTC)
 	tick := func() time.Time { return wall }
