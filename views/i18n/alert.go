@@ -24,6 +24,9 @@ func (l *Localizer) Alert(a schedule.Alert) (title, summary, explanation string)
 		summary = l.T(key, "This", l.Span(time.Duration(a.Count)*time.Minute), "Last", l.Span(time.Duration(a.Of)*time.Minute))
 	case schedule.RuleNeedsPerson:
 		summary = l.T(key, "Count", a.Count, "Reason", l.Code("reason", a.Key))
+	case schedule.RuleStuckRegistrations:
+		// The state in words: a code is detail, never the sentence's word.
+		summary = l.T(key, "Count", a.Count, "Subject", l.Code("state", a.Subject))
 	default:
 		summary = l.T(key, "Count", a.Count, "Of", a.Of, "Subject", a.Subject)
 	}
