@@ -226,21 +226,21 @@ ORDER BY x.completion_date, x.id`, schedule.CompletionSample), now.Add(-schedule
 	return list, nil
 }
 
-// sqlRegisteredWithin is true for a live registration Sisu confirmed between $3 and $1, with the
+// sqlRegisteredWithin is true for a live registration Sisu confirmed after $2 and by $1, with the
 // instant it was sent.
 const sqlRegisteredWithin = `cr.registered_at IS NOT NULL AND cr.submitted_at IS NOT NULL AND cr.deleted_at IS NULL
-  AND cr.registered_at > $3 AND cr.registered_at <= $1`
+  AND cr.registered_at > $2 AND cr.registered_at <= $1`
 
 // confirmationLatency is the p95 of registered_at − submitted_at over the last LatencyWeek and
 // the one before (nil for a week nothing registered in), and how many registered this week.
 func (q *Queries) confirmationLatency(ctx context.Context, now time.Time) (thisWeek, lastWeek *time.Duration, n int, err error) {
 	var this, last *float64
 	err = q.db.QueryRow(ctx, `SELECT
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at > $2),
-  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at <= $2),
-  count(*) FILTER (WHERE cr.registered_at > $2)::int
+  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at > $3),
+  percentile_cont(0.95) WITHIN GROUP (ORDER BY extract(epoch FROM cr.registered_at - cr.submitted_at)) FILTER (WHERE cr.registered_at <= $3),
+  count(*) FILTER (WHERE cr.registered_at > $3)::int
 FROM ledger_mirror cr
-WHERE `+sqlRegisteredWithin, now, now.Add(-schedule.LatencyWeek), now.Add(-2*schedule.LatencyWeek)).Scan(&this, &last, &n)
+WHERE `+sqlRegisteredWithin, now, now.Add(-2*schedule.LatencyWeek), now.Add(-schedule.LatencyWeek)).Scan(&this, &last, &n)
 	if err != nil {
 		return nil, nil, 0, dbError("confirmationLatency", err)
 	}
@@ -258,9 +258,9 @@ WHERE `+sqlRegisteredWithin, now, now.Add(-schedule.LatencyWeek), now.Add(-2*sch
 func (q *Queries) slowestConfirmations(ctx context.Context, now time.Time, limit int) ([]RegisteredLatency, error) {
 	rows, _ := q.db.Query(ctx, `SELECT cr.id::text, cr.submitted_at, cr.registered_at
 FROM ledger_mirror cr
-WHERE `+sqlRegisteredWithin+` AND $2::timestamptz IS NOT NULL
+WHERE `+sqlRegisteredWithin+`
 ORDER BY cr.registered_at - cr.submitted_at DESC, cr.id
-LIMIT $4`, now, now.Add(-schedule.LatencyWeek), now.Add(-schedule.LatencyWeek), limit)
+LIMIT $3`, now, now.Add(-schedule.LatencyWeek), limit)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByPos[RegisteredLatency])
 	if err != nil {
 		return nil, dbError("slowestConfirmations", err)

@@ -121,7 +121,7 @@ func (q *Queries) AuditList(ctx context.Context, f AuditFilter, after *AuditCurs
 	if !ok {
 		return nil, nil, nil
 	}
-	rows, _ := q.db.Query(ctx, auditSelect(auditPage(where, limit+1), where)+fmt.Sprintf(`
+	rows, _ := q.db.Query(ctx, auditSelect(auditPage(where, limit+1))+fmt.Sprintf(`
 LIMIT %d`, limit+1), args...)
 	list, err := pgx.CollectRows(rows, pgx.RowToStructByName[AuditEntry])
 	if err != nil {
@@ -135,11 +135,10 @@ LIMIT %d`, limit+1), args...)
 	return list, &AuditCursor{CreatedAt: last.CreatedAt, ID: last.ID}, nil
 }
 
-// auditSelect reads audit entries (AuditEntry) matching where from from (auditFrom, or auditPage
-// for one page), newest first.
-func auditSelect(from, where string) string {
+// auditSelect reads the audit entries (AuditEntry) of page, an auditPage, newest first.
+func auditSelect(page string) string {
 	return `SELECT ` + auditColumns + `
-FROM ` + from + ` a
+FROM ` + page + ` a
   LEFT JOIN accounts ac ON ac.id = a.actor_user_id
   LEFT JOIN user_details da ON da.user_id = a.actor_lms_user_id
   LEFT JOIN ledger_mirror tr ON tr.id = a.target_id AND a.target_kind = 'credit_registration'
@@ -148,7 +147,6 @@ FROM ` + from + ` a
   LEFT JOIN accounts ta ON ta.id = a.target_id AND a.target_kind = '` + AuditTargetAccount + `'
   LEFT JOIN course_modules tm ON tm.id = a.target_id AND a.target_kind = 'course_module'
   LEFT JOIN courses tmc ON tmc.id = tm.course_id
-WHERE ` + where + `
 ORDER BY a.created_at DESC, a.id DESC`
 }
 

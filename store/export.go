@@ -139,7 +139,7 @@ func (s *Store) AuditExport(ctx context.Context, f AuditFilter, limit int, head 
 		if err := head(ExportHead{Rows: min(n, limit), Truncated: n > limit}); err != nil {
 			return err
 		}
-		rows, err := q.db.Query(ctx, auditSelect(auditPage(where, limit), where)+fmt.Sprintf(` LIMIT %d`, limit), args...)
+		rows, err := q.db.Query(ctx, auditSelect(auditPage(where, limit))+fmt.Sprintf(` LIMIT %d`, limit), args...)
 		if err != nil {
 			return dbError("AuditExport", err)
 		}

@@ -17,6 +17,13 @@ import (
 	"regdesk/views/i18n"
 )
 
+// addAnnas adds a registration of the bundle's student on its course.
+func (b *testBundle) addAnnas(t *testing.T, r storetest.Registration) string {
+	t.Helper()
+	r.Student, r.Course = b.anna, b.course
+	return storetest.AddRegistration(t, b.store, r)
+}
+
 // queueTotal is how many rows the queue page in body lists in all: the total on top of the list,
 // 0 for an empty list.
 func queueTotal(t *testing.T, body string) int {
@@ -43,10 +50,7 @@ func TestEveryAlertLinkListsWhatItCounted(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	reg := func(r storetest.Registration) string {
-		r.Student, r.Course = b.anna, b.course
-		return storetest.AddRegistration(t, b.store, r)
-	}
+	reg := func(r storetest.Registration) string { return b.addAnnas(t, r) }
 	// Stuck in two states: ready_to_submit past 2 h, submitting past 15 min; one just inside.
 	reg(storetest.Registration{State: "ready_to_submit", StateChangedAt: testNow.Add(-3 * time.Hour)})
 	reg(storetest.Registration{State: "ready_to_submit", StateChangedAt: testNow.Add(-90 * time.Minute)})
@@ -137,10 +141,7 @@ func TestEveryCountedAlertLinksToWhatItCounted(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	reg := func(r storetest.Registration) string {
-		r.Student, r.Course = b.anna, b.course
-		return storetest.AddRegistration(t, b.store, r)
-	}
+	reg := func(r storetest.Registration) string { return b.addAnnas(t, r) }
 	id := reg(storetest.Registration{State: "failed_retryable", StateChangedAt: testNow.Add(-time.Hour)})
 	// Refused for our credentials: two calls in the hour (one of two items), one before it.
 	for _, at := range []time.Duration{59 * time.Minute, 30 * time.Minute, 30 * time.Minute, 62 * time.Minute} {
@@ -243,10 +244,7 @@ func TestPausedPhaseAlertListsTheRowsItHolds(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	ctx := context.Background()
-	reg := func(r storetest.Registration) string {
-		r.Student, r.Course = b.anna, b.course
-		return storetest.AddRegistration(t, b.store, r)
-	}
+	reg := func(r storetest.Registration) string { return b.addAnnas(t, r) }
 	storetest.LMSExecNoSync(t, b.store, `UPDATE credit_registration_phase_state SET last_heartbeat_at = $1, paused_at = $2, paused_by_user_id = $3,
   pause_reason = 'Suotar maintenance' WHERE phase = 'preconditions'`, testNow.Add(-time.Hour), testNow.Add(-40*time.Minute), b.admin.LMSUserID)
 	newer := reg(storetest.Registration{State: "pending", StateChangedAt: testNow.Add(-10 * time.Minute), AttemptNumber: 2})

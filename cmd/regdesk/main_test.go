@@ -122,8 +122,11 @@ func TestServeMigratesServesAndShutsDown(t *testing.T) {
 	}
 }
 
-func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
-	t.Parallel()
+// privateClusterDir is the folder of a private cluster of the test's own, stopped and removed
+// when it ends (with the root fallback outside the test's folder); it skips the test where no
+// PostgreSQL server is installed, and fails it in CI.
+func privateClusterDir(t *testing.T) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL cluster")
 	}
@@ -134,18 +137,24 @@ func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
 		t.Skip(err)
 	}
 	dir := filepath.Join(t.TempDir(), "pgdata")
+	t.Cleanup(func() {
+		_ = run(context.Background(), []string{"devdb", "down", "-dir", dir}, env(nil), io.Discard, io.Discard)
+		if c, err := findDevCluster(dir, env(nil)); err == nil && c.dir != dir {
+			os.RemoveAll(c.dir)
+		}
+	})
+	return dir
+}
+
+func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
+	t.Parallel()
+	dir := privateClusterDir(t)
 	args := []string{"-dir", dir, "-db", "probe"}
 	ctx := context.Background()
 	var out, errOut bytes.Buffer
 	if err := run(ctx, append([]string{"devdb", "up"}, args...), env(nil), &out, &errOut); err != nil {
 		t.Fatalf("devdb up: %v\n%s", err, errOut.String())
 	}
-	t.Cleanup(func() {
-		_ = run(ctx, append([]string{"devdb", "down"}, args...), env(nil), io.Discard, io.Discard)
-		if c, err := findDevCluster(dir, env(nil)); err == nil && c.dir != dir {
-			os.RemoveAll(c.dir) // the root fallback outside the test's folder
-		}
-	})
 	url := strings.TrimSpace(out.String())
 	if !strings.HasPrefix(url, "postgres://postgres@/probe?host=") {
 		t.Fatalf("devdb up printed %q, want a socket URL of the probe database", url)
@@ -178,16 +187,7 @@ func TestDevdbStartsAPrivateClusterAndStopsIt(t *testing.T) {
 // it (issue 27, item 12); the cluster does keep running, for make test and the next make run.
 func TestDemoOnThePrivateClusterSaysHowToStopIt(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("starts a PostgreSQL cluster")
-	}
-	if _, err := postgresBin(""); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	dir := filepath.Join(t.TempDir(), "pgdata")
+	dir := privateClusterDir(t)
 	vars := map[string]string{
 		"REGDESK_PGDATA":           dir,
 		"REGDESK_ADDR":             freeAddr(t),
@@ -198,12 +198,6 @@ func TestDemoOnThePrivateClusterSaysHowToStopIt(t *testing.T) {
 		// No mail server: the demo then says alerts are not mailed and goes on.
 		"REGDESK_DEMO_MAILPIT": filepath.Join(dir, "no-mailpit"),
 	}
-	t.Cleanup(func() {
-		_ = run(context.Background(), []string{"devdb", "down", "-dir", dir}, env(nil), io.Discard, io.Discard)
-		if c, err := findDevCluster(dir, env(nil)); err == nil && c.dir != dir {
-			os.RemoveAll(c.dir) // the root fallback outside the test's folder
-		}
-	})
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut lockedBuffer
 	done := make(chan error, 1)
