@@ -37,16 +37,18 @@ type AuditResultsVM struct {
 type AuditRowVM struct {
 	ID string
 	// DOMID anchors the row, so a registration's history can link to its entry.
-	DOMID       string
-	When        When
-	Who         string
-	Role        string
-	Action      string
-	ActionKey   string
+	DOMID     string
+	When      When
+	Who       string
+	Role      string
+	Action    string
+	ActionKey string
+	// ActionCode is the LMS's code for an action the LMS recorded itself, shown after its words.
+	ActionCode  string
 	TargetURL   string
 	TargetLabel string
-	Before      string
-	After       string
+	Before      CodeVM
+	After       CodeVM
 	Reason      string
 	// Notes are details in words: the risk accepted, the lookup the action rested on.
 	Notes []string

@@ -61,15 +61,15 @@ type BulkRowVM struct {
 	URL     string
 	Student string
 	Course  string
-	State   string
+	State   CodeVM
 	// Words says why a row is skipped, or what happened to it.
 	Words string
 	// Outcome and OutcomeLabel are a result's: applied, skipped, changed, risk_not_confirmed,
 	// not_found.
 	Outcome      string
 	OutcomeLabel string
-	Before       string
-	After        string
+	Before       CodeVM
+	After        CodeVM
 }
 
 // BulkApplyVM is the apply form: the rows as the preview saw them, a reason, and a box to tick for

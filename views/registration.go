@@ -65,16 +65,18 @@ type Property struct {
 type AttemptVM struct {
 	Label   string
 	URL     string
-	State   string
+	State   CodeVM
 	When    When
 	Current bool
 }
 
 // EventVM is one entry of the row's history.
 type EventVM struct {
-	When    When
-	Kind    string
-	Title   string
+	When  When
+	Kind  string
+	Title string
+	// Codes are the LMS's codes the title names in words (states, error code, Suotar's endpoint).
+	Codes   string
 	Actor   string
 	Message string
 	// Reason is a hand action's reason, as the person typed it (then Message is not shown).

@@ -27,8 +27,10 @@ type SystemPhasesVM struct {
 
 // PhaseVM is one phase.
 type PhaseVM struct {
-	// Name is the LMS's canonical phase name, shown as a code; Process the worker running it.
+	// Name is the LMS's canonical phase name, shown as a code after Label, its words; Process
+	// the worker running it.
 	Name    string
+	Label   string
 	Process string
 	// Status is "running", "paused", "late" or "never_ran"; StatusLabel its words.
 	Status      string

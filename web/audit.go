@@ -22,12 +22,12 @@ var (
 	auditOwnActions = map[string]string{
 		"claim":                "audit.claim",
 		"release":              "audit.release",
-		"pause_phase":          "audit.pause_phase",
-		"resume_phase":         "audit.resume_phase",
-		"run_phase_now":        "audit.run_phase_now",
-		"pause_course_module":  "audit.pause_course_module",
-		"resume_course_module": "audit.resume_course_module",
-		"requeue_batch":        "audit.requeue_batch",
+		"pause_phase":          "lmsAction.pause_phase",
+		"resume_phase":         "lmsAction.resume_phase",
+		"run_phase_now":        "lmsAction.run_phase_now",
+		"pause_course_module":  "lmsAction.pause_course_module",
+		"resume_course_module": "lmsAction.resume_course_module",
+		"requeue_batch":        "lmsAction.requeue_batch",
 	}
 	auditOwnActionOrder = []string{"claim", "release", "pause_phase", "resume_phase", "run_phase_now", "pause_course_module",
 		"resume_course_module", "requeue_batch"}
@@ -57,6 +57,8 @@ func parseAuditParams(q url.Values) (auditParams, error) {
 		if _, known := changeNames[change]; !known {
 			return p, badRequestKey("audit.bad.action", "Value", p.action)
 		}
+	} else if schedule.AdminAction(p.action).Valid() {
+		// One of the LMS's own actions, as its audit names it (transition_item, unlink_student_number…).
 	} else if p.action != "" {
 		a, err := schedule.ParseAction(p.action)
 		if err != nil {
@@ -170,6 +172,14 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 	for _, a := range auditOwnActionOrder {
 		f.Actions = append(f.Actions, views.Option{Value: a, Label: i18n.T(ctx, auditOwnActions[a]), Selected: a == p.action})
 	}
+	// The LMS's own actions that regdesk does not take itself, as the LMS's admin UI records them.
+	for _, a := range schedule.AdminActions() {
+		if _, own := auditOwnActions[string(a)]; own || schedule.Action(a).Valid() {
+			continue
+		}
+		f.Actions = append(f.Actions, views.Option{Value: string(a), Label: loc.T("audit.lmsActionOption", "Action", loc.Code("lmsAction", string(a))),
+			Selected: string(a) == p.action})
+	}
 	// Changes to accounts: all of them, then each kind.
 	f.Actions = append(f.Actions, views.Option{Value: store.AuditActionAccounts, Label: loc.T("audit.accountChanges"),
 		Selected: p.action == store.AuditActionAccounts})
@@ -193,11 +203,18 @@ func (s *Server) auditList(w http.ResponseWriter, r *http.Request) error {
 
 func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.AuditRowVM {
 	vm := views.AuditRowVM{ID: e.ID, DOMID: "audit-" + e.ID, When: loc.When(&e.CreatedAt, now), Who: firstNonEmpty(e.ActorName, "—"),
-		Role: named(loc, roleNames, e.ActorRole), Action: e.Action, ActionKey: e.Action, Reason: e.Reason, Before: store.Deref(e.BeforeState), After: store.Deref(e.AfterState)}
+		Role: auditRole(loc, e.ActorRole), Action: e.Action, ActionKey: e.Action, Reason: e.Reason,
+		Before: stateVM(loc, store.Deref(e.BeforeState)), After: stateVM(loc, store.Deref(e.AfterState))}
 	if a := schedule.Action(e.HandAction); a.Valid() && e.TargetKind != store.AuditTargetAccount {
 		vm.Action, vm.ActionKey = loc.Code("action", string(a)), string(a)
 	} else if key, ok := auditOwnActions[e.Action]; ok {
 		vm.Action, vm.ActionKey = loc.T(key), e.Action
+	} else if schedule.AdminAction(e.Action).Valid() {
+		vm.Action = loc.Code("lmsAction", e.Action)
+	}
+	if e.Source == store.AuditSourceLMS {
+		// The LMS's own row: its action's code beside the words, as the LMS's admin UI names it.
+		vm.ActionCode = e.Action
 	}
 	if e.TargetKind == store.AuditTargetAccount {
 		return auditAccountRowVM(loc, e, vm)
@@ -226,9 +243,14 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 	if e.TargetID != nil && e.TargetKind == "credit_registration" {
 		vm.TargetURL = "/registrations/" + *e.TargetID
 		vm.TargetLabel = firstNonEmpty(e.TargetLabel, *e.TargetID)
-	} else if e.TargetKind == "phase" || e.TargetKind == "course_module" {
-		// A pipeline control's phase or course module, on the System page.
-		vm.TargetURL, vm.TargetLabel = "/system", firstNonEmpty(e.TargetLabel, store.Deref(e.TargetID))
+	} else if e.TargetKind == "phase" {
+		// A pipeline control's phase, on the System page, named in words.
+		vm.TargetURL, vm.TargetLabel = "/system", loc.Code("lmsPhase", e.TargetLabel)
+	} else if e.TargetKind == "course_module" {
+		vm.TargetURL, vm.TargetLabel = "/system", firstNonEmpty(e.TargetLabel, loc.Code("lmsTarget", e.TargetKind))
+	} else if e.TargetLabel == "" {
+		// Another of the LMS's targets (a course, a student-number link…): what kind of thing it is.
+		vm.TargetLabel = loc.Code("lmsTarget", e.TargetKind)
 	}
 	if d.Decision != nil && d.Decision.Risk.NeedsConfirmation() {
 		vm.Notes = append(vm.Notes, actionNote(loc, d.Decision.Risk, nil))
@@ -245,6 +267,23 @@ func auditRowVM(loc *i18n.Localizer, e store.AuditEntry, now time.Time) views.Au
 		vm.Notes = append(vm.Notes, actionNote(loc, "", d.Decision.Reasons))
 	}
 	return vm
+}
+
+// auditRole names the role an audit entry's actor acted in: one of regdesk's, or the LMS's
+// (global_admin, course_teacher) on the LMS's own rows.
+func auditRole(loc *i18n.Localizer, role string) string {
+	if slices.Contains(schedule.AdminRoles(), role) {
+		return loc.T("lmsRole." + role)
+	}
+	return named(loc, roleNames, role)
+}
+
+// stateVM is a registration state's code with its words; the zero CodeVM for no state.
+func stateVM(loc *i18n.Localizer, state string) views.CodeVM {
+	if state == "" {
+		return views.CodeVM{}
+	}
+	return views.CodeVM{Code: state, Label: loc.Code("state", state)}
 }
 
 // accountChangeOrder is the audit filter's order of the changes to an account.

@@ -13,6 +13,7 @@ import (
 	"regdesk/store"
 	"regdesk/store/storetest"
 	"regdesk/views"
+	"regdesk/views/i18n"
 )
 
 var auditRowID = regexp.MustCompile(`data-testid="audit-row" data-id="([^"]+)" data-action="([^"]+)"`)
@@ -60,8 +61,10 @@ func TestAuditListsEveryActionNewestFirstAndFilters(t *testing.T) {
 		t.Errorf("entries = %v, want newest first: cancel, check_now, clear_flag", got)
 	}
 	text := html.UnescapeString(body)
+	en := i18n.For(i18n.EN)
 	for _, want := range []string{"Sami Support", "Aino Admin", `<span class="muted">support</span>`, "Cancel", "Student withdrew",
-		`href="/registrations/` + b.permanent + `"`, "Anna Äijälä · Ohjelmoinnin perusteet", "failed_permanent</span> → <span class=\"badge state\">cancelled",
+		`href="/registrations/` + b.permanent + `"`, "Anna Äijälä · Ohjelmoinnin perusteet", `data-state="failed_permanent" title="failed_permanent">` + en.Code("state", "failed_permanent") + `</span>`,
+		`data-state="cancelled" title="cancelled">` + en.Code("state", "cancelled") + `</span>`,
 		views.NewWhen(ptr(noon(1)), testNow).Abs, `id="audit-`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the audit page lacks %q", want)

@@ -202,8 +202,8 @@ func (s *Server) bulkPreviewVM(r *http.Request, preview store.BulkPreview, now t
 			gv.Words = refusalWords(loc, g.Refusal)
 		}
 		for _, row := range g.Rows {
-			rv := names.row(row.ID)
-			rv.State = string(row.State)
+			rv := names.row(loc, row.ID)
+			rv.State = stateVM(loc, string(row.State))
 			if !g.Allowed {
 				rv.Words = decisionWords(loc, row.Decision, now)
 			} else {
@@ -236,7 +236,7 @@ func (s *Server) rowNames(r *http.Request, ids []string) (rowLabels, error) {
 	return out, nil
 }
 
-func (l rowLabels) row(id string) views.BulkRowVM {
+func (l rowLabels) row(loc *i18n.Localizer, id string) views.BulkRowVM {
 	row, ok := l[id]
 	if !ok {
 		return views.BulkRowVM{ID: id, Student: id}
@@ -245,7 +245,7 @@ func (l rowLabels) row(id string) views.BulkRowVM {
 	if row.ModuleName != "" {
 		course += " · " + row.ModuleName
 	}
-	return views.BulkRowVM{ID: id, URL: "/registrations/" + id, Student: row.StudentName, Course: course, State: string(row.State)}
+	return views.BulkRowVM{ID: id, URL: "/registrations/" + id, Student: row.StudentName, Course: course, State: stateVM(loc, string(row.State))}
 }
 
 // bulkApply applies a bulk action to the rows the preview said would be acted on, each only if
@@ -431,9 +431,9 @@ func (s *Server) bulkResultVM(r *http.Request, action schedule.Action, reason st
 		vm.Counts = append(vm.Counts, views.CountItem{Key: string(o), Label: loc.Code("bulk.outcome", string(o)), N: loc.Count(int64(n)), Zero: n == 0})
 	}
 	for _, row := range res.Rows {
-		rv := names.row(row.ID)
+		rv := names.row(loc, row.ID)
 		rv.Outcome, rv.OutcomeLabel = string(row.Outcome), loc.Code("bulk.outcome", string(row.Outcome))
-		rv.Before, rv.After = string(row.Before), string(row.After)
+		rv.Before, rv.After = stateVM(loc, string(row.Before)), stateVM(loc, string(row.After))
 		switch row.Outcome {
 		case store.BulkApplied:
 			rv.Words = decisionWords(loc, row.Decision, now)

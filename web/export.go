@@ -428,7 +428,7 @@ func (s *Server) auditExport(w http.ResponseWriter, r *http.Request) error {
 		return s.store.AuditExport(e.r.Context(), f, s.exportLimit, e.head, func(a store.AuditEntry) error {
 			vm := auditRowVM(loc, a, now)
 			return e.row([]string{a.ID, isoTime(&a.CreatedAt), vm.Who, a.ActorRole, vm.Action, vm.TargetLabel,
-				store.Deref(a.TargetID), vm.Before, vm.After, a.Reason, strconv.Itoa(int(a.Affected))})
+				store.Deref(a.TargetID), vm.Before.Code, vm.After.Code, a.Reason, strconv.Itoa(int(a.Affected))})
 		})
 	})
 }

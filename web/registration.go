@@ -105,7 +105,7 @@ func (s *Server) registrationVM(r *http.Request, id string, now time.Time) (view
 		vm.Attempts = append(vm.Attempts, views.AttemptVM{
 			Label:   loc.T("reg.attemptN", "N", a.AttemptNumber),
 			URL:     "/registrations/" + a.ID,
-			State:   string(a.State),
+			State:   stateVM(loc, string(a.State)),
 			When:    loc.When(&a.CreatedAt, now),
 			Current: a.ID == reg.ID,
 		})
@@ -225,10 +225,10 @@ func eventVMs(loc *i18n.Localizer, registrationID string, events []store.Event, 
 		vm := views.EventVM{
 			When:    loc.When(&e.CreatedAt, now),
 			Kind:    e.Kind,
-			Title:   eventTitle(loc, e),
 			Actor:   store.Deref(e.ActorName),
 			Message: store.Deref(e.Message),
 		}
+		vm.Title, vm.Codes = eventTitle(loc, e)
 		if e.Kind == "admin_action" {
 			// The LMS's event of a hand action: its message is the person's reason.
 			vm.Reason, vm.Message = vm.Message, ""
@@ -296,15 +296,16 @@ func actionNote(loc *i18n.Localizer, risk schedule.RiskLabel, dismissed []schedu
 	return strings.Join(notes, " ")
 }
 
-func eventTitle(loc *i18n.Localizer, e store.Event) string {
-	move := ""
+func eventTitle(loc *i18n.Localizer, e store.Event) (title, codes string) {
+	var move, moveCodes string
 	switch {
 	case e.FromState != nil && e.ToState != nil && *e.FromState != *e.ToState:
-		move = *e.FromState + " → " + *e.ToState
+		move = loc.Code("state", *e.FromState) + " → " + loc.Code("state", *e.ToState)
+		moveCodes = *e.FromState + " → " + *e.ToState
 	case e.ToState != nil:
-		move = *e.ToState
+		move, moveCodes = loc.Code("state", *e.ToState), *e.ToState
 	}
-	var parts []string
+	var parts, codeParts []string
 	switch e.Kind {
 	case "created":
 		parts = append(parts, loc.T("event.created"))
@@ -313,7 +314,8 @@ func eventTitle(loc *i18n.Localizer, e store.Event) string {
 	case "suotar_response":
 		parts = append(parts, loc.T("event.suotar_response"))
 		if e.SuotarEndpoint != nil {
-			parts = append(parts, "("+*e.SuotarEndpoint+")")
+			parts = append(parts, "("+loc.Code("suotarEndpoint", *e.SuotarEndpoint)+")")
+			codeParts = append(codeParts, *e.SuotarEndpoint)
 		}
 	case "retry_scheduled":
 		parts = append(parts, loc.T("event.retry_scheduled"))
@@ -330,11 +332,14 @@ func eventTitle(loc *i18n.Localizer, e store.Event) string {
 	}
 	if move != "" {
 		parts = append(parts, "·", move)
+		codeParts = append(codeParts, moveCodes)
 	}
 	if e.ErrorCode != nil {
-		parts = append(parts, "·", *e.ErrorCode)
+		parts = append(parts, "·", loc.Code("errorCode", *e.ErrorCode))
+		codeParts = append(codeParts, *e.ErrorCode)
 	}
-	return strings.Join(parts, " ")
+	// The codes the words stand for, as secondary detail: the LMS's names, for the LMS's team.
+	return strings.Join(parts, " "), strings.Join(codeParts, " · ")
 }
 
 func yesNo(loc *i18n.Localizer, b bool) string {

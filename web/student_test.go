@@ -168,7 +168,8 @@ func TestStudentPageInPlainWordsForTeachers(t *testing.T) {
 	_, body = b.get(t, "/students/"+b.anna.ID, false)
 	for _, want := range []string{
 		`data-testid="pipeline-details"`, "<summary>Pipeline details</summary>",
-		`data-testid="pipeline-state" title="Submission uncertain">submission_uncertain<`, `data-testid="pipeline-error">sisu_timeout<`,
+		`data-testid="pipeline-state" data-state="submission_uncertain" title="submission_uncertain">Submission uncertain<`,
+		`data-testid="pipeline-error" data-code="sisu_timeout">Sisu did not answer in time`, `<code class="aside">sisu_timeout</code>`,
 		`data-reason="outcome_uncertain"`, `data-note="uncertain_overdue"`, `href="/registrations/` + b.uncertainOverdue + `"`,
 		"It is not yet clear whether Sisu received the credit",
 	} {

@@ -114,7 +114,7 @@ func (s *Server) systemControls(loc *i18n.Localizer, a *Actor) (bool, string) {
 
 // phaseVM draws one phase as seen at now by the person whose LMS user is viewer.
 func phaseVM(loc *i18n.Localizer, p store.PhaseState, viewer string, now time.Time, controls bool) views.PhaseVM {
-	vm := views.PhaseVM{Name: p.Phase, Process: p.ProcessName, Interval: loc.Span(p.ExpectedInterval),
+	vm := views.PhaseVM{Name: p.Phase, Label: loc.Code("lmsPhase", p.Phase), Process: p.ProcessName, Interval: loc.Span(p.ExpectedInterval),
 		Heartbeat: loc.When(p.LastHeartbeatAt, now), LastRun: loc.When(p.LastRunFinishedAt, now),
 		LastSuccess: loc.When(p.LastSuccessAt, now), NextRun: loc.When(p.NextRunAt, now)}
 	switch {
@@ -375,7 +375,7 @@ func controlNotice(loc *i18n.Localizer, p handaction.ControlParams, res handacti
 		case p.Control.OnModule():
 			msg = loc.T(key)
 		default:
-			msg = loc.T(key, "Phase", p.Phase)
+			msg = loc.T(key, "Phase", loc.Code("lmsPhase", p.Phase))
 		}
 		return &views.SystemNoticeVM{Kind: "done", Message: msg}
 	case errors.Is(err, handaction.ErrOff):

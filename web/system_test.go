@@ -135,7 +135,7 @@ func TestSystemPhaseControlsGoThroughTheLMS(t *testing.T) {
 		t.Errorf("%d pause_phase audit rows naming the admin, want 1", n)
 	}
 	_, page := b.getWith(t, admin, "/system", false)
-	if phaseStatus(page, "import") != "paused" || !strings.Contains(page, "import is paused") || !strings.Contains(page, "Paused by you") {
+	if phaseStatus(page, "import") != "paused" || !strings.Contains(page, "Sending to Suotar is paused") || !strings.Contains(page, "Paused by you") {
 		t.Errorf("after the pause the page does not show import paused by you, with the flash")
 	}
 
@@ -145,7 +145,7 @@ func TestSystemPhaseControlsGoThroughTheLMS(t *testing.T) {
 	req.Header.Set("HX-Request", "true")
 	resp, body := do(t, admin, req)
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(strings.TrimSpace(body), `<section id="system-phases"`) ||
-		!strings.Contains(body, `data-kind="done"`) || !strings.Contains(body, "import runs again.") {
+		!strings.Contains(body, `data-kind="done"`) || !strings.Contains(body, "Sending to Suotar runs again.") {
 		t.Errorf("htmx resume = %d:\n%.400s", resp.StatusCode, body)
 	}
 	if p := b.phase(t, "import"); p.pausedAt != nil || p.pausedBy != nil || p.reason != nil {
@@ -166,7 +166,7 @@ func TestSystemPhaseControlsGoThroughTheLMS(t *testing.T) {
 	// regdesk's audit page lists the LMS's rows: who, what, which phase, why.
 	_, page = b.getWith(t, admin, "/audit?action=pause_phase", false)
 	if !strings.Contains(page, "Paused a pipeline phase") || !strings.Contains(page, "Aino Admin") ||
-		!strings.Contains(page, ">import</") || !strings.Contains(page, "Sisu maintenance window") {
+		!strings.Contains(page, ">Sending to Suotar</") || !strings.Contains(page, "Sisu maintenance window") {
 		t.Errorf("the audit page does not show the pause with who, which phase and why")
 	}
 }
@@ -299,7 +299,7 @@ func TestPausedPhaseAlertsSupportAndAdmins(t *testing.T) {
 		_, page := b.getWith(t, c, "/courses", false)
 		// verify holds the bundle's uncertain and awaiting rows.
 		if !strings.Contains(page, "Pipeline phase paused") || !strings.Contains(page, link) ||
-			!strings.Contains(page, "verify is paused; 2 registrations wait in the states it moves.") {
+			!strings.Contains(page, "Checking Sisu is paused; 2 registrations wait in the states it moves.") {
 			t.Errorf("%s's banner does not say verify is paused, leading to the rows it holds", who)
 		}
 	}

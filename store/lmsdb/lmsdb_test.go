@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"regdesk/schedule"
 	"regdesk/store/lmsdb"
 )
 
@@ -131,11 +132,32 @@ var lmsEnums = map[string][]string{
 		"created", "state_changed", "suotar_response", "retry_scheduled", "admin_action",
 		"student_action", "cancelled",
 	},
+	// [60803375201] with the additions of [71065364207] [71204060542].
+	"credit_registration_admin_action": {
+		"retry_item", "retry_failed_for_course", "force_recheck", "mark_resolved", "requeue_batch",
+		"transition_item", "cancel_registration", "pause_course_module", "resume_course_module",
+		"pause_phase", "resume_phase", "run_phase_now", "resend_link_email", "unlink_student_number",
+		"manual_link_student_number", "override_rate_cap", "dismiss_attention",
+		"request_enrolment_list_fetch", "dismiss_study_registry_conflict",
+	},
+	"credit_registration_admin_action_target": {
+		"credit_registration", "course_module", "course", "phase", "verified_student_number",
+		"student_number_verification_token", "roster_schedule", "study_registry_student_number_conflict",
+	},
 	// [12362401094] and the additions, in the order the down of [71367552670] rebuilds them.
 	"user_role": {
 		"admin", "assistant", "teacher", "reviewer", "course_or_exam_creator", "material_viewer",
 		"teaching_and_learning_services", "stats_viewer", "credit_registration_admin",
 	},
+}
+
+// strs is vs as strings.
+func strs[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 var lmsTables = []string{
@@ -197,6 +219,14 @@ func TestApplyBuildsTheLMSShape(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("enum %s:\n got %q\nwant %q", enum, got, want)
 		}
+	}
+
+	// regdesk names every admin action and target the LMS's audit can hold.
+	if got := strs(schedule.AdminActions()); !slices.Equal(got, lmsEnums["credit_registration_admin_action"]) {
+		t.Errorf("schedule.AdminActions:\n got %q\nwant the LMS's %q", got, lmsEnums["credit_registration_admin_action"])
+	}
+	if got := strs(schedule.AdminTargets()); !slices.Equal(got, lmsEnums["credit_registration_admin_action_target"]) {
+		t.Errorf("schedule.AdminTargets:\n got %q\nwant the LMS's %q", got, lmsEnums["credit_registration_admin_action_target"])
 	}
 
 	phases := queryStrings(t, conn, `SELECT phase::text FROM credit_registration_phase_state WHERE deleted_at IS NULL ORDER BY phase`)

@@ -27,6 +27,9 @@ func (l *Localizer) Alert(a schedule.Alert) (title, summary, explanation string)
 	case schedule.RuleStuckRegistrations:
 		// The state in words: a code is detail, never the sentence's word.
 		summary = l.T(key, "Count", a.Count, "Subject", l.Code("state", a.Subject))
+	case schedule.RulePhasePaused, schedule.RulePhaseHeartbeatStale:
+		// The phase in words, as the System page names it.
+		summary = l.T(key, "Count", a.Count, "Of", a.Of, "Subject", l.Code("lmsPhase", a.Subject))
 	default:
 		summary = l.T(key, "Count", a.Count, "Of", a.Of, "Subject", a.Subject)
 	}

@@ -113,3 +113,26 @@ func TestEveryAlertChangeHasWords(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryLMSCodeHasWords fails for an admin action, target, role or pipeline phase of the LMS's
+// that the catalogue cannot name in a language: the audit, the System page and the alerts name
+// each in words, with the code only beside them.
+func TestEveryLMSCodeHasWords(t *testing.T) {
+	t.Parallel()
+	codes := map[string][]string{"lmsPhase": schedule.PipelinePhases(), "lmsRole": schedule.AdminRoles()}
+	for _, a := range schedule.AdminActions() {
+		codes["lmsAction"] = append(codes["lmsAction"], string(a))
+	}
+	for _, k := range schedule.AdminTargets() {
+		codes["lmsTarget"] = append(codes["lmsTarget"], string(k))
+	}
+	for kind, list := range codes {
+		for _, code := range list {
+			for _, lang := range []i18n.Lang{i18n.EN, i18n.FI, i18n.SV} {
+				if l := i18n.For(lang); !l.Has(kind+"."+code) || l.Code(kind, code) == code {
+					t.Errorf("%s: %s %q has no words", lang, kind, code)
+				}
+			}
+		}
+	}
+}
