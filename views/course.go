@@ -34,6 +34,10 @@ type CourseModuleRowVM struct {
 	QueueURL, NeedsAdminURL string
 	LastRegistered          string
 	TopError, TopErrorURL   string
+	// TopErrorLabel is TopError in words.
+	TopErrorLabel string
+	// SetupLabel is Setup in words.
+	SetupLabel string
 	// Setup names a course-code error the module's rows fail on, with SetupTitle saying what it
 	// means; "" when the setup is fine.
 	Setup, SetupTitle string

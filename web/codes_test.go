@@ -48,7 +48,7 @@ func shownCodes() []string {
 var (
 	// asideCode is a code shown as secondary detail after its words; records shown as stored
 	// (<pre>), scripts and tags with their attributes are not read as words either.
-	asideCode = regexp.MustCompile(`(?s)<code class="aside">.*?</code>|<pre[ >].*?</pre>|<script[ >].*?</script>|<[^>]*>`)
+	asideCode = regexp.MustCompile(`(?s)<code class="aside[ "][^>]*>.*?</code>|<pre[ >].*?</pre>|<script[ >].*?</script>|<[^>]*>`)
 )
 
 // codesInWords lists the codes of shownCodes that body shows as words.
@@ -132,7 +132,7 @@ VALUES ($1, $2, $3::credit_registration_admin_action, $4::credit_registration_ad
 		if !strings.Contains(html.UnescapeString(only), `<option value="transition_item" selected>`+loc.T("audit.lmsActionOption", "Action", loc.T("lmsAction.transition_item"))) {
 			t.Errorf("%s: the filter does not offer the LMS's transition_item in words", lang)
 		}
-		for _, path := range []string{"/audit", "/system", "/registrations/" + b.uncertainOverdue, "/students/" + b.anna.ID} {
+		for _, path := range []string{"/audit", "/system", "/registrations/" + b.uncertainOverdue, "/students/" + b.anna.ID, "/?show=all", "/overview", "/alerts", "/courses", "/registrations/" + b.permanent} {
 			_, page := b.getWith(t, admin, path, false)
 			if codes := codesInWords(page); len(codes) > 0 {
 				t.Errorf("%s %s shows codes as words: %q", lang, path, codes)

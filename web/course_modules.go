@@ -109,11 +109,11 @@ func (s *Server) courseModulesVM(r *http.Request, vm *views.CoursesVM) error {
 			row.LastRegistered = loc.AtDated(*m.LastRegisteredAt, now)
 		}
 		if m.TopError != "" {
-			row.TopError = string(m.TopError)
+			row.TopError, row.TopErrorLabel = string(m.TopError), loc.Code("errorCode", string(m.TopError))
 			row.TopErrorURL = "/?" + url.Values{"show": {"all"}, "course": {m.CourseID}, "error": {string(m.TopError)}}.Encode()
 		}
 		if m.SetupError != "" {
-			row.Setup = string(m.SetupError)
+			row.Setup, row.SetupLabel = string(m.SetupError), loc.Code("errorCode", string(m.SetupError))
 			row.SetupTitle = loc.T("courses.setupTitle", "N", m.SetupErrorN)
 		}
 		vm.Modules = append(vm.Modules, row)

@@ -659,13 +659,13 @@ func queueFilterVM(loc *i18n.Localizer, p queueParams, courses []store.Course, c
 		vm.Standings = append(vm.Standings, views.Option{Value: string(x), Label: loc.Code("standing", string(x)), Selected: slices.Contains(p.standings, x)})
 	}
 	for _, x := range schedule.States() {
-		vm.States = append(vm.States, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.states, x)})
+		vm.States = append(vm.States, views.Option{Value: string(x), Label: loc.Code("state", string(x)), Selected: slices.Contains(p.states, x)})
 	}
 	for _, c := range courses {
 		vm.Courses = append(vm.Courses, views.Option{Value: c.ID, Label: c.Name, Selected: slices.Contains(p.courses, c.ID)})
 	}
 	for _, x := range schedule.ErrorCodes() {
-		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: string(x), Selected: slices.Contains(p.errorCodes, x)})
+		vm.ErrorCodes = append(vm.ErrorCodes, views.Option{Value: string(x), Label: loc.Code("errorCode", string(x)), Selected: slices.Contains(p.errorCodes, x)})
 	}
 	// The one-day and lookup filters are flags: each chip removes its own.
 	for _, c := range []struct {
