@@ -9,6 +9,12 @@ import (
 	"regdesk/schedule"
 )
 
+// The student search's fold, for its agreement with migration 0011's search_fold.
+var (
+	SearchFold = searchFold
+	FoldGroups = foldGroups
+)
+
 // The SQL mirror of schedule's rules, for the agreement test.
 var (
 	PhasePredicate        = phasePredicate

@@ -1,6 +1,9 @@
 package store
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // This file is how regdesk reads a person from the LMS: there is no student table. A student is an
 // LMS user (users), their details (user_details: names and e-mail, any of which may be NULL) and
@@ -25,44 +28,57 @@ const studentColumns = `s.id::text AS student_id, coalesce(btrim(concat_ws(' ', 
 
 // sqlPersonSearchMatches is true when the student's search text in regdesk's copy of the LMS's
 // search columns (person_search, alias ps: name_search_helper "first last last first" and
-// email_search_helper, both lower-cased) holds the pattern at param (a searchPattern) in a name or
-// the e-mail. Their GIN trigram indexes serve a regular expression as they serve LIKE, and answer
-// a common name in milliseconds.
+// email_search_helper, folded by search_fold into name_fold and email_fold) holds the LIKE
+// pattern at param (a searchPattern) in a name or the e-mail. Their GIN trigram indexes answer a
+// common name in milliseconds.
 func sqlPersonSearchMatches(param string) string {
-	return `(ps.name_search ~ ` + param + ` OR ps.email_search ~ ` + param + `)`
+	return `(ps.name_fold LIKE ` + param + ` OR ps.email_fold LIKE ` + param + `)`
 }
 
-// foldClasses are the letters a search treats as one: a person types "aijala" for "Äijälä" and
-// "Äijälä" for "Aijala". The LMS's search columns keep accents, and so does regdesk's copy of them
-// (person_search), so the query is widened instead.
-var foldClasses = func() map[rune]string {
-	groups := []string{"aàáâãäåāăą", "cçćč", "dď", "eèéêëēėęě", "iìíîïīį", "lł", "nñńň", "oòóôõöøōő", "rŕř",
-		"sśšş", "tť", "uùúûüūůűų", "yýÿ", "zžźż"}
-	out := map[rune]string{}
-	for _, g := range groups {
+// sqlPersonSearchWordStart is true when a word of the student's search text (a name or the whole
+// e-mail) starts with the folded word at param (a searchWordStart).
+func sqlPersonSearchWordStart(param string) string {
+	return `(' ' || ps.name_fold || ' ' || ps.email_fold) LIKE ` + param
+}
+
+// foldGroups are the letters a search treats as one, each group's first the one the others fold
+// to: a person types "aijala" for "Äijälä" and "Äijälä" for "Aijala". Migration 0011's
+// search_fold folds the stored text with the same table (TestSearchFoldAgreesWithSQL).
+var foldGroups = []string{"aàáâãäåāăą", "cçćč", "dď", "eèéêëēėęě", "iìíîïīį", "lł", "nñńň", "oòóôõöøōő", "rŕř",
+	"sśšş", "tť", "uùúûüūůűų", "yýÿ", "zžźż"}
+
+// foldTo maps every letter of foldGroups to its group's plain letter.
+var foldTo = func() map[rune]rune {
+	out := map[rune]rune{}
+	for _, g := range foldGroups {
+		base, _ := utf8.DecodeRuneInString(g)
 		for _, r := range g {
-			out[r] = "[" + g + "]"
+			out[r] = base
 		}
 	}
 	return out
 }()
 
-// searchPattern turns a typed word into the regular expression sqlPersonSearchMatches compares:
-// the word lower-cased, every character literal, each letter of foldClasses standing for its
-// accented and plain forms.
+// searchFold lower-cases s and folds its accented letters as search_fold does.
+func searchFold(s string) string {
+	return strings.Map(func(r rune) rune {
+		if b, ok := foldTo[r]; ok {
+			return b
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// searchPattern turns a typed word into the LIKE pattern sqlPersonSearchMatches compares: the
+// word folded, LIKE's wildcards literal, anywhere in the text.
 func searchPattern(word string) string {
-	var b strings.Builder
-	for _, r := range strings.ToLower(word) {
-		if class, ok := foldClasses[r]; ok {
-			b.WriteString(class)
-			continue
-		}
-		if strings.ContainsRune(`\.^$|?*+()[]{}`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return "%" + likeEscaper.Replace(searchFold(word)) + "%"
+}
+
+// searchWordStart is the LIKE pattern sqlPersonSearchWordStart compares: the folded word at the
+// start of a word.
+func searchWordStart(word string) string {
+	return "% " + likeEscaper.Replace(searchFold(word)) + "%"
 }
 
 // sqlLMSUserName is the name of the LMS user whose user_details are "da" (an actor: who dismissed,

@@ -29,6 +29,9 @@ func personSearchUpsert(where string) string {
 SELECT d.user_id, ` + personSearchSource + `
 FROM ` + personSearchFrom + `
 WHERE ` + where + `
+-- In name order: a search for a surname then reads its matches from a few pages of the table
+-- (migration 0011).
+ORDER BY d.last_name, d.first_name
 ON CONFLICT (user_id) DO UPDATE SET (` + personSearchColumns + `) = (EXCLUDED.updated_at, EXCLUDED.name_search,
   EXCLUDED.email_search, EXCLUDED.first_name, EXCLUDED.last_name, EXCLUDED.student_number, EXCLUDED.deleted)
 WHERE (person_search.` + strings.ReplaceAll(personSearchColumns, ", ", ", person_search.") + `) IS DISTINCT FROM

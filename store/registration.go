@@ -316,6 +316,10 @@ type whereBuilder struct {
 	planEach bool
 	// student is set when a condition reads the row's student ("s"): a name or e-mail search.
 	student bool
+	// studentsFirst has a name search collect the matching students first (an init plan through
+	// the trigram indexes) rather than join their search text: for a count, which has no order
+	// to walk the ledger in (RegistrationCountCapped).
+	studentsFirst bool
 }
 
 // from is what w's conditions read: the ledger with each row's live dismissal ("d") and claim
@@ -479,8 +483,13 @@ func (w *whereBuilder) searchCondition(q string) string {
 	// the ledger newest first and stops at a page, for a rare one it starts from the index. The
 	// LMS's own GiST indexes answered "virtanen" in 255 ms at a million rows. Planned for the
 	// pattern each time: a generic plan cannot tell a rare name from a common one.
-	w.student, w.planEach = true, true
-	return sqlPersonSearchMatches(w.arg(searchPattern(q)))
+	w.planEach = true
+	match := sqlPersonSearchMatches(w.arg(searchPattern(q)))
+	if w.studentsFirst {
+		return `cr.user_id = ANY(ARRAY(SELECT ps.user_id FROM person_search ps WHERE ` + match + `))`
+	}
+	w.student = true
+	return match
 }
 
 // selfIndexedReasons are the reasons whose own condition a partial index of the ledger copy
@@ -866,6 +875,10 @@ func (q *Queries) RegistrationCountCapped(ctx context.Context, now time.Time, f 
 		return 0, fmt.Errorf("RegistrationCountCapped: %w", err)
 	}
 	w := newWhere(now)
+	// Joined, a name's students were read by a sequential scan the LIMIT was to stop early, and
+	// person_search is kept in name order (migration 0011), so "virtanen" read 345,000 of them
+	// first (65 ms); collected first through the trigram indexes, 9 ms.
+	w.studentsFirst = true
 	w.apply(f)
 	var n int
 	err := q.db.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1

@@ -28,6 +28,25 @@ func TestRegistrationCountCappedStopsAtTheCap(t *testing.T) {
 			t.Errorf("count capped at %d = %d, want %d", tc.limit, n, tc.want)
 		}
 	}
+	// A name search counts through the matching students collected first, folded as the list
+	// folds them: the same rows as the list, capped alike.
+	storetest.SyncMirror(t, b.st)
+	for _, q := range []string{"VIRTÄNEN", "aino virtanen", "nobody"} {
+		byName := store.RegistrationFilter{Scope: store.AllCourses(), States: f.States, Search: q}
+		list, _, err := b.st.RegistrationList(ctx, actionNow, byName, nil, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, limit := range []int{10, 2} {
+			n, err := b.st.RegistrationCountCapped(ctx, actionNow, byName, limit)
+			if want := min(len(list), limit); err != nil || n != want {
+				t.Errorf("count of %q capped at %d = %d, %v; the list has %d", q, limit, n, err, len(list))
+			}
+		}
+		if q != "nobody" && len(list) != 4 {
+			t.Errorf("%q lists %d rows, want the 4 failed ones", q, len(list))
+		}
+	}
 	other := storetest.AddCourse(t, b.st, storetest.Course{Name: "Other", Code: "TKT1"})
 	f.Scope = store.CoursesOnly([]string{other.ID})
 	if n, err := b.st.RegistrationCountCapped(ctx, actionNow, f, 10); err != nil || n != 0 {

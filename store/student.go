@@ -75,10 +75,10 @@ func studentSearchSQL(query string, words []string, scope Scope, limit int) (str
 	phrase := strings.Join(words, " ")
 	numberPrefix := func() string { return arg(likeEscaper.Replace(strings.ToLower(query)) + "%") }
 	var wordStart []string
-	wordStartOf := func(a string) []string {
+	wordStartOf := func() []string {
 		var out []string
 		for _, w := range words {
-			out = append(out, `(' ' || coalesce(`+a+`.name_search, '') || ' ' || coalesce(`+a+`.email_search, '')) ~ `+arg(" "+searchPattern(w)))
+			out = append(out, sqlPersonSearchWordStart(arg(searchWordStart(w))))
 		}
 		return out
 	}
@@ -91,7 +91,7 @@ func studentSearchSQL(query string, words []string, scope Scope, limit int) (str
 		if numberOnly {
 			match = `sv.student_number LIKE ` + arg(likeEscaper.Replace(query)+"%")
 		}
-		wordStart = wordStartOf("ps")
+		wordStart = wordStartOf()
 		sql := `WITH hits AS (
   SELECT s.id, sd.first_name, sd.last_name, sd.email, sv.student_number,
     CASE
@@ -127,7 +127,7 @@ ORDER BY h.rank, h.last_name, h.first_name, h.id`
 	if !indexed {
 		contains = append(contains, sqlPersonSearchMatches(arg(searchPattern(phrase))))
 	}
-	wordStart = wordStartOf("ps")
+	wordStart = wordStartOf()
 	sql := `WITH hits AS (
   SELECT ps.user_id AS id, ps.first_name, ps.last_name,
     CASE
