@@ -80,6 +80,11 @@ bench/store: build ## The store's own benchmarks (queue queries, page reads, see
 	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
 	TEST_DATABASE_URL="$$url" go test -run '^$$' -bench . -benchmem -count=1 -timeout 60m ./store/...
 
+screenshots: build ## Redraw docs/screenshots (the queue and a registration in Finnish, laptop and phone) in headless Chromium
+	@url="$${TEST_DATABASE_URL:-}"; \
+	if [ -z "$$url" ]; then url=$$($(BIN) devdb up -db postgres); fi; \
+	REGDESK_SCREENSHOTS=1 TEST_DATABASE_URL="$$url" go test -count=1 -run '^TestScreenshots$$' ./web/
+
 generate: ## Regenerate views/*_templ.go
 	$(TEMPL) generate -path views
 
@@ -117,4 +122,4 @@ vendor/htmx: ## Re-vendor htmx 2.0.11 from npm (manual; commit the result)
 	cp $$tmp/package/LICENSE $(CURDIR)/static/vendor/htmx.LICENSE; \
 	cd $(CURDIR)/static/vendor && sha256sum htmx.min.js > SHA256SUMS; rm -rf $$tmp
 
-.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench bench/seed bench/store generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
+.PHONY: help build mailpit run test test/anyday test/short test/race test/browser bench bench/seed bench/store screenshots generate verify db/up db/down db/reset db/psql seed/1m vendor/htmx
