@@ -59,6 +59,9 @@ type Property struct {
 	Value string
 	Mono  bool
 	Title string
+	// Code is the value's code when Value says it in words (an enrolment's kind, an attainment's
+	// type), shown after them as detail.
+	Code string
 }
 
 // AttemptVM is one attempt at the same completion.

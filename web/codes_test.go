@@ -42,6 +42,10 @@ func shownCodes() []string {
 	for _, r := range schedule.AdminRoles() {
 		add(r)
 	}
+	// The LMS's enrolment routes (credit_registration_enrolment_route) and Suotar's enrolment kinds
+	// in selected_enrolment_kind, which share the Open University's code.
+	add("open_university")
+	add("university_of_helsinki")
 	return codes
 }
 
@@ -80,6 +84,9 @@ func TestCodesStandBehindWords(t *testing.T) {
 		"unlink_student_number": "verified_student_number", "manual_link_student_number": "verified_student_number",
 		"request_enrolment_list_fetch": "roster_schedule", "dismiss_study_registry_conflict": "study_registry_student_number_conflict",
 	}
+	// The uncertain row went to Sisu as an Open University attainment of an assessment item.
+	storetest.LMSExec(t, b.store, `UPDATE credit_registrations SET selected_enrolment_kind = 'open_university',
+  submitted_attainment_type = 'AssessmentItemAttainment' WHERE id = $1`, b.uncertainOverdue)
 	ids := map[string]schedule.AdminAction{}
 	for i, a := range schedule.AdminActions() {
 		id, kind := storetest.NewID(), targets[a]
@@ -120,6 +127,10 @@ VALUES ($1, $2, $3::credit_registration_admin_action, $4::credit_registration_ad
 			if !strings.Contains(row, loc.T("lmsRole.global_admin")) {
 				t.Errorf("%s: the LMS's %s row does not name the role in words", lang, a)
 			}
+		}
+		_, reg := b.getWith(t, admin, "/registrations/"+b.uncertainOverdue, false)
+		if !strings.Contains(html.UnescapeString(reg), loc.T("enrolmentKind.open_university")) || !strings.Contains(html.UnescapeString(reg), loc.T("attainmentType.AssessmentItemAttainment")) {
+			t.Errorf("%s: the registration page does not name the enrolment's kind and the attainment's type in words", lang)
 		}
 		if !strings.Contains(body, loc.Code("lmsPhase", "resolve-enrolments")) || !strings.Contains(body, loc.Code("lmsTarget", "roster_schedule")) {
 			t.Errorf("%s: the audit does not name a phase or a target in words", lang)

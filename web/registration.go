@@ -167,6 +167,16 @@ func strProperty(label string, v *string, mono bool) views.Property {
 	return views.Property{Label: label, Value: *v, Mono: mono}
 }
 
+// codeProperty is a property whose value is a code of kind: in words when the catalogue has them,
+// the code beside.
+func codeProperty(loc *i18n.Localizer, label, kind string, v *string) views.Property {
+	p := strProperty(label, v, false)
+	if v != nil && *v != "" && loc.Has(kind+"."+*v) {
+		p.Value, p.Code = loc.Code(kind, *v), *v
+	}
+	return p
+}
+
 func registrationProperties(loc *i18n.Localizer, reg store.Registration, now time.Time) []views.PropertyGroup {
 	attained := "—"
 	if reg.AttainedAt != nil {
@@ -182,7 +192,7 @@ func registrationProperties(loc *i18n.Localizer, reg store.Registration, now tim
 			strProperty(loc.T("reg.prop.sisu_person"), reg.SisuPersonID, true),
 			strProperty(loc.T("reg.prop.course_code"), reg.FrozenCourseCode, true),
 			strProperty(loc.T("reg.prop.enrolment"), reg.SelectedEnrolmentID, true),
-			strProperty(loc.T("reg.prop.enrolment_kind"), reg.SelectedEnrolmentKind, false),
+			codeProperty(loc, loc.T("reg.prop.enrolment_kind"), "enrolmentKind", reg.SelectedEnrolmentKind),
 			{Label: loc.T("reg.prop.realisation"), Value: firstNonEmpty(realisation, "—")},
 			{Label: loc.T("reg.prop.attainment_date"), Value: attained, Title: loc.T("reg.prop.the_helsinki_date_of_attained_at_which_sisu_records")},
 			strProperty(loc.T("reg.prop.grade_scale"), reg.GradeScaleID, true),
@@ -192,9 +202,9 @@ func registrationProperties(loc *i18n.Localizer, reg store.Registration, now tim
 		}},
 		{Title: loc.T("reg.prop.suotar_and_sisu"), Properties: []views.Property{
 			strProperty(loc.T("reg.prop.submitted_attainment"), reg.SubmittedAttempt, true),
-			strProperty(loc.T("reg.prop.submitted_type"), reg.SubmittedAttainmentType, false),
+			codeProperty(loc, loc.T("reg.prop.submitted_type"), "attainmentType", reg.SubmittedAttainmentType),
 			strProperty(loc.T("reg.prop.sisu_attainment"), reg.SisuAttainmentID, true),
-			strProperty(loc.T("reg.prop.sisu_type"), reg.SisuAttainmentType, false),
+			codeProperty(loc, loc.T("reg.prop.sisu_type"), "attainmentType", reg.SisuAttainmentType),
 			timeProperty(loc, loc.T("reg.prop.submitted"), reg.SubmittedAt, now),
 			timeProperty(loc, loc.T("reg.prop.partly_registered_since"), reg.PartiallyRegisteredAt, now),
 			timeProperty(loc, loc.T("reg.prop.do_not_resend_before"), reg.ResubmitNotBefore, now),
