@@ -338,20 +338,6 @@ func reasonPredicate(r schedule.Reason) string {
 	return `false`
 }
 
-// reasonListPredicate is reasonPredicate as the queue's reason filter writes it, with cut for
-// the instants the planner must see. stuck_in_state's thresholds are written by cut: behind init
-// plans the planner guessed 112 late rows of the four states' 15,000 where 2,870 were, so it
-// fetched all 15,000 from the heap and sorted the late ones (15 ms at a million, 600 at ten
-// million) rather than walk idx_credit_registrations_late_activity newest first to its page. The
-// other reasons keep cutoff's init plans: their partial indexes serve them whatever the guess,
-// and a statement planned for its values is planned on every request.
-func reasonListPredicate(r schedule.Reason, cut func(time.Duration) string) string {
-	if r == schedule.ReasonStuckInState {
-		return `(` + stuckCondition(cut) + `)`
-	}
-	return reasonPredicate(r)
-}
-
 // sqlReasons is an expression giving the row's reasons as text[], in schedule.Reasons() order.
 // Only the dismissal check builds it, and only for rows that have a dismissal.
 var sqlReasons = func() string {

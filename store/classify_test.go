@@ -313,8 +313,8 @@ func TestClassifySQLAgreesWithSchedule(t *testing.T) {
 			for _, reason := range schedule.Reasons() {
 				check("reason "+string(reason), idsWhere(ctx, t, st, now, store.AttentionFrom,
 					store.SQLAttentionCandidate+` AND `+store.ReasonPredicate(reason)+` AND NOT `+store.SQLDismissed), wantReason[reason])
-				// The queue's reason filter, as a person uses it; stuck_in_state's writes its thresholds'
-				// instants as parameters computed in Go, which must pick the same rows.
+				// The queue's reason filter, as a person uses it (without the attention-candidate
+				// condition for a reason that implies it), must pick the same rows.
 				check("queue filter reason "+string(reason), listIDs(ctx, t, st, now, store.RegistrationFilter{Scope: store.AllCourses(), Reasons: []schedule.Reason{reason}}), wantReason[reason])
 			}
 			for _, s := range schedule.Standings() {
