@@ -416,7 +416,7 @@ func (w *whereBuilder) apply(f RegistrationFilter) {
 		for _, r := range f.Reasons {
 			// Every reason with cutoff's init plans: the statement is prepared once and its plan
 			// kept. stuck_in_state's thresholds were parameters planned for on every request, because
-			// the planner guessed 112 late rows where 2,870 were and sorted all 15,000 of the four
+			// the planner guessed 35 late rows where 2,880 were and sorted all 15,000 of the four
 			// states; the guess was the attention-candidate condition's (selfIndexedReasons), and
 			// without it the kept plan walks idx_ledger_mirror_late_activity to its page (4 ms, and
 			// the 10 ms of parsing and planning the statement each time saved).

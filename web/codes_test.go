@@ -49,11 +49,9 @@ func shownCodes() []string {
 	return codes
 }
 
-var (
-	// asideCode is a code shown as secondary detail after its words; records shown as stored
-	// (<pre>), scripts and tags with their attributes are not read as words either.
-	asideCode = regexp.MustCompile(`(?s)<code class="aside[ "][^>]*>.*?</code>|<pre[ >].*?</pre>|<script[ >].*?</script>|<[^>]*>`)
-)
+// asideCode is a code shown as secondary detail after its words; records shown as stored (<pre>),
+// scripts and tags with their attributes are not read as words either.
+var asideCode = regexp.MustCompile(`(?s)<code class="aside[ "][^>]*>.*?</code>|<pre[ >].*?</pre>|<script[ >].*?</script>|<[^>]*>`)
 
 // codesInWords lists the codes of shownCodes that body shows as words.
 func codesInWords(body string) []string {
