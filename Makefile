@@ -21,6 +21,7 @@ build: ## Build bin/regdesk
 	go build -o $(BIN) ./cmd/regdesk
 
 $(MAILPIT):
+	@echo "make: compiling Mailpit $(MAILPIT_VERSION) into bin/ (the demo's and the tests' mail server), once; on a fresh machine this takes a few minutes"
 	GOBIN=$(CURDIR)/bin go install github.com/axllent/mailpit@$(MAILPIT_VERSION)
 
 mailpit: $(MAILPIT) ## Install Mailpit $(MAILPIT_VERSION) into bin/ (make run and make test do it when missing)
