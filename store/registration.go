@@ -517,12 +517,7 @@ var selfIndexedReasons = []schedule.Reason{
 // onlyRunningLate reports whether standings is running_late alone, whose stuck_in_state implies
 // the attention-candidate condition as that reason does (selfIndexedReasons).
 func onlyRunningLate(standings []schedule.Standing) bool {
-	for _, s := range standings {
-		if s != schedule.StandingRunningLate {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(standings, func(s schedule.Standing) bool { return s != schedule.StandingRunningLate })
 }
 
 func allSelfIndexed(reasons []schedule.Reason) bool {

@@ -278,14 +278,6 @@ func auditRole(loc *i18n.Localizer, role string) string {
 	return named(loc, roleNames, role)
 }
 
-// stateVM is a registration state's code with its words; the zero CodeVM for no state.
-func stateVM(loc *i18n.Localizer, state string) views.CodeVM {
-	if state == "" {
-		return views.CodeVM{}
-	}
-	return views.CodeVM{Code: state, Label: loc.Code("state", state)}
-}
-
 // accountChangeOrder is the audit filter's order of the changes to an account.
 var accountChangeOrder = []string{store.AccountChangeCreated, store.AccountChangeRoleChanged, store.AccountChangeCoursesChanged,
 	store.AccountChangeDisabled, store.AccountChangeEnabled, store.AccountChangePasswordLinkIssued, store.AccountChangePasswordSet,

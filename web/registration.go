@@ -167,6 +167,14 @@ func strProperty(label string, v *string, mono bool) views.Property {
 	return views.Property{Label: label, Value: *v, Mono: mono}
 }
 
+// stateVM is a registration state's code with its words; the zero CodeVM for no state.
+func stateVM(loc *i18n.Localizer, state string) views.CodeVM {
+	if state == "" {
+		return views.CodeVM{}
+	}
+	return views.CodeVM{Code: state, Label: loc.Code("state", state)}
+}
+
 // codeProperty is a property whose value is a code of kind: in words when the catalogue has them,
 // the code beside.
 func codeProperty(loc *i18n.Localizer, label, kind string, v *string) views.Property {
